@@ -1,0 +1,112 @@
+# percpu-kernel build. `make` builds $(O)/kernel.elf and $(O)/kernel.iso;
+# `make qemu`, `make test`, `make bench`, `make gdb`: see README.md.
+
+CPUS    ?= 4
+RT      ?= 1
+LOCKDEP ?= 1
+ACCEL   ?= tcg
+O       ?= build
+KTEST   ?=
+# Extra kernel command-line options for `make qemu`.
+CMDLINE ?=
+
+# An x86_64-elf- cross toolchain when there is one, else the host's.
+TOOLPREFIX ?= $(shell command -v x86_64-elf-gcc >/dev/null 2>&1 && echo x86_64-elf-)
+CC      := $(TOOLPREFIX)gcc
+LD      := $(TOOLPREFIX)ld
+NM      := $(TOOLPREFIX)nm
+OBJDUMP := $(TOOLPREFIX)objdump
+NASM    := nasm
+
+SRCDIRS := boot arch/x86_64 kernel lib tests
+CSRCS   := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))
+ASRCS   := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.asm))
+OBJS    := $(CSRCS:%.c=$(O)/%.o) $(ASRCS:%.asm=$(O)/%.o)
+
+CONFIG_DEFS := $(if $(filter 1,$(RT)),-DCONFIG_PREEMPT_RT) \
+               $(if $(filter 1,$(LOCKDEP)),-DCONFIG_LOCKDEP)
+
+CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
+	-fno-pie -fno-pic -mcmodel=kernel -mno-red-zone \
+	-mgeneral-regs-only -mno-mmx -mno-sse -mno-sse2 \
+	-fno-stack-protector -fno-omit-frame-pointer \
+	-mno-omit-leaf-frame-pointer -fno-strict-aliasing \
+	-fno-asynchronous-unwind-tables \
+	-Wall -Wextra -Werror -Wno-unused-parameter \
+	-Ikernel -Iarch/x86_64 -Ilib $(CONFIG_DEFS) -MMD -MP
+NASMFLAGS := -f elf64 -g -F dwarf -w+all -w-reloc-rel-dword -Werror
+LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
+
+TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
+
+.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench clean deps
+all: kernel iso
+kernel: $(O)/kernel.elf
+iso: $(O)/kernel.iso
+
+# Build-config stamp: a change of RT/LOCKDEP rebuilds everything.
+$(O)/config: FORCE
+	@mkdir -p $(O)
+	@echo '$(CONFIG_DEFS) $(CC)' | cmp -s - $@ || echo '$(CONFIG_DEFS) $(CC)' > $@
+FORCE:
+
+$(O)/%.o: %.c $(O)/config
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(O)/%.o: %.asm $(O)/config
+	@mkdir -p $(dir $@)
+	$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
+
+# The symbol table needs the final addresses, which need the symbol table:
+# link once with an empty table, then again with the real one. The table's
+# section comes last in linker.ld, so the second link moves nothing (checked).
+$(O)/ksyms0.asm: scripts/gensyms.sh
+	@mkdir -p $(O)
+	bash scripts/gensyms.sh $(NM) > $@
+$(O)/ksyms0.o $(O)/ksyms.o: $(O)/%.o: $(O)/%.asm
+	$(NASM) $(NASMFLAGS) $< -o $@
+$(O)/kernel.stage1.elf: $(OBJS) $(O)/ksyms0.o linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms0.o
+$(O)/ksyms.asm: $(O)/kernel.stage1.elf scripts/gensyms.sh
+	bash scripts/gensyms.sh $(NM) $< > $@
+$(O)/kernel.elf: $(O)/kernel.stage1.elf $(O)/ksyms.o
+	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms.o
+	@$(NM) -n $< | grep -v ' ksyms_\| _end$$' > $(O)/syms.1
+	@$(NM) -n $@ | grep -v ' ksyms_\| _end$$' > $(O)/syms.2
+	@cmp -s $(O)/syms.1 $(O)/syms.2 || { echo "symbols moved between links"; rm -f $@; exit 1; }
+	@grub-file --is-x86-multiboot2 $@ 2>/dev/null || command -v grub-file >/dev/null || true
+
+$(O)/kernel.iso: $(O)/kernel.elf scripts/mkiso.sh
+	bash scripts/mkiso.sh $< "$(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))" $@
+
+deps:
+	@bash scripts/deps.sh
+
+# `make qemu` and `make test` install what is missing first.
+ifneq ($(TOOLS_OK),yes)
+qemu qemu-gdb test test-big bench gdb: deps
+endif
+
+qemu: all
+	bash scripts/qemu.sh $(O)/kernel.iso $(CPUS)
+
+qemu-gdb: all
+	@echo "QEMU is halted at the first instruction, gdbstub on :1234."
+	@echo "In another terminal: make gdb   (or: gdb $(O)/kernel.elf -ex 'target remote :1234')"
+	bash scripts/qemu.sh $(O)/kernel.iso $(CPUS) -S -gdb tcp::1234
+
+gdb:
+	gdb -iex "add-auto-load-safe-path $(CURDIR)" -x scripts/kernel.gdb $(O)/kernel.elf
+
+# The test matrix: every CPU count on both RT settings.
+TEST_CPUS ?= 1
+TEST_RT   ?= 1
+test:
+	CPUS_LIST="$(TEST_CPUS)" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) \
+	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh
+
+clean:
+	rm -rf $(O)
+
+-include $(OBJS:.o=.d)

@@ -1,0 +1,40 @@
+/*
+ * The kernel's virtual address space:
+ *
+ *   0xffff800000000000  direct map: all physical memory (and the 4 GiB MMIO
+ *                       hole), phys + DIRECT_MAP_BASE
+ *   0xffffffff80000000  the kernel image, linked at KERNEL_VMA + physical
+ *
+ * The lower half is empty once boot is over (it is kept for user mode).
+ */
+#ifndef ARCH_MEMLAYOUT_H
+#define ARCH_MEMLAYOUT_H
+
+#include <stdint.h>
+
+#define KERNEL_VMA      0xffffffff80000000ul
+#define DIRECT_MAP_BASE 0xffff800000000000ul
+#define PAGE_SIZE       4096ul
+#define PAGE_SHIFT      12
+
+#define PAGE_ALIGN(x)      (((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
+#define PAGE_ALIGN_DOWN(x) ((x) & ~(PAGE_SIZE - 1))
+
+static inline void *phys_to_virt(uint64_t pa)
+{
+	return (void *)(pa + DIRECT_MAP_BASE);
+}
+
+/* Valid for direct-map and kernel-image addresses. */
+static inline uint64_t virt_to_phys(const void *va)
+{
+	uintptr_t v = (uintptr_t)va;
+	return v >= KERNEL_VMA ? v - KERNEL_VMA : v - DIRECT_MAP_BASE;
+}
+
+/* Linker-script symbols (linker.ld). */
+extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
+extern char __data_start[], __bss_start[], __bss_end[], _end[];
+extern char __boot_start[], __boot_end[];
+
+#endif

@@ -1,0 +1,214 @@
+/*
+ * The kernel page tables (see paging.h). Page-table pages come from the
+ * page allocator as physical addresses; before paging_init() switches CR3
+ * they are reached through the boot tables' mapping of the first GiB at
+ * KERNEL_VMA, afterwards through the direct map.
+ */
+#include "paging.h"
+#include "cpu.h"
+#include "memlayout.h"
+#include "multiboot.h"
+#include "page_alloc.h"
+#include "panic.h"
+#include "spinlock.h"
+#include "string.h"
+
+#define PT_ENTRIES 512
+#define LARGE_PAGE (2ul << 20)
+#define PCI_HOLE_START 0xc0000000ul /* device memory below 4 GiB */
+#define PCI_HOLE_END   0x100000000ul
+
+extern char boot_stack_guard[];
+
+static uint64_t kernel_cr3;
+static bool direct_map_live;
+/* Serialises changes to the kernel tables (ioremap, guard pages). */
+static arch_spinlock_t paging_lock = ARCH_SPIN_LOCK_UNLOCKED;
+
+static uint64_t *table_virt(uint64_t pa)
+{
+	return direct_map_live ? phys_to_virt(pa) : (uint64_t *)(pa + KERNEL_VMA);
+}
+
+/* A zeroed page for a page table, by physical address; 0 if none. */
+static uint64_t pt_alloc(void)
+{
+	uint64_t pa = page_alloc_phys();
+
+	if (pa)
+		memset(table_virt(pa), 0, PAGE_SIZE);
+	return pa;
+}
+
+static unsigned pt_index(uintptr_t va, int level)
+{
+	return (va >> (12 + 9 * (level - 1))) & (PT_ENTRIES - 1);
+}
+
+/* Replace a 2 MiB mapping by 512 4 KiB ones with the same flags. */
+static bool split_large(uint64_t *pde)
+{
+	uint64_t pa = *pde & PTE_ADDR_MASK & ~(LARGE_PAGE - 1);
+	uint64_t flags = (*pde & ~PTE_ADDR_MASK) & ~PTE_PS;
+	uint64_t pt = pt_alloc();
+	uint64_t *e;
+
+	if (!pt)
+		return false;
+	e = table_virt(pt);
+	for (int i = 0; i < PT_ENTRIES; i++)
+		e[i] = (pa + i * PAGE_SIZE) | flags;
+	*pde = pt | PTE_P | PTE_W;
+	return true;
+}
+
+/*
+ * The entry for va at the given level (1 = page table, 2 = page directory),
+ * creating missing tables on the way when create is set; NULL if absent.
+ * A large page met above the target level is split when creating.
+ */
+static uint64_t *pte_walk(uintptr_t va, int target, bool create)
+{
+	uint64_t *table = table_virt(kernel_cr3);
+
+	for (int level = 4; level > target; level--) {
+		uint64_t *e = &table[pt_index(va, level)];
+
+		if ((*e & PTE_P) && (*e & PTE_PS)) {
+			if (!create || !split_large(e))
+				return create ? 0 : e;
+		}
+		if (!(*e & PTE_P)) {
+			uint64_t pa;
+
+			if (!create || !(pa = pt_alloc()))
+				return 0;
+			*e = pa | PTE_P | PTE_W;
+		}
+		table = table_virt(*e & PTE_ADDR_MASK);
+	}
+	return &table[pt_index(va, target)];
+}
+
+static void map_large_early(uintptr_t va, uint64_t pa, uint64_t flags)
+{
+	uint64_t *e = pte_walk(va, 2, true);
+
+	if (!e)
+		panic("paging: out of memory for the direct map");
+	*e = pa | flags | PTE_PS | PTE_P;
+}
+
+bool paging_map_page(uintptr_t va, uint64_t pa, uint64_t flags)
+{
+	unsigned long irq = arch_local_irq_save();
+	uint64_t *e;
+
+	arch_spin_lock(&paging_lock);
+	e = pte_walk(va, 1, true);
+	if (e)
+		*e = pa | flags | PTE_P;
+	arch_spin_unlock(&paging_lock);
+	local_irq_restore(irq);
+	invlpg(va);
+	return e != 0;
+}
+
+void paging_unmap_page(uintptr_t va)
+{
+	unsigned long irq = arch_local_irq_save();
+	uint64_t *e;
+
+	arch_spin_lock(&paging_lock);
+	e = pte_walk(va, 1, true);
+	if (e)
+		*e = 0;
+	arch_spin_unlock(&paging_lock);
+	local_irq_restore(irq);
+	invlpg(va);
+}
+
+uint64_t paging_lookup(uintptr_t va)
+{
+	uint64_t *table = table_virt(kernel_cr3);
+
+	for (int level = 4; level >= 1; level--) {
+		uint64_t e = table[pt_index(va, level)];
+
+		if (!(e & PTE_P) || (e & PTE_PS) || level == 1)
+			return e & ~PTE_ADDR_MASK;
+		table = table_virt(e & PTE_ADDR_MASK);
+	}
+	return 0;
+}
+
+static uint64_t image_flags(uintptr_t va)
+{
+	if (va >= (uintptr_t)__text_start && va < (uintptr_t)__text_end)
+		return PTE_G;
+	if (va >= (uintptr_t)__rodata_start && va < (uintptr_t)__rodata_end)
+		return PTE_G | PTE_NX;
+	return PTE_G | PTE_NX | PTE_W;
+}
+
+static void map_image(void)
+{
+	for (uintptr_t va = (uintptr_t)__text_start; va < (uintptr_t)_end;
+	     va += PAGE_SIZE) {
+		uint64_t *e = pte_walk(va, 1, true);
+
+		if (!e)
+			panic("paging: out of memory for the kernel image");
+		if (va != (uintptr_t)boot_stack_guard)
+			*e = (va - KERNEL_VMA) | image_flags(va) | PTE_P;
+	}
+}
+
+static bool chunk_in_memory_map(uint64_t pa)
+{
+	if (pa >= PCI_HOLE_START && pa < PCI_HOLE_END)
+		return false;
+	for (int r = 0; r < boot_info.nr_regions; r++) {
+		const struct mem_region *m = &boot_info.regions[r];
+
+		if (pa < m->base + m->len && m->base < pa + LARGE_PAGE)
+			return true;
+	}
+	return false;
+}
+
+static void map_direct(void)
+{
+	for (uint64_t pa = 0; pa < PAGE_ALLOC_MAX_PHYS; pa += LARGE_PAGE)
+		if (chunk_in_memory_map(pa))
+			map_large_early(DIRECT_MAP_BASE + pa, pa,
+					PTE_W | PTE_G | PTE_NX);
+}
+
+void paging_init(void)
+{
+	kernel_cr3 = pt_alloc();
+	if (!kernel_cr3)
+		panic("paging: no page for the PML4");
+	map_image();
+	map_direct();
+	write_cr4(read_cr4() | CR4_PGE);
+	write_cr3(kernel_cr3);
+	direct_map_live = true;
+}
+
+uint64_t paging_kernel_cr3(void)
+{
+	return kernel_cr3;
+}
+
+void *ioremap(uint64_t pa, size_t size)
+{
+	uint64_t start = PAGE_ALIGN_DOWN(pa);
+
+	for (uint64_t p = start; p < pa + size; p += PAGE_SIZE)
+		if (!paging_map_page(DIRECT_MAP_BASE + p, p,
+				     PTE_W | PTE_G | PTE_NX | PTE_PCD | PTE_PWT))
+			panic("ioremap: out of memory mapping %lx", pa);
+	return phys_to_virt(pa);
+}

@@ -1,0 +1,41 @@
+/*
+ * 4-level paging: the kernel's page tables, shared by every CPU. The image
+ * is mapped with 4 KiB pages and per-section permissions (text R-X, rodata
+ * R--, data RW-, all NX but text), physical memory with 2 MiB pages in the
+ * direct map, and device registers with uncached 4 KiB pages by ioremap().
+ */
+#ifndef ARCH_PAGING_H
+#define ARCH_PAGING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PTE_P   (1ul << 0)
+#define PTE_W   (1ul << 1)
+#define PTE_U   (1ul << 2)
+#define PTE_PWT (1ul << 3)
+#define PTE_PCD (1ul << 4)
+#define PTE_PS  (1ul << 7)
+#define PTE_G   (1ul << 8)
+#define PTE_NX  (1ul << 63)
+#define PTE_ADDR_MASK 0x000ffffffffff000ul
+
+/* Build the kernel page tables and switch to them (boot CPU, once). */
+void paging_init(void);
+
+/* The physical address of the kernel's PML4, for CR3 on other CPUs. */
+uint64_t paging_kernel_cr3(void);
+
+/* Map or unmap one 4 KiB page in the kernel tables (splitting a 2 MiB
+ * mapping when needed). Returns false when a page table can't be had. */
+bool paging_map_page(uintptr_t va, uint64_t pa, uint64_t flags);
+void paging_unmap_page(uintptr_t va);
+
+/* The flags of the entry that maps va (PTE_P clear when unmapped). */
+uint64_t paging_lookup(uintptr_t va);
+
+/* Device registers: pa..pa+size mapped uncached in the direct map. */
+void *ioremap(uint64_t pa, size_t size);
+
+#endif

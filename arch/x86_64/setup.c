@@ -1,0 +1,89 @@
+/*
+ * Per-CPU hardware setup: descriptor tables and the interrupt stacks, and
+ * the CPU identification printed at boot.
+ */
+#include "setup.h"
+#include "cpu.h"
+#include "gdt.h"
+#include "idt.h"
+#include "memlayout.h"
+#include "printk.h"
+#include "string.h"
+
+static struct cpu_tables boot_cpu_tables;
+static char boot_ist_stacks[IST_COUNT][IST_STACK_SIZE]
+	__attribute__((aligned(16)));
+
+void arch_cpu_init_boot(void)
+{
+	uintptr_t tops[IST_COUNT];
+
+	for (int i = 0; i < IST_COUNT; i++)
+		tops[i] = (uintptr_t)boot_ist_stacks[i] + IST_STACK_SIZE;
+	gdt_load(&boot_cpu_tables, tops);
+	idt_init();
+	idt_load();
+}
+
+struct feature {
+	uint32_t leaf;
+	char reg;    /* 'c' or 'd' */
+	uint8_t bit;
+	const char *name;
+};
+
+static const struct feature features[] = {
+	{1, 'd', 4, "tsc"},         {1, 'd', 5, "msr"},
+	{1, 'd', 9, "apic"},        {1, 'd', 13, "pge"},
+	{1, 'c', 21, "x2apic"},     {1, 'c', 24, "tsc-deadline"},
+	{1, 'c', 31, "hypervisor"}, {0x80000001, 'd', 20, "nx"},
+	{0x80000001, 'd', 26, "pdpe1gb"}, {0x80000001, 'd', 29, "lm"},
+	{0x80000007, 'd', 8, "invariant-tsc"},
+};
+
+static bool cpu_feature(const struct feature *f)
+{
+	uint32_t a, b, c, d, max;
+
+	cpuid(f->leaf & 0x80000000, &max, &b, &c, &d);
+	if (max < f->leaf)
+		return false;
+	cpuid(f->leaf, &a, &b, &c, &d);
+	return ((f->reg == 'c' ? c : d) >> f->bit) & 1;
+}
+
+static void cpu_brand(char *out)
+{
+	uint32_t r[12], max, b, c, d;
+
+	cpuid(0x80000000, &max, &b, &c, &d);
+	if (max < 0x80000004) {
+		strlcpy(out, "(no brand string)", 49);
+		return;
+	}
+	for (uint32_t i = 0; i < 3; i++)
+		cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2],
+		      &r[4 * i + 3]);
+	memcpy(out, r, 48);
+	out[48] = 0;
+}
+
+void cpu_print_features(void)
+{
+	uint32_t max, v[3], a, b, c, d;
+	char vendor[13], brand[49];
+
+	cpuid(0, &max, &v[0], &v[2], &v[1]);
+	memcpy(vendor, v, 12);
+	vendor[12] = 0;
+	cpuid(1, &a, &b, &c, &d);
+	cpu_brand(brand);
+	printk("CPU: %s family %u model %u stepping %u: %s\n", vendor,
+	       ((a >> 8) & 0xf) + ((a >> 20) & 0xff), ((a >> 4) & 0xf) |
+	       ((a >> 12) & 0xf0), a & 0xf, brand);
+	printk("CPU features:");
+	for (unsigned i = 0; i < sizeof(features) / sizeof(features[0]); i++)
+		if (cpu_feature(&features[i]))
+			printk(" %s", features[i].name);
+	printk("\n");
+}

@@ -1,0 +1,11 @@
+/* Bringing a CPU into the state the portable kernel expects. */
+#ifndef ARCH_SETUP_H
+#define ARCH_SETUP_H
+
+/* GDT, TSS with IST stacks, and IDT on the boot CPU. */
+void arch_cpu_init_boot(void);
+
+/* Print the CPU's vendor, model and the features the kernel cares about. */
+void cpu_print_features(void);
+
+#endif

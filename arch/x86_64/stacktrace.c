@@ -1,0 +1,59 @@
+/*
+ * Call traces by walking the frame-pointer chain (the kernel is built with
+ * -fno-omit-frame-pointer): each frame holds the caller's RBP at [rbp] and
+ * the return address at [rbp + 8]. Every frame address is checked against
+ * the page tables before it is read, so a corrupt chain ends the trace
+ * instead of faulting inside the report.
+ */
+#include "panic.h"
+#include "ksyms.h"
+#include "memlayout.h"
+#include "paging.h"
+#include "printk.h"
+
+#define MAX_FRAMES 32
+
+static bool frame_readable(uintptr_t rbp)
+{
+	if (rbp % 8 || rbp < DIRECT_MAP_BASE)
+		return false;
+	return (paging_lookup(rbp) & PTE_P) &&
+	       (paging_lookup(rbp + 8) & PTE_P);
+}
+
+static void show_frame(uintptr_t addr)
+{
+	printk(" [<%016lx>] ", addr);
+	print_symbol(addr);
+	printk("\n");
+}
+
+void show_stack(uintptr_t rip, uintptr_t rbp)
+{
+	unsigned long flags = console_lock();
+
+	printk("Call Trace:\n");
+	show_frame(rip);
+	for (int i = 0; i < MAX_FRAMES && frame_readable(rbp); i++) {
+		const uintptr_t *frame = (const uintptr_t *)rbp;
+		uintptr_t ret = frame[1];
+
+		if (ret == 0)
+			break;
+		/* The return address points after the call: report the call
+		 * itself, so the line is the caller's, not the next one. */
+		show_frame(ret - 1);
+		if (frame[0] <= rbp) /* stacks grow down: callers are higher */
+			break;
+		rbp = frame[0];
+	}
+	console_unlock(flags);
+}
+
+__attribute__((noinline)) void dump_stack(void)
+{
+	const uintptr_t *fp = __builtin_frame_address(0);
+
+	/* fp[0] is our caller's frame, fp[1] our return address into it. */
+	show_stack(fp[1] - 1, fp[0]);
+}

@@ -1,0 +1,92 @@
+/*
+ * trap_dispatch: where every interrupt and exception lands (from
+ * entry.asm). Device and IPI vectors go to their registered handlers; an
+ * exception the kernel does not expect is fatal, and gets a full report:
+ * vector, error code, CR2, registers and a symbolised call trace.
+ */
+#include "trap.h"
+#include "cpu.h"
+#include "ksyms.h"
+#include "panic.h"
+#include "printk.h"
+
+static irq_handler_t irq_handlers[256];
+static unsigned long spurious_count;
+
+static const char *const exception_names[NR_EXCEPTIONS] = {
+	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
+	"#OF overflow", "#BR bound range", "#UD invalid opcode",
+	"#NM device not available", "#DF double fault",
+	"coprocessor segment overrun", "#TS invalid TSS",
+	"#NP segment not present", "#SS stack fault",
+	"#GP general protection", "#PF page fault", "reserved",
+	"#MF x87 FP error", "#AC alignment check", "#MC machine check",
+	"#XM SIMD FP error", "#VE virtualization", "#CP control protection",
+};
+
+void trap_set_handler(unsigned vector, irq_handler_t handler)
+{
+	if (vector < NR_EXCEPTIONS || vector > 255 || irq_handlers[vector])
+		panic("trap_set_handler: vector %u invalid or taken", vector);
+	irq_handlers[vector] = handler;
+}
+
+static void show_page_fault(uint64_t err)
+{
+	printk("CR2: %016lx (%s %s in %s mode%s%s)\n", read_cr2(),
+	       err & 1 ? "protection violation on" : "not-present page on",
+	       err & 16 ? "instruction fetch" : err & 2 ? "write" : "read",
+	       err & 4 ? "user" : "kernel",
+	       err & 8 ? ", reserved bit set" : "",
+	       err & 16 ? ", NX" : "");
+}
+
+void trap_show_regs(const struct trap_frame *f)
+{
+	printk("RIP: %04lx:%016lx ", f->cs, f->rip);
+	print_symbol(f->rip);
+	printk("\nRSP: %04lx:%016lx EFLAGS: %08lx\n", f->ss, f->rsp, f->rflags);
+	printk("RAX: %016lx RBX: %016lx RCX: %016lx\n", f->rax, f->rbx, f->rcx);
+	printk("RDX: %016lx RSI: %016lx RDI: %016lx\n", f->rdx, f->rsi, f->rdi);
+	printk("RBP: %016lx R08: %016lx R09: %016lx\n", f->rbp, f->r8, f->r9);
+	printk("R10: %016lx R11: %016lx R12: %016lx\n", f->r10, f->r11, f->r12);
+	printk("R13: %016lx R14: %016lx R15: %016lx\n", f->r13, f->r14, f->r15);
+	printk("CR0: %016lx CR3: %016lx CR4: %016lx\n", read_cr0(), read_cr3(),
+	       read_cr4());
+	show_stack(f->rip, f->rbp);
+}
+
+__attribute__((noreturn)) static void die(struct trap_frame *f)
+{
+	const char *name = f->vector < NR_EXCEPTIONS &&
+					   exception_names[f->vector]
+				   ? exception_names[f->vector]
+				   : "unexpected interrupt";
+
+	if (oops_begin()) {
+		printk("\nBUG: unhandled exception %lu (%s) on CPU %u, "
+		       "error code 0x%lx\n",
+		       f->vector, name, cpu_initial_apic_id(), f->error_code);
+		if (f->vector == VEC_PAGE_FAULT)
+			show_page_fault(f->error_code);
+		if (f->vector == VEC_DOUBLE_FAULT)
+			printk("(on the double-fault IST stack: the kernel stack "
+			       "probably overflowed into its guard page)\n");
+		trap_show_regs(f);
+	}
+	oops_end();
+}
+
+void trap_dispatch(struct trap_frame *f)
+{
+	if (f->vector == VEC_SPURIOUS) {
+		/* Spurious APIC interrupts need no EOI (SDM vol. 3, 11.9). */
+		spurious_count++;
+		return;
+	}
+	if (f->vector >= NR_EXCEPTIONS && irq_handlers[f->vector]) {
+		irq_handlers[f->vector](f);
+		return;
+	}
+	die(f);
+}

@@ -1,0 +1,20 @@
+/*
+ * The kernel's own symbol table, embedded in the image by a second link
+ * (scripts/gensyms.sh), so that backtraces name functions.
+ */
+#ifndef KSYMS_H
+#define KSYMS_H
+
+#include <stdint.h>
+
+/* The function containing addr, or NULL; *offset and *size describe where
+ * addr lies in it. */
+const char *ksym_lookup(uintptr_t addr, uintptr_t *offset, uintptr_t *size);
+
+/* The address of a function by name, or 0. */
+uintptr_t ksym_address(const char *name);
+
+/* Print "name+0xoff/0xsize" (or the bare address) with no newline. */
+void print_symbol(uintptr_t addr);
+
+#endif

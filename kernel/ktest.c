@@ -1,0 +1,228 @@
+/*
+ * The in-kernel test runner: finds every KTEST through the .ktests
+ * section, selects by the ktest=GLOB option, runs each selected test and
+ * prints KTAP (one subtest block per suite) on the console.
+ *
+ * Each test runs through ktest_run_one(); KASSERT_* leaves a failing test
+ * through ktest_abort(), a longjmp back into it.
+ */
+#include <stdarg.h>
+#include "ktest.h"
+#include "glob.h"
+#include "kmalloc.h"
+#include "printk.h"
+#include "smp.h"
+#include "string.h"
+#include "vsprintf.h"
+
+extern const struct ktest __ktests_start[], __ktests_end[];
+
+/* State of the test now running; only the runner and its test touch it. */
+static struct {
+	const struct ktest *test;
+	bool failed;
+	void *jmp[5]; /* __builtin_setjmp buffer */
+} cur;
+
+void ktest_log(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printk("    # %s\n", buf);
+}
+
+void ktest_fail(const char *file, int line, const char *op, const char *lhs,
+		long long a, const char *rhs, long long b)
+{
+	cur.failed = true;
+	printk("    # %s:%d: expected %s %s %s, got %lld (0x%llx) vs %lld "
+	       "(0x%llx)\n",
+	       file, line, lhs, op, rhs, a, a, b, b);
+}
+
+void ktest_fail_msg(const char *file, int line, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cur.failed = true;
+	printk("    # %s:%d: %s\n", file, line, buf);
+}
+
+__attribute__((noreturn)) void ktest_abort(void)
+{
+	__builtin_longjmp(cur.jmp, 1);
+}
+
+static int cmp_tests(const struct ktest *a, const struct ktest *b)
+{
+	int c = strcmp(a->file, b->file);
+	return c ? c : a->line - b->line;
+}
+
+/* The tests in file and line order (the linker keeps no useful order). */
+static const struct ktest **sorted_tests(int *n)
+{
+	int count = __ktests_end - __ktests_start;
+	const struct ktest **v = kmalloc(sizeof(*v) * (count ? count : 1));
+
+	if (!v)
+		return 0;
+	for (int i = 0; i < count; i++) {
+		const struct ktest *t = &__ktests_start[i];
+		int j = i;
+
+		for (; j > 0 && cmp_tests(v[j - 1], t) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+	*n = count;
+	return v;
+}
+
+static bool selected(const struct ktest *t, const char *glob)
+{
+	char full[128];
+
+	snprintf(full, sizeof(full), "%s.%s", t->suite, t->name);
+	return glob_match_list(glob, full);
+}
+
+/* A panic test ends the kernel, so it runs only when named alone. */
+static bool runs_alone(const struct ktest *t, const char *glob)
+{
+	char full[128];
+
+	snprintf(full, sizeof(full), "%s.%s", t->suite, t->name);
+	return strcmp(glob, full) == 0;
+}
+
+struct tally {
+	int passed, failed, skipped;
+};
+
+static void ktest_run_one(const struct ktest *t, int num, const char *glob,
+			  struct tally *tally)
+{
+	if (t->expect && !runs_alone(t, glob)) {
+		printk("    ok %d %s # SKIP panic test\n", num, t->name);
+		tally->skipped++;
+		return;
+	}
+	if ((int)num_online_cpus() < t->min_cpus) {
+		printk("    ok %d %s # SKIP needs %d CPUs\n", num, t->name,
+		       t->min_cpus);
+		tally->skipped++;
+		return;
+	}
+	for (const char *const *e = t->expect; e && *e; e++)
+		printk("    # expect: %s\n", *e);
+	cur.test = t;
+	cur.failed = false;
+	if (__builtin_setjmp(cur.jmp) == 0)
+		t->fn();
+	if (t->expect)
+		ktest_fail_msg(t->file, t->line, "returned; a panic was expected");
+	printk("    %sok %d %s\n", cur.failed ? "not " : "", num, t->name);
+	if (cur.failed)
+		tally->failed++;
+	else
+		tally->passed++;
+}
+
+/* Runs the selected tests of one suite, from index *i on; returns whether
+ * the suite passed. */
+static bool run_suite(const struct ktest **v, int n, int *i, const char *glob,
+		      struct tally *tally)
+{
+	const char *suite = v[*i]->suite;
+	int total = 0, num = 0, failed_before = tally->failed;
+
+	for (int j = *i; j < n && strcmp(v[j]->suite, suite) == 0; j++)
+		total += selected(v[j], glob);
+	printk("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite, total);
+	for (; *i < n && strcmp(v[*i]->suite, suite) == 0; (*i)++)
+		if (selected(v[*i], glob))
+			ktest_run_one(v[*i], ++num, glob, tally);
+	return tally->failed == failed_before;
+}
+
+/* Group by suite, in the order suites first appear. */
+static const struct ktest **group_suites(const struct ktest **v, int n)
+{
+	const struct ktest **g = kmalloc(sizeof(*g) * (n ? n : 1));
+	int k = 0;
+
+	if (!g)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen |= strcmp(v[j]->suite, v[i]->suite) == 0;
+		if (seen)
+			continue;
+		for (int j = i; j < n; j++)
+			if (strcmp(v[j]->suite, v[i]->suite) == 0)
+				g[k++] = v[j];
+	}
+	kfree(v);
+	return g;
+}
+
+static int count_suites(const struct ktest **v, int n, const char *glob)
+{
+	int suites = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool first_of_suite = i == 0 || strcmp(v[i - 1]->suite,
+						       v[i]->suite) != 0;
+		bool any = false;
+
+		if (!first_of_suite)
+			continue;
+		for (int j = i; j < n && strcmp(v[j]->suite, v[i]->suite) == 0;
+		     j++)
+			any |= selected(v[j], glob);
+		suites += any;
+	}
+	return suites;
+}
+
+int ktest_run_all(const char *glob)
+{
+	struct tally tally = {0, 0, 0};
+	int n = 0, suite_num = 0;
+	const struct ktest **v = sorted_tests(&n);
+
+	if (!v || !(v = group_suites(v, n))) {
+		printk("ktest: out of memory\n");
+		return 1;
+	}
+	printk("KTAP version 1\n1..%d\n", count_suites(v, n, glob));
+	for (int i = 0; i < n;) {
+		bool any = false;
+		const char *suite = v[i]->suite;
+
+		for (int j = i; j < n && strcmp(v[j]->suite, suite) == 0; j++)
+			any |= selected(v[j], glob);
+		if (!any) {
+			while (i < n && strcmp(v[i]->suite, suite) == 0)
+				i++;
+			continue;
+		}
+		bool ok = run_suite(v, n, &i, glob, &tally);
+		printk("%sok %d %s\n", ok ? "" : "not ", ++suite_num, suite);
+	}
+	printk("# ktest: %d passed, %d failed, %d skipped\n", tally.passed,
+	       tally.failed, tally.skipped);
+	kfree(v);
+	return tally.failed;
+}

@@ -1,0 +1,74 @@
+/*
+ * panic(), oops handling and warnings. A report is printed with the
+ * console held, so it reads as one block even when several CPUs fail at
+ * once; the CPU that gets in first reports, the others stop.
+ */
+#include <stdarg.h>
+#include "panic.h"
+#include "cpu.h"
+#include "irqflags.h"
+#include "printk.h"
+#include "qemu.h"
+#include "vsprintf.h"
+
+bool panic_exits;
+void (*panic_stop_other_cpus)(void);
+
+static volatile int oops_depth;
+
+bool oops_begin(void)
+{
+	local_irq_disable();
+	if (__atomic_fetch_add(&oops_depth, 1, __ATOMIC_SEQ_CST) > 0) {
+		/* Another report is in progress, maybe our own: a second one
+		 * could recurse or interleave. Say so in one line, stop. */
+		printk("\n[nested fault or panic on CPU with APIC id %u while "
+		       "reporting; stopping]\n", cpu_initial_apic_id());
+		return false;
+	}
+	oops_in_progress = true;
+	return true;
+}
+
+__attribute__((noreturn)) void oops_end(void)
+{
+	static volatile int stopping;
+
+	if (__atomic_exchange_n(&stopping, 1, __ATOMIC_SEQ_CST) == 0) {
+		if (panic_stop_other_cpus)
+			panic_stop_other_cpus();
+		printk("---[ end Kernel panic ]---\n");
+		if (panic_exits)
+			qemu_exit(QEMU_EXIT_PANIC);
+	}
+	for (;;) {
+		local_irq_disable();
+		halt();
+	}
+}
+
+__attribute__((noreturn)) void panic(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (oops_begin()) {
+		printk("Kernel panic - not syncing: %s\n", msg);
+		dump_stack();
+	}
+	oops_end();
+}
+
+void warn_slowpath(const char *file, int line, const char *cond)
+{
+	unsigned long flags = console_lock();
+
+	printk("------------[ cut here ]------------\n");
+	printk("WARNING: at %s:%d: %s\n", file, line, cond);
+	dump_stack();
+	printk("---[ end trace ]---\n");
+	console_unlock(flags);
+}

@@ -1,0 +1,26 @@
+/*
+ * Kernel string formatting: C99 snprintf/vsnprintf for integers, chars,
+ * strings and pointers. No floating point (the kernel is built without SSE).
+ */
+#ifndef VSPRINTF_H
+#define VSPRINTF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/*
+ * Format into buf, writing at most size bytes including the terminating NUL
+ * (always written when size > 0). Returns the length the whole output would
+ * have had, so the output was truncated iff the result >= size.
+ *
+ * Conversions: d i u x X o c s p %, lengths hh h l ll z (also j t), flags
+ * - 0 space + #, width and precision (also as *). %p prints "0x" and 16
+ * hex digits; %s of NULL prints "(null)"; an unknown conversion is copied
+ * to the output as written.
+ */
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+int snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
