@@ -34,7 +34,7 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 	-fno-asynchronous-unwind-tables \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
 	-Ikernel -Iarch/x86_64 -Ilib $(CONFIG_DEFS) -MMD -MP
-NASMFLAGS := -f elf64 -g -F dwarf -w+all -w-reloc-rel-dword -Werror
+NASMFLAGS := -f elf64 -g -F dwarf -w+all -Werror
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)

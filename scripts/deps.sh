@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Install the Debian/Ubuntu packages needed to build the kernel, make a GRUB
+# ISO, run it in QEMU and debug it with GDB.
+#
+# usage: scripts/deps.sh           install whatever is missing (silent if none)
+#        scripts/deps.sh --check   exit 0 if everything is present, else 1
+#
+# Each package is detected by a command or directory it provides rather than
+# by dpkg, so tools installed some other way are accepted too.
+set -euo pipefail
+
+# "thing-to-check package": a name without a slash is a command on PATH.
+REQUIREMENTS=(
+	"qemu-system-x86_64 qemu-system-x86"
+	"nasm nasm"
+	"grub-mkrescue grub-common"
+	"/usr/lib/grub/i386-pc grub-pc-bin" # BIOS GRUB modules for the ISO
+	"xorriso xorriso"
+	"mformat mtools"
+	"gdb gdb"
+	"gcc gcc"
+	"make make"
+	"ld binutils"
+	"objcopy binutils"
+)
+
+# Prints the packages whose command/directory is missing, one per line.
+missing_packages() {
+	local req what pkg
+	for req in "${REQUIREMENTS[@]}"; do
+		read -r what pkg <<<"$req"
+		if [[ $what == /* ]]; then
+			[[ -d $what ]] && continue
+		else
+			command -v "$what" >/dev/null 2>&1 && continue
+		fi
+		echo "$pkg"
+	done | sort -u
+}
+
+mapfile -t missing < <(missing_packages)
+
+if [[ ${1:-} == --check ]]; then
+	if ((${#missing[@]} == 0)); then exit 0; else exit 1; fi
+elif [[ $# -gt 0 ]]; then
+	echo "usage: $0 [--check]" >&2
+	exit 2
+fi
+
+((${#missing[@]} == 0)) && exit 0
+
+echo "deps: installing ${missing[*]}"
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps: apt-get not found; please install the equivalent of: ${missing[*]}" >&2
+	exit 1
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+	as_root=(env)
+elif command -v sudo >/dev/null 2>&1; then
+	as_root=(sudo env)
+else
+	echo "deps: need root or sudo to install: ${missing[*]}" >&2
+	exit 1
+fi
+
+# noninteractive: never stop on a debconf question (CI has no terminal).
+"${as_root[@]}" DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${as_root[@]}" DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+# Check again: a package name may exist but not provide what we expect.
+mapfile -t still < <(missing_packages)
+if ((${#still[@]} > 0)); then
+	echo "deps: still missing after install: ${still[*]}" >&2
+	exit 1
+fi
