@@ -37,6 +37,9 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -Werror
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
+# Quiet rules; `make V=1` shows the commands.
+Q := $(if $(V),,@)
+
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
 .PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench clean deps
@@ -52,33 +55,37 @@ FORCE:
 
 $(O)/%.o: %.c $(O)/config
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(O)/%.o: %.asm $(O)/config
 	@mkdir -p $(dir $@)
-	$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
+	@$(if $(Q),echo "  NASM    $<")
+	$(Q)$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
 
 # The symbol table needs the final addresses, which need the symbol table:
 # link once with an empty table, then again with the real one. The table's
 # section comes last in linker.ld, so the second link moves nothing (checked).
 $(O)/ksyms0.asm: scripts/gensyms.sh
 	@mkdir -p $(O)
-	bash scripts/gensyms.sh $(NM) > $@
+	$(Q)bash scripts/gensyms.sh $(NM) > $@
 $(O)/ksyms0.o $(O)/ksyms.o: $(O)/%.o: $(O)/%.asm
-	$(NASM) $(NASMFLAGS) $< -o $@
+	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
 $(O)/kernel.stage1.elf: $(OBJS) $(O)/ksyms0.o linker.ld
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms0.o
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms0.o
 $(O)/ksyms.asm: $(O)/kernel.stage1.elf scripts/gensyms.sh
-	bash scripts/gensyms.sh $(NM) $< > $@
+	$(Q)bash scripts/gensyms.sh $(NM) $< > $@
 $(O)/kernel.elf: $(O)/kernel.stage1.elf $(O)/ksyms.o
-	$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms.o
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms.o
 	@$(NM) -n $< | grep -v ' ksyms_\| _end$$' > $(O)/syms.1
 	@$(NM) -n $@ | grep -v ' ksyms_\| _end$$' > $(O)/syms.2
 	@cmp -s $(O)/syms.1 $(O)/syms.2 || { echo "symbols moved between links"; rm -f $@; exit 1; }
 	@grub-file --is-x86-multiboot2 $@ 2>/dev/null || command -v grub-file >/dev/null || true
 
 $(O)/kernel.iso: $(O)/kernel.elf scripts/mkiso.sh
-	bash scripts/mkiso.sh $< "$(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))" $@
+	@$(if $(Q),echo "  ISO     $@")
+	$(Q)bash scripts/mkiso.sh $< "$(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))" $@
 
 deps:
 	@bash scripts/deps.sh

@@ -14,6 +14,7 @@
 #include "qemu.h"
 #include "serial.h"
 #include "setup.h"
+#include "smp_arch.h"
 
 static const char *const mem_type_names[] = {
 	"?", "usable", "reserved", "ACPI reclaimable", "ACPI NVS", "bad",
@@ -44,19 +45,20 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 {
 	char glob[BOOT_CMDLINE_MAX], opt[16];
 
+	arch_cpu_init_boot();                   /* GDT, TSS, IDT: faults reported */
 	serial_init();                          /* printk works from here */
 	if (!multiboot_parse(magic, mbi_phys))  /* before its memory is reused */
 		panic("bad Multiboot2 magic %#x or info at %#lx", magic, mbi_phys);
 	panic_exits = cmdline_get("ktest", glob, sizeof(glob)) ||
 		      (cmdline_get("panic", opt, sizeof(opt)) &&
 		       opt[0] == 'e');
-	arch_cpu_init_boot();                   /* GDT, TSS, IDT: faults reported */
 	printk("\npercpu-kernel: booted by %s, command line \"%s\"\n",
 	       boot_info.loader, boot_info.cmdline);
 	cpu_print_features();
 	page_alloc_init();                      /* physical pages */
 	paging_init();                          /* our page tables, direct map */
 	print_memory_map();
+	smp_init();                             /* APICs, per-CPU areas, timer, APs */
 
 	if (cmdline_get("ktest", glob, sizeof(glob)))
 		run_tests(glob[0] ? glob : "*");

@@ -7,6 +7,7 @@
 #include "panic.h"
 #include "cpu.h"
 #include "irqflags.h"
+#include "percpu.h"
 #include "printk.h"
 #include "qemu.h"
 #include "vsprintf.h"
@@ -22,8 +23,8 @@ bool oops_begin(void)
 	if (__atomic_fetch_add(&oops_depth, 1, __ATOMIC_SEQ_CST) > 0) {
 		/* Another report is in progress, maybe our own: a second one
 		 * could recurse or interleave. Say so in one line, stop. */
-		printk("\n[nested fault or panic on CPU with APIC id %u while "
-		       "reporting; stopping]\n", cpu_initial_apic_id());
+		printk("\n[nested fault or panic on CPU %d while reporting; "
+		       "stopping]\n", raw_smp_processor_id());
 		return false;
 	}
 	oops_in_progress = true;
@@ -57,6 +58,7 @@ __attribute__((noreturn)) void panic(const char *fmt, ...)
 	va_end(ap);
 	if (oops_begin()) {
 		printk("Kernel panic - not syncing: %s\n", msg);
+		printk("CPU: %d\n", raw_smp_processor_id());
 		dump_stack();
 	}
 	oops_end();

@@ -4,6 +4,7 @@
  * from an interrupt on this CPU) never interleave.
  */
 #include "printk.h"
+#include "percpu.h"
 #include "serial.h"
 #include "spinlock.h"
 #include "vsprintf.h"
@@ -33,7 +34,7 @@ static bool console_spin_bounded(void)
 unsigned long console_lock(void)
 {
 	unsigned long flags = arch_local_irq_save();
-	uint32_t me = cpu_initial_apic_id();
+	uint32_t me = raw_smp_processor_id();
 
 	if (console_owner == me) {
 		console_depth++;

@@ -1,9 +1,241 @@
-/* The set of running CPUs. Until the others are started, only the boot CPU. */
+/*
+ * The set of CPUs, cross-CPU function calls, and stopping the other CPUs
+ * when one panics.
+ *
+ * A cross-CPU call is a small request (struct call_data) queued on the
+ * target CPU's call queue, followed by an IPI; the target's interrupt
+ * handler runs every queued request. A waiting caller spins on the
+ * request's done flag, so its request can live on its stack.
+ */
 #include "smp.h"
+#include "kmalloc.h"
+#include "panic.h"
+#include "percpu.h"
+#include "printk.h"
+#include "smp_arch.h"
+#include "spinlock.h"
 
-static unsigned nr_online_cpus = 1;
+struct call_data {
+	struct call_data *next;
+	smp_call_func_t fn;
+	void *arg;
+	bool free_after;   /* allocated by a caller that does not wait */
+	volatile bool done;
+};
+
+/* A CPU's pending calls; any CPU adds under the lock, the owner empties
+ * it from its call-function interrupt. */
+struct call_queue {
+	arch_spinlock_t lock;
+	struct call_data *head;
+	struct call_data **tail;
+};
+
+/* Where a CPU was when the stop NMI caught it, for the panic report. */
+struct stop_state {
+	uintptr_t rip, rbp;
+	volatile bool stopped;
+};
+
+cpumask_t __cpu_online_mask, __cpu_possible_mask;
+int nr_cpu_ids = 1;
+static volatile unsigned nr_online;
+
+static DEFINE_PER_CPU(struct call_queue, call_queue);
+static DEFINE_PER_CPU(struct stop_state, stop_state);
+DEFINE_PER_CPU(unsigned long, resched_ipi_count);
+static volatile bool stopping;
+
+static cpumask_t cpu_bit_masks[NR_CPUS];
+
+const cpumask_t *cpumask_of(int cpu)
+{
+	return &cpu_bit_masks[cpu];
+}
 
 unsigned num_online_cpus(void)
 {
-	return nr_online_cpus;
+	return nr_online;
+}
+
+void set_cpu_possible(int cpu)
+{
+	cpumask_set_cpu(cpu, &__cpu_possible_mask);
+	cpumask_set_cpu(cpu, &cpu_bit_masks[cpu]);
+	if (cpu >= nr_cpu_ids)
+		nr_cpu_ids = cpu + 1;
+}
+
+void set_cpu_online(int cpu)
+{
+	struct call_queue *q = per_cpu_ptr(&call_queue, cpu);
+
+	q->head = 0;
+	q->tail = &q->head;
+	cpumask_set_cpu(cpu, &__cpu_online_mask);
+	__atomic_fetch_add(&nr_online, 1, __ATOMIC_SEQ_CST);
+}
+
+static void call_enqueue(int cpu, struct call_data *cd)
+{
+	struct call_queue *q = per_cpu_ptr(&call_queue, cpu);
+	unsigned long flags = arch_local_irq_save();
+
+	arch_spin_lock(&q->lock);
+	cd->next = 0;
+	*q->tail = cd;
+	q->tail = &cd->next;
+	arch_spin_unlock(&q->lock);
+	local_irq_restore(flags);
+	arch_send_ipi(cpu, IPI_CALL_FUNCTION);
+}
+
+static void call_wait(struct call_data *cd)
+{
+	while (!__atomic_load_n(&cd->done, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+static void call_run_local(smp_call_func_t fn, void *arg)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	fn(arg);
+	local_irq_restore(flags);
+}
+
+int smp_call_function_single(int cpu, smp_call_func_t fn, void *arg,
+			     bool wait)
+{
+	struct call_data on_stack = {.fn = fn, .arg = arg};
+	struct call_data *cd = &on_stack;
+
+	if (cpu == raw_smp_processor_id()) {
+		call_run_local(fn, arg);
+		return 0;
+	}
+	if (cpu < 0 || cpu >= NR_CPUS || !cpu_online(cpu))
+		return -1;
+	/* Two CPUs waiting on each other with interrupts off never finish. */
+	WARN_ON(wait && irqs_disabled());
+	if (!wait) {
+		cd = kmalloc(sizeof(*cd));
+		if (!cd)
+			panic("smp_call_function_single: out of memory");
+		*cd = (struct call_data){.fn = fn, .arg = arg, .free_after = true};
+	}
+	call_enqueue(cpu, cd);
+	if (wait)
+		call_wait(cd);
+	return 0;
+}
+
+void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
+			    void *arg, bool wait)
+{
+	int self = raw_smp_processor_id(), cpu, n = 0;
+	struct call_data *cds = 0;
+
+	WARN_ON(wait && irqs_disabled());
+	if (wait && !(cds = kmalloc(sizeof(*cds) * nr_cpu_ids)))
+		panic("smp_call_function_many: out of memory");
+	for_each_cpu(cpu, mask) {
+		if (cpu == self || !cpu_online(cpu))
+			continue;
+		if (!wait) {
+			smp_call_function_single(cpu, fn, arg, false);
+			continue;
+		}
+		cds[n] = (struct call_data){.fn = fn, .arg = arg};
+		call_enqueue(cpu, &cds[n++]);
+	}
+	for (int i = 0; i < n; i++)
+		call_wait(&cds[i]);
+	kfree(cds);
+}
+
+void smp_call_function_interrupt(void)
+{
+	struct call_queue *q = this_cpu_ptr(&call_queue);
+	struct call_data *cd, *next;
+
+	arch_spin_lock(&q->lock);
+	cd = q->head;
+	q->head = 0;
+	q->tail = &q->head;
+	arch_spin_unlock(&q->lock);
+	for (; cd; cd = next) {
+		next = cd->next; /* cd may be gone once done is set */
+		cd->fn(cd->arg);
+		if (cd->free_after)
+			kfree(cd);
+		else
+			__atomic_store_n(&cd->done, true, __ATOMIC_RELEASE);
+	}
+}
+
+void scheduler_ipi(void)
+{
+	this_cpu_inc(resched_ipi_count);
+}
+
+/* NMI handler while another CPU panics: record where we were, stop for
+ * good (NMIs stay blocked: we never return from this one). */
+void smp_stop_interrupt(uintptr_t rip, uintptr_t rbp)
+{
+	struct stop_state *s = this_cpu_ptr(&stop_state);
+
+	if (!stopping) {
+		printk("NMI on CPU %d with no panic in progress; ignored\n",
+		       raw_smp_processor_id());
+		return;
+	}
+	s->rip = rip;
+	s->rbp = rbp;
+	__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
+	for (;;) {
+		local_irq_disable();
+		halt();
+	}
+}
+
+static void show_stopped_cpu(int cpu)
+{
+	struct stop_state *s = per_cpu_ptr(&stop_state, cpu);
+
+	if (!s->stopped) {
+		printk("CPU %d: did not answer the stop NMI\n", cpu);
+		return;
+	}
+	printk("CPU %d: stopped at ", cpu);
+	show_stack(s->rip, s->rbp);
+}
+
+/* panic_stop_other_cpus: NMI every other online CPU, wait (bounded) for
+ * each to stop, then say where each one was. */
+static void smp_send_stop(void)
+{
+	int self = raw_smp_processor_id(), cpu;
+
+	stopping = true;
+	for_each_online_cpu(cpu)
+		if (cpu != self)
+			arch_send_ipi(cpu, IPI_STOP);
+	for_each_online_cpu(cpu) {
+		for (long i = 0; i < 20000000 && cpu != self &&
+				 !per_cpu(stop_state, cpu).stopped; i++)
+			cpu_relax();
+	}
+	printk("Panic on CPU %d; the other CPUs:\n", self);
+	for_each_online_cpu(cpu)
+		if (cpu != self)
+			show_stopped_cpu(cpu);
+}
+
+/* The boot CPU, before any other starts. */
+void smp_prepare_boot_cpu(void)
+{
+	set_cpu_possible(0);
+	set_cpu_online(0);
+	panic_stop_other_cpus = smp_send_stop;
 }

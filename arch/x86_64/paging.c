@@ -10,6 +10,7 @@
 #include "multiboot.h"
 #include "page_alloc.h"
 #include "panic.h"
+#include "smp.h"
 #include "spinlock.h"
 #include "string.h"
 
@@ -140,6 +141,39 @@ uint64_t paging_lookup(uintptr_t va)
 		table = table_virt(e & PTE_ADDR_MASK);
 	}
 	return 0;
+}
+
+uint64_t paging_translate(uintptr_t va)
+{
+	uint64_t *table = table_virt(kernel_cr3);
+
+	for (int level = 4; level >= 1; level--) {
+		uint64_t e = table[pt_index(va, level)];
+		uint64_t span = 1ul << (12 + 9 * (level - 1));
+
+		if (!(e & PTE_P))
+			return 0;
+		if ((e & PTE_PS) || level == 1)
+			return (e & PTE_ADDR_MASK & ~(span - 1)) + (va & (span - 1));
+		table = table_virt(e & PTE_ADDR_MASK);
+	}
+	return 0;
+}
+
+static void flush_range_local(void *arg)
+{
+	const uintptr_t *range = arg;
+
+	for (uintptr_t va = range[0]; va < range[1]; va += PAGE_SIZE)
+		invlpg(va);
+}
+
+void flush_tlb_kernel_range(uintptr_t start, uintptr_t end)
+{
+	uintptr_t range[2] = {start, end};
+
+	flush_range_local(range);
+	smp_call_function_many(cpu_online_mask, flush_range_local, range, true);
 }
 
 static uint64_t image_flags(uintptr_t va)

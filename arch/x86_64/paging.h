@@ -35,6 +35,13 @@ void paging_unmap_page(uintptr_t va);
 /* The flags of the entry that maps va (PTE_P clear when unmapped). */
 uint64_t paging_lookup(uintptr_t va);
 
+/* The physical address va maps to (0 when unmapped). */
+uint64_t paging_translate(uintptr_t va);
+
+/* Invalidate [start, end) in every online CPU's TLB: after an unmap, before
+ * the pages are reused. Needs interrupts on (it waits for the others). */
+void flush_tlb_kernel_range(uintptr_t start, uintptr_t end);
+
 /* Device registers: pa..pa+size mapped uncached in the direct map. */
 void *ioremap(uint64_t pa, size_t size);
 

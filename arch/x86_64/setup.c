@@ -7,6 +7,7 @@
 #include "gdt.h"
 #include "idt.h"
 #include "memlayout.h"
+#include "percpu_ops.h"
 #include "printk.h"
 #include "string.h"
 
@@ -18,6 +19,9 @@ void arch_cpu_init_boot(void)
 {
 	uintptr_t tops[IST_COUNT];
 
+	/* Until setup_per_cpu_areas(), the boot CPU's per-CPU data is the
+	 * template itself: offset 0. */
+	arch_set_percpu_base(0);
 	for (int i = 0; i < IST_COUNT; i++)
 		tops[i] = (uintptr_t)boot_ist_stacks[i] + IST_STACK_SIZE;
 	gdt_load(&boot_cpu_tables, tops);

@@ -6,11 +6,15 @@
  */
 #include "trap.h"
 #include "cpu.h"
+#include "apic.h"
 #include "ksyms.h"
+#include "percpu.h"
+#include "preempt.h"
 #include "panic.h"
 #include "printk.h"
 
 static irq_handler_t irq_handlers[256];
+static irq_handler_t nmi_handler;
 static unsigned long spurious_count;
 
 static const char *const exception_names[NR_EXCEPTIONS] = {
@@ -29,6 +33,11 @@ void trap_set_handler(unsigned vector, irq_handler_t handler)
 	if (vector < NR_EXCEPTIONS || vector > 255 || irq_handlers[vector])
 		panic("trap_set_handler: vector %u invalid or taken", vector);
 	irq_handlers[vector] = handler;
+}
+
+void trap_set_nmi_handler(irq_handler_t handler)
+{
+	nmi_handler = handler;
 }
 
 static void show_page_fault(uint64_t err)
@@ -66,7 +75,7 @@ __attribute__((noreturn)) static void die(struct trap_frame *f)
 	if (oops_begin()) {
 		printk("\nBUG: unhandled exception %lu (%s) on CPU %u, "
 		       "error code 0x%lx\n",
-		       f->vector, name, cpu_initial_apic_id(), f->error_code);
+		       f->vector, name, raw_smp_processor_id(), f->error_code);
 		if (f->vector == VEC_PAGE_FAULT)
 			show_page_fault(f->error_code);
 		if (f->vector == VEC_DOUBLE_FAULT)
@@ -84,8 +93,20 @@ void trap_dispatch(struct trap_frame *f)
 		spurious_count++;
 		return;
 	}
+	if (f->vector == VEC_NMI && nmi_handler) {
+		raw_cpu_add(__preempt_count, NMI_OFFSET);
+		nmi_handler(f);
+		raw_cpu_sub(__preempt_count, NMI_OFFSET);
+		return;
+	}
 	if (f->vector >= NR_EXCEPTIONS && irq_handlers[f->vector]) {
+		irq_enter();
 		irq_handlers[f->vector](f);
+		/* The 8259's spurious vectors are the only ones the local APIC
+		 * did not deliver; they take no EOI. */
+		if (f->vector >= IRQ_VECTOR_BASE)
+			lapic_eoi();
+		irq_exit();
 		return;
 	}
 	die(f);

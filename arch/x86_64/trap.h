@@ -40,6 +40,9 @@ typedef void (*irq_handler_t)(struct trap_frame *frame);
  * already taken. */
 void trap_set_handler(unsigned vector, irq_handler_t handler);
 
+/* The NMI handler (NMIs arrive on their own IST stack). */
+void trap_set_nmi_handler(irq_handler_t handler);
+
 /* Print the register dump and symbolised backtrace of a frame. */
 void trap_show_regs(const struct trap_frame *frame);
 

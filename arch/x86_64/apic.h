@@ -1,0 +1,54 @@
+/*
+ * The local APIC (xAPIC, memory-mapped) and the I/O APIC: interrupt
+ * delivery, inter-processor interrupts and the per-CPU timer. Everything
+ * the kernel needs from them goes through these functions, so an x2APIC
+ * (MSR) back end could replace the register accessors in lapic.c alone.
+ */
+#ifndef ARCH_APIC_H
+#define ARCH_APIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Interrupt vectors (Linux's numbers where Linux has one). */
+enum {
+	PIC_VECTOR_BASE = 0x20,        /* 8259 remapped here, then masked */
+	IRQ_VECTOR_BASE = 0x30,        /* I/O APIC: ISA IRQ n at 0x30 + n */
+	LOCAL_TIMER_VECTOR = 0xec,
+	HARDIRQ_TEST_VECTOR = 0xf0,    /* ktest_in_hardirq() self-IPI */
+	REBOOT_VECTOR = 0xf8,          /* stop this CPU (smp_send_stop) */
+	CALL_FUNCTION_VECTOR = 0xfc,
+	RESCHEDULE_VECTOR = 0xfd,
+	ERROR_APIC_VECTOR = 0xfe,
+	SPURIOUS_APIC_VECTOR = 0xff,
+};
+
+/* Map the local APIC (boot CPU, once) and set up the calling CPU's. */
+void lapic_init(uint64_t phys);
+void lapic_setup_cpu(void);
+bool lapic_present(void);
+uint32_t lapic_id(void);
+void lapic_eoi(void);
+
+void apic_send_ipi(uint32_t apic_id, uint8_t vector);
+void apic_send_self_ipi(uint8_t vector);
+void apic_send_nmi(uint32_t apic_id);
+void apic_send_init(uint32_t apic_id);
+void apic_send_sipi(uint32_t apic_id, uint8_t page);
+
+/* Measure the timer against the TSC (boot CPU), then start it on the
+ * calling CPU, periodic at hz. */
+void lapic_timer_calibrate(void);
+void lapic_timer_start(unsigned hz);
+uint64_t lapic_timer_hz(void);
+unsigned long lapic_error_count(void);
+
+/* Remap and mask the legacy 8259 PICs; program the I/O APICs with every
+ * pin masked and the ISA IRQs routed (overrides applied) to the boot CPU. */
+void pic_disable(void);
+void ioapic_init(uint32_t dest_apic_id);
+/* Redirection entry of a global system interrupt, for the tests; ~0 when
+ * no I/O APIC serves it. */
+uint64_t ioapic_read_entry(uint32_t gsi);
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * The local APIC in xAPIC mode: 4 KiB of registers at the physical
+ * address the MADT gives, each 32 bits on a 16-byte stride. Every CPU sees
+ * its own APIC at the same address.
+ */
+#include "apic.h"
+#include "cpu.h"
+#include "irqflags.h"
+#include "paging.h"
+#include "panic.h"
+#include "printk.h"
+#include "time.h"
+#include "trap.h"
+
+enum {
+	APIC_ID = 0x20,
+	APIC_TPR = 0x80,
+	APIC_EOI = 0xb0,
+	APIC_SVR = 0xf0,
+	APIC_ESR = 0x280,
+	APIC_ICR_LO = 0x300,
+	APIC_ICR_HI = 0x310,
+	APIC_LVT_TIMER = 0x320,
+	APIC_LVT_LINT0 = 0x350,
+	APIC_LVT_LINT1 = 0x360,
+	APIC_LVT_ERROR = 0x370,
+	APIC_TIMER_INIT = 0x380,
+	APIC_TIMER_CUR = 0x390,
+	APIC_TIMER_DIV = 0x3e0,
+};
+
+#define APIC_BASE_ENABLE (1u << 11)
+#define SVR_ENABLE (1u << 8)
+#define LVT_MASKED (1u << 16)
+#define LVT_TIMER_PERIODIC (1u << 17)
+#define LVT_DELIVERY_NMI (4u << 8)
+#define ICR_PENDING (1u << 12)
+#define ICR_NMI (4u << 8)
+#define ICR_INIT (5u << 8)
+#define ICR_STARTUP (6u << 8)
+#define ICR_ASSERT (1u << 14)
+#define ICR_LEVEL (1u << 15)
+#define ICR_SELF (1u << 18)
+#define TIMER_DIV_16 0x3
+
+static volatile uint32_t *lapic_regs;
+static uint64_t timer_hz;   /* timer input clock after the divider */
+static unsigned long apic_errors;
+
+static uint32_t apic_read(unsigned reg)
+{
+	return lapic_regs[reg / 4];
+}
+
+static void apic_write(unsigned reg, uint32_t v)
+{
+	lapic_regs[reg / 4] = v;
+}
+
+bool lapic_present(void)
+{
+	return lapic_regs != 0;
+}
+
+uint32_t lapic_id(void)
+{
+	return apic_read(APIC_ID) >> 24;
+}
+
+void lapic_eoi(void)
+{
+	apic_write(APIC_EOI, 0);
+}
+
+unsigned long lapic_error_count(void)
+{
+	return apic_errors;
+}
+
+static void lapic_error_interrupt(struct trap_frame *f)
+{
+	uint32_t esr;
+
+	apic_write(APIC_ESR, 0); /* latch the error bits, then read them */
+	esr = apic_read(APIC_ESR);
+	apic_errors++;
+	printk("APIC error on APIC id %u: ESR 0x%x\n", lapic_id(), esr);
+}
+
+void lapic_init(uint64_t phys)
+{
+	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_ENABLE);
+	lapic_regs = ioremap(phys, 4096);
+	trap_set_handler(ERROR_APIC_VECTOR, lapic_error_interrupt);
+}
+
+void lapic_setup_cpu(void)
+{
+	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_ENABLE);
+	apic_write(APIC_SVR, SVR_ENABLE | SPURIOUS_APIC_VECTOR);
+	apic_write(APIC_TPR, 0);                    /* accept every vector */
+	apic_write(APIC_LVT_LINT0, LVT_MASKED);     /* the 8259 is unused */
+	apic_write(APIC_LVT_LINT1, LVT_DELIVERY_NMI);
+	apic_write(APIC_LVT_ERROR, ERROR_APIC_VECTOR);
+	apic_write(APIC_ESR, 0);                    /* clear stale errors */
+	apic_write(APIC_ESR, 0);
+	lapic_eoi();
+}
+
+/* One IPI: the two ICR writes must not be split by an interrupt handler
+ * that sends its own IPI, hence interrupts off around them. */
+static void apic_icr(uint32_t dest, uint32_t lo)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	while (apic_read(APIC_ICR_LO) & ICR_PENDING)
+		cpu_relax();
+	apic_write(APIC_ICR_HI, dest << 24);
+	apic_write(APIC_ICR_LO, lo);
+	local_irq_restore(flags);
+}
+
+void apic_send_ipi(uint32_t apic_id, uint8_t vector)
+{
+	apic_icr(apic_id, vector);
+}
+
+void apic_send_self_ipi(uint8_t vector)
+{
+	apic_icr(0, ICR_SELF | vector);
+}
+
+void apic_send_nmi(uint32_t apic_id)
+{
+	apic_icr(apic_id, ICR_NMI);
+}
+
+void apic_send_init(uint32_t apic_id)
+{
+	apic_icr(apic_id, ICR_INIT | ICR_ASSERT | ICR_LEVEL);
+}
+
+void apic_send_sipi(uint32_t apic_id, uint8_t page)
+{
+	apic_icr(apic_id, ICR_STARTUP | page);
+}
+
+static void lapic_timer_interrupt(struct trap_frame *f)
+{
+	timer_interrupt();
+}
+
+/* Count the timer down from its maximum for 20 ms of TSC time. */
+void lapic_timer_calibrate(void)
+{
+	uint32_t left;
+
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_16);
+	apic_write(APIC_LVT_TIMER, LVT_MASKED);
+	apic_write(APIC_TIMER_INIT, 0xffffffff);
+	udelay(20000);
+	left = apic_read(APIC_TIMER_CUR);
+	apic_write(APIC_TIMER_INIT, 0);
+	timer_hz = (uint64_t)(0xffffffffu - left) * 50;
+	if (timer_hz < 1000)
+		panic("LAPIC timer does not count (%lu Hz)", timer_hz);
+	trap_set_handler(LOCAL_TIMER_VECTOR, lapic_timer_interrupt);
+}
+
+void lapic_timer_start(unsigned hz)
+{
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_16);
+	apic_write(APIC_LVT_TIMER, LVT_TIMER_PERIODIC | LOCAL_TIMER_VECTOR);
+	apic_write(APIC_TIMER_INIT, (uint32_t)(timer_hz / hz));
+}
+
+uint64_t lapic_timer_hz(void)
+{
+	return timer_hz;
+}

@@ -1,0 +1,38 @@
+/*
+ * What the portable SMP code (kernel/smp.c) needs from the hardware:
+ * starting the other CPUs and sending them interrupts.
+ */
+#ifndef ARCH_SMP_ARCH_H
+#define ARCH_SMP_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum ipi_kind {
+	IPI_RESCHEDULE,     /* RESCHEDULE_VECTOR: scheduler_ipi() */
+	IPI_CALL_FUNCTION,  /* CALL_FUNCTION_VECTOR: run queued calls */
+	IPI_HARDIRQ_TEST,   /* HARDIRQ_TEST_VECTOR: ktest_in_hardirq() */
+	IPI_STOP,           /* an NMI: gets through with interrupts off */
+};
+
+void arch_send_ipi(int cpu, enum ipi_kind kind);
+void arch_send_self_ipi(enum ipi_kind kind);
+
+/* The hardware id (APIC id) of a CPU number. */
+uint32_t arch_cpu_hw_id(int cpu);
+
+/*
+ * Find the CPUs (ACPI MADT), set up the boot CPU's interrupt controller,
+ * timer and per-CPU area, then start every other CPU. CPUs that do not
+ * answer are reported and left offline.
+ */
+void smp_init(void);
+
+/*
+ * Start one CPU: give it number cpu and wait at most timeout_us for it to
+ * come online. Returns false (and frees what was prepared) when it does
+ * not answer; exported for the test that asks a CPU that is not there.
+ */
+bool smp_boot_cpu(int cpu, uint32_t apic_id, uint64_t timeout_us);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * TSC calibration. QEMU's TCG TSC follows the host's clock, and its
+ * frequency is not in CPUID; the PIT, whose input is a fixed 1.193182 MHz,
+ * gives a reference: gate channel 2 for a known count and see how far the
+ * TSC moved before the count ran out.
+ */
+#include "tsc.h"
+#include "cpu.h"
+#include "panic.h"
+
+#define PIT_HZ 1193182
+#define PIT_CH2 0x42
+#define PIT_CMD 0x43
+#define PIT_GATE 0x61 /* bit 0: ch2 gate, bit 1: speaker, bit 5: ch2 out */
+#define CALIBRATE_MS 50
+
+uint64_t tsc_khz;
+
+/* CPUID 0x15: TSC = crystal * EBX / EAX, when the crystal (ECX) is given. */
+static uint64_t tsc_khz_cpuid(void)
+{
+	uint32_t max, a, b, c, d;
+
+	cpuid(0, &max, &b, &c, &d);
+	if (max < 0x15)
+		return 0;
+	cpuid(0x15, &a, &b, &c, &d);
+	if (!a || !b || !c)
+		return 0;
+	return (uint64_t)c * b / a / 1000;
+}
+
+static uint64_t tsc_khz_pit(void)
+{
+	uint32_t count = PIT_HZ * CALIBRATE_MS / 1000;
+	uint64_t t0, t1;
+	uint8_t gate = inb(PIT_GATE);
+
+	outb(PIT_GATE, (gate & ~0x02) | 0x01);  /* speaker off, gate on */
+	outb(PIT_CMD, 0xb0);                    /* ch2, lo/hi, mode 0 */
+	outb(PIT_CH2, count & 0xff);
+	outb(PIT_CH2, count >> 8);
+	t0 = rdtsc();
+	while (!(inb(PIT_GATE) & 0x20))
+		cpu_relax();
+	t1 = rdtsc();
+	outb(PIT_GATE, gate);
+	return (t1 - t0) / CALIBRATE_MS;
+}
+
+const char *tsc_calibrate(void)
+{
+	tsc_khz = tsc_khz_cpuid();
+	if (tsc_khz)
+		return "cpuid";
+	tsc_khz = tsc_khz_pit();
+	if (tsc_khz < 1000)
+		panic("TSC calibration failed: %lu kHz", tsc_khz);
+	return "pit";
+}
+
+void udelay(unsigned long us)
+{
+	uint64_t end = rdtsc() + us * tsc_khz / 1000;
+
+	while (rdtsc() < end)
+		cpu_relax();
+}

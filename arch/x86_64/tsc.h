@@ -1,0 +1,16 @@
+/* The time stamp counter as the kernel's clock. */
+#ifndef ARCH_TSC_H
+#define ARCH_TSC_H
+
+#include <stdint.h>
+
+/* TSC ticks per millisecond; set once by tsc_calibrate(). */
+extern uint64_t tsc_khz;
+
+/* From CPUID's frequency leaves when they say, else against the PIT.
+ * Returns how it was measured ("cpuid" or "pit"). */
+const char *tsc_calibrate(void);
+
+void udelay(unsigned long us);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * Sets of CPUs, as in Linux: a bitmap of NR_CPUS bits, passed by pointer.
+ */
+#ifndef CPUMASK_H
+#define CPUMASK_H
+
+#include <stdbool.h>
+#include "percpu.h"
+
+#define CPUMASK_WORDS (NR_CPUS / 64)
+
+typedef struct cpumask {
+	unsigned long bits[CPUMASK_WORDS];
+} cpumask_t;
+
+static inline void cpumask_clear(cpumask_t *m)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		m->bits[i] = 0;
+}
+
+static inline void cpumask_set_cpu(int cpu, cpumask_t *m)
+{
+	__atomic_fetch_or(&m->bits[cpu / 64], 1ul << (cpu % 64),
+			  __ATOMIC_RELAXED);
+}
+
+static inline void cpumask_clear_cpu(int cpu, cpumask_t *m)
+{
+	__atomic_fetch_and(&m->bits[cpu / 64], ~(1ul << (cpu % 64)),
+			   __ATOMIC_RELAXED);
+}
+
+static inline bool cpumask_test_cpu(int cpu, const cpumask_t *m)
+{
+	return (__atomic_load_n(&m->bits[cpu / 64], __ATOMIC_RELAXED) >>
+		(cpu % 64)) & 1;
+}
+
+static inline int cpumask_weight(const cpumask_t *m)
+{
+	int n = 0;
+
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		n += __builtin_popcountl(m->bits[i]);
+	return n;
+}
+
+/* The first set CPU at or after cpu; NR_CPUS if none. */
+static inline int cpumask_next(int cpu, const cpumask_t *m)
+{
+	for (; cpu < NR_CPUS; cpu++)
+		if (cpumask_test_cpu(cpu, m))
+			return cpu;
+	return NR_CPUS;
+}
+
+static inline void cpumask_copy(cpumask_t *dst, const cpumask_t *src)
+{
+	*dst = *src;
+}
+
+#define for_each_cpu(cpu, mask)                                               \
+	for ((cpu) = cpumask_next(0, mask); (cpu) < NR_CPUS;                  \
+	     (cpu) = cpumask_next((cpu) + 1, mask))
+
+/* A mask holding only cpu (a constant table: never written). */
+const cpumask_t *cpumask_of(int cpu);
+
+extern cpumask_t __cpu_online_mask, __cpu_possible_mask;
+#define cpu_online_mask ((const cpumask_t *)&__cpu_online_mask)
+#define cpu_possible_mask ((const cpumask_t *)&__cpu_possible_mask)
+
+/* CPUs found in the MADT: numbered 0..nr_cpu_ids-1. */
+extern int nr_cpu_ids;
+
+#define for_each_possible_cpu(cpu) for_each_cpu(cpu, cpu_possible_mask)
+#define for_each_online_cpu(cpu) for_each_cpu(cpu, cpu_online_mask)
+
+static inline bool cpu_online(int cpu)
+{
+	return cpumask_test_cpu(cpu, cpu_online_mask);
+}
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * Per-CPU areas (see percpu.h and docs/percpu.md). The template section
+ * .percpu holds every DEFINE_PER_CPU variable with its initial value; each
+ * possible CPU gets a page-aligned copy, and __per_cpu_offset[cpu] is the
+ * distance from the template to that copy.
+ */
+#include "percpu.h"
+#include "preempt.h"
+#include "irqflags.h"
+#include "memlayout.h"
+#include "page_alloc.h"
+#include "panic.h"
+#include "string.h"
+
+/* this_cpu_off must be the first variable of every area (linker.ld places
+ * .percpu.first first), so that a debugger finds it at the area's start. */
+__attribute__((section(".percpu.first"))) unsigned long this_cpu_off;
+DEFINE_PER_CPU(int, cpu_number);
+DEFINE_PER_CPU(int, __preempt_count);
+
+unsigned long __per_cpu_offset[NR_CPUS];
+
+static size_t percpu_size(void)
+{
+	return PAGE_ALIGN((size_t)(__per_cpu_end - __per_cpu_start));
+}
+
+static char *percpu_area_alloc(int cpu)
+{
+	size_t pages = percpu_size() / PAGE_SIZE;
+	char *area = pages_alloc(pages);
+
+	if (!area)
+		panic("percpu: no memory for CPU %d's area (%lu pages)", cpu,
+		      (unsigned long)pages);
+	return area;
+}
+
+/*
+ * Runs on the boot CPU with interrupts off, before any other CPU starts:
+ * the template is copied as it is now, including what the boot CPU has
+ * already written into it (it ran on the template until here).
+ */
+void setup_per_cpu_areas(int nr_cpus)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		char *area = percpu_area_alloc(cpu);
+		unsigned long off = (unsigned long)area -
+				    (unsigned long)__per_cpu_start;
+
+		memcpy(area, __per_cpu_start, __per_cpu_end - __per_cpu_start);
+		__per_cpu_offset[cpu] = off;
+		per_cpu(this_cpu_off, cpu) = off;
+		per_cpu(cpu_number, cpu) = cpu;
+	}
+	percpu_enter(0);
+	local_irq_restore(flags);
+}
+
+void percpu_enter(int cpu)
+{
+	arch_set_percpu_base(__per_cpu_offset[cpu]);
+}
+
+bool percpu_area_ready(int cpu)
+{
+	return cpu >= 0 && cpu < NR_CPUS && __per_cpu_offset[cpu] != 0;
+}

@@ -1,0 +1,100 @@
+/*
+ * Per-CPU variables, with Linux's names (see docs/percpu.md).
+ *
+ * DEFINE_PER_CPU(type, name) puts `name` in the .percpu template section.
+ * At boot every possible CPU gets its own copy of the template, and its GS
+ * base is set to the distance from the template to its copy,
+ * __per_cpu_offset[cpu]. Then:
+ *
+ *   this_cpu_inc(name)      one instruction, "incl %gs:name": this CPU's copy
+ *   this_cpu_ptr(&name)     &name + this CPU's offset (a plain pointer)
+ *   per_cpu(name, cpu)      any CPU's copy, by its offset
+ *
+ * Three tiers, as in Linux:
+ *   this_cpu_*    one %gs: instruction, safe anywhere (an instruction cannot
+ *                 be split by an interrupt or a preemption);
+ *   __this_cpu_*  the same instruction, for callers that already keep the
+ *                 CPU (the per-CPU checker may watch these);
+ *   raw_cpu_*     the same, never checked.
+ * Anything longer than one instruction (this_cpu_ptr, get_cpu_var) needs
+ * the caller to stay on the CPU for as long as it uses the result.
+ */
+#ifndef PERCPU_H
+#define PERCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "percpu_ops.h"
+
+#define NR_CPUS 256
+
+#define PER_CPU_SECTION __attribute__((section(".percpu")))
+
+#define DEFINE_PER_CPU(type, name) PER_CPU_SECTION __typeof__(type) name
+#define DECLARE_PER_CPU(type, name) extern PER_CPU_SECTION __typeof__(type) name
+/* Debug statistics where a rare lost update does not matter: the per-CPU
+ * access checker (lockdep) skips these. Same storage as DEFINE_PER_CPU. */
+#define DEFINE_PER_CPU_STAT(type, name) DEFINE_PER_CPU(type, name)
+
+/* Each CPU's area minus the template: add it to a template address to get
+ * that CPU's copy. Written once per CPU at boot, read-only after. */
+extern unsigned long __per_cpu_offset[NR_CPUS];
+extern char __per_cpu_start[], __per_cpu_end[];
+
+/* The first per-CPU variable: this CPU's own offset (== its GS base), so
+ * that this_cpu_ptr() needs one %gs: load and no MSR read. */
+extern __attribute__((section(".percpu.first"))) unsigned long this_cpu_off;
+/* This CPU's number, 0..nr_cpu_ids-1; the boot CPU is 0. */
+DECLARE_PER_CPU(int, cpu_number);
+
+#define raw_cpu_read(v)          percpu_read_op(v)
+#define raw_cpu_write(v, x)      percpu_to_op("mov", v, x)
+#define raw_cpu_add(v, x)        percpu_to_op("add", v, x)
+#define raw_cpu_sub(v, x)        percpu_to_op("sub", v, x)
+#define raw_cpu_inc(v)           percpu_unary_op("inc", v)
+#define raw_cpu_dec(v)           percpu_unary_op("dec", v)
+#define raw_cpu_xchg(v, x)       percpu_xchg_op(v, x)
+#define raw_cpu_cmpxchg(v, o, n) percpu_cmpxchg_op(v, o, n)
+
+#define this_cpu_read(v)          raw_cpu_read(v)
+#define this_cpu_write(v, x)      raw_cpu_write(v, x)
+#define this_cpu_add(v, x)        raw_cpu_add(v, x)
+#define this_cpu_sub(v, x)        raw_cpu_sub(v, x)
+#define this_cpu_inc(v)           raw_cpu_inc(v)
+#define this_cpu_dec(v)           raw_cpu_dec(v)
+#define this_cpu_xchg(v, x)       raw_cpu_xchg(v, x)
+#define this_cpu_cmpxchg(v, o, n) raw_cpu_cmpxchg(v, o, n)
+
+#define __this_cpu_read(v)          raw_cpu_read(v)
+#define __this_cpu_write(v, x)      raw_cpu_write(v, x)
+#define __this_cpu_add(v, x)        raw_cpu_add(v, x)
+#define __this_cpu_sub(v, x)        raw_cpu_sub(v, x)
+#define __this_cpu_inc(v)           raw_cpu_inc(v)
+#define __this_cpu_dec(v)           raw_cpu_dec(v)
+#define __this_cpu_xchg(v, x)       raw_cpu_xchg(v, x)
+#define __this_cpu_cmpxchg(v, o, n) raw_cpu_cmpxchg(v, o, n)
+
+#define SHIFT_PERCPU_PTR(ptr, off)                                            \
+	((__typeof__(ptr))((uintptr_t)(ptr) + (off)))
+
+#define per_cpu_ptr(ptr, cpu) SHIFT_PERCPU_PTR(ptr, __per_cpu_offset[cpu])
+#define per_cpu(var, cpu) (*per_cpu_ptr(&(var), cpu))
+#define raw_cpu_ptr(ptr) SHIFT_PERCPU_PTR(ptr, raw_cpu_read(this_cpu_off))
+#define this_cpu_ptr(ptr) raw_cpu_ptr(ptr)
+
+static inline int raw_smp_processor_id(void)
+{
+	return raw_cpu_read(cpu_number);
+}
+
+/* Copy the template for every possible CPU and move the boot CPU onto its
+ * copy. Before this, the boot CPU runs on the template itself (GS base 0). */
+void setup_per_cpu_areas(int nr_cpus);
+
+/* Point this CPU's GS base at its area (APs, on the way in). */
+void percpu_enter(int cpu);
+
+/* Whether cpu's area has been set up. */
+bool percpu_area_ready(int cpu);
+
+#endif

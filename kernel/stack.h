@@ -1,0 +1,22 @@
+/*
+ * Kernel stacks with guard pages: each stack lives in its own slot of a
+ * virtual region reserved for stacks, with the page below it left
+ * unmapped, so an overflow faults (and is reported) instead of silently
+ * running into its neighbour.
+ */
+#ifndef STACK_H
+#define STACK_H
+
+#include <stddef.h>
+
+#define KSTACK_SIZE (16 * 1024)
+
+/* The lowest usable address of a new stack (its top is + KSTACK_SIZE);
+ * NULL when no memory or no slot is left. */
+void *kstack_alloc(void);
+void kstack_free(void *stack);
+
+/* The guard page below a stack. */
+void *kstack_guard(void *stack);
+
+#endif

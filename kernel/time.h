@@ -1,0 +1,28 @@
+/* Time: the nanosecond clock, the periodic tick and delays. */
+#ifndef TIME_H
+#define TIME_H
+
+#include <stdint.h>
+#include "percpu.h"
+#include "tsc.h"
+
+#ifndef HZ
+#define HZ 1000
+#endif
+
+/* Ticks seen by the boot CPU since the timer started. */
+extern volatile unsigned long jiffies;
+/* Ticks seen by each CPU: every CPU's timer counts its own. */
+DECLARE_PER_CPU(unsigned long, cpu_ticks);
+
+/* Nanoseconds since time_init(), from the TSC. */
+uint64_t ktime_get_ns(void);
+uint64_t cycles_to_ns(uint64_t cycles);
+
+/* Calibrate the clock and the tick (boot CPU, before the APs start). */
+void time_init(void);
+
+/* Called from the local timer interrupt on every CPU, HZ times a second. */
+void timer_interrupt(void);
+
+#endif
