@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include "ktest.h"
 #include "glob.h"
+#include "irq_work.h"
+#include "irqflags.h"
 #include "kmalloc.h"
 #include "printk.h"
 #include "smp.h"
@@ -225,4 +227,36 @@ int ktest_run_all(const char *glob)
 	       tally.failed, tally.skipped);
 	kfree(v);
 	return tally.failed;
+}
+
+/* ktest_in_hardirq(): an irq_work on this CPU, waited for with interrupts
+ * on (they must be, or the self-IPI could never arrive). */
+struct hardirq_call {
+	struct irq_work work;
+	void (*fn)(void *);
+	void *arg;
+	volatile bool done;
+};
+
+static void hardirq_call_func(struct irq_work *work)
+{
+	struct hardirq_call *c = (struct hardirq_call *)work;
+
+	c->fn(c->arg);
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+}
+
+void ktest_in_hardirq(void (*fn)(void *), void *arg)
+{
+	struct hardirq_call c = {.work.func = hardirq_call_func, .fn = fn,
+				 .arg = arg};
+
+	if (irqs_disabled()) {
+		ktest_fail_msg(__FILE__, __LINE__,
+			       "ktest_in_hardirq() called with IRQs off");
+		return;
+	}
+	irq_work_queue(&c.work);
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+		cpu_relax();
 }

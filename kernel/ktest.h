@@ -97,6 +97,10 @@ void ktest_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 				       #a, #b, ktest_sa_, ktest_sb_);        \
 	} while (0)
 
+/* Run fn(arg) in hard-interrupt context on the calling CPU (a self-IPI)
+ * and return when it has run. Needs interrupts on. */
+void ktest_in_hardirq(void (*fn)(void *), void *arg);
+
 /* Runs the tests selected by glob; returns the number of failed tests. */
 int ktest_run_all(const char *glob);
 

@@ -15,7 +15,7 @@ enum {
 	PIC_VECTOR_BASE = 0x20,        /* 8259 remapped here, then masked */
 	IRQ_VECTOR_BASE = 0x30,        /* I/O APIC: ISA IRQ n at 0x30 + n */
 	LOCAL_TIMER_VECTOR = 0xec,
-	HARDIRQ_TEST_VECTOR = 0xf0,    /* ktest_in_hardirq() self-IPI */
+	IRQ_WORK_VECTOR = 0xf6,        /* irq_work_queue() self-IPI */
 	REBOOT_VECTOR = 0xf8,          /* stop this CPU (smp_send_stop) */
 	CALL_FUNCTION_VECTOR = 0xfc,
 	RESCHEDULE_VECTOR = 0xfd,

@@ -11,7 +11,7 @@
 enum ipi_kind {
 	IPI_RESCHEDULE,     /* RESCHEDULE_VECTOR: scheduler_ipi() */
 	IPI_CALL_FUNCTION,  /* CALL_FUNCTION_VECTOR: run queued calls */
-	IPI_HARDIRQ_TEST,   /* HARDIRQ_TEST_VECTOR: ktest_in_hardirq() */
+	IPI_IRQ_WORK,       /* IRQ_WORK_VECTOR: irq_work_run() */
 	IPI_STOP,           /* an NMI: gets through with interrupts off */
 };
 

@@ -11,6 +11,7 @@
 #include "cpu.h"
 #include "gdt.h"
 #include "idt.h"
+#include "irq_work.h"
 #include "irqflags.h"
 #include "kmalloc.h"
 #include "memlayout.h"
@@ -53,7 +54,7 @@ void arch_send_ipi(int cpu, enum ipi_kind kind)
 	static const uint8_t vectors[] = {
 		[IPI_RESCHEDULE] = RESCHEDULE_VECTOR,
 		[IPI_CALL_FUNCTION] = CALL_FUNCTION_VECTOR,
-		[IPI_HARDIRQ_TEST] = HARDIRQ_TEST_VECTOR,
+		[IPI_IRQ_WORK] = IRQ_WORK_VECTOR,
 	};
 
 	if (kind == IPI_STOP)
@@ -64,8 +65,8 @@ void arch_send_ipi(int cpu, enum ipi_kind kind)
 
 void arch_send_self_ipi(enum ipi_kind kind)
 {
-	apic_send_self_ipi(kind == IPI_HARDIRQ_TEST ? HARDIRQ_TEST_VECTOR
-						    : RESCHEDULE_VECTOR);
+	apic_send_self_ipi(kind == IPI_IRQ_WORK ? IRQ_WORK_VECTOR
+						: RESCHEDULE_VECTOR);
 }
 
 static void call_function_ipi(struct trap_frame *f)
@@ -76,6 +77,11 @@ static void call_function_ipi(struct trap_frame *f)
 static void reschedule_ipi(struct trap_frame *f)
 {
 	scheduler_ipi();
+}
+
+static void irq_work_ipi(struct trap_frame *f)
+{
+	irq_work_run();
 }
 
 static void stop_nmi(struct trap_frame *f)
@@ -213,6 +219,7 @@ static void smp_ipi_init(void)
 {
 	trap_set_handler(CALL_FUNCTION_VECTOR, call_function_ipi);
 	trap_set_handler(RESCHEDULE_VECTOR, reschedule_ipi);
+	trap_set_handler(IRQ_WORK_VECTOR, irq_work_ipi);
 	trap_set_nmi_handler(stop_nmi);
 }
 

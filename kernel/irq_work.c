@@ -1,0 +1,40 @@
+/*
+ * irq_work: each CPU's list of pending work, touched only by that CPU with
+ * interrupts off (queueing) or from its own interrupt (running), so it
+ * needs no lock.
+ */
+#include "irq_work.h"
+#include "irqflags.h"
+#include "percpu.h"
+#include "smp_arch.h"
+
+static DEFINE_PER_CPU(struct irq_work *, irq_work_list);
+
+bool irq_work_queue(struct irq_work *work)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	if (work->pending) {
+		local_irq_restore(flags);
+		return false;
+	}
+	work->pending = true;
+	work->next = __this_cpu_read(irq_work_list);
+	__this_cpu_write(irq_work_list, work);
+	/* Raised before interrupts come back on, so it reaches this CPU
+	 * whatever the caller does next. */
+	arch_send_self_ipi(IPI_IRQ_WORK);
+	local_irq_restore(flags);
+	return true;
+}
+
+void irq_work_run(void)
+{
+	struct irq_work *work = __this_cpu_xchg(irq_work_list, 0), *next;
+
+	for (; work; work = next) {
+		next = work->next;
+		work->pending = false;
+		work->func(work);
+	}
+}
