@@ -44,7 +44,7 @@ TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
 .PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench clean deps
 all: kernel iso
-kernel: $(O)/kernel.elf
+kernel: $(O)/kernel.elf $(O)/percpu-ops.ok
 iso: $(O)/kernel.iso
 
 # Build-config stamp: a change of RT/LOCKDEP rebuilds everything.
@@ -83,7 +83,11 @@ $(O)/kernel.elf: $(O)/kernel.stage1.elf $(O)/ksyms.o
 	@cmp -s $(O)/syms.1 $(O)/syms.2 || { echo "symbols moved between links"; rm -f $@; exit 1; }
 	@grub-file --is-x86-multiboot2 $@ 2>/dev/null || command -v grub-file >/dev/null || true
 
-$(O)/kernel.iso: $(O)/kernel.elf scripts/mkiso.sh
+# Build-time proof that every this_cpu_* op is one %gs: instruction.
+$(O)/percpu-ops.ok: $(O)/kernel.elf scripts/check-percpu-ops.sh
+	$(Q)bash scripts/check-percpu-ops.sh $(OBJDUMP) $< && touch $@
+
+$(O)/kernel.iso: $(O)/kernel.elf $(O)/percpu-ops.ok scripts/mkiso.sh
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)bash scripts/mkiso.sh $< "$(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))" $@
 
