@@ -111,7 +111,7 @@ gdb:
 	gdb -iex "add-auto-load-safe-path $(CURDIR)" -x scripts/kernel.gdb $(O)/kernel.elf
 
 # The test matrix: every CPU count on both RT settings.
-TEST_CPUS ?= 1
+TEST_CPUS ?= 1 2 4 8
 TEST_RT   ?= 1
 test:
 	CPUS_LIST="$(TEST_CPUS)" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) \

@@ -255,6 +255,11 @@ void smp_init(void)
 	bool have_madt = acpi_init();
 	int n;
 
+	/* The 8259 first, while the local APIC still takes its output: QEMU
+	 * drops a request the PIC raised only when the PIC lowers it through
+	 * an APIC that listens, else the CPU takes a vectorless interrupt at
+	 * the first sti. */
+	pic_disable();
 	lapic_init(have_madt ? madt.lapic_phys : 0xfee00000);
 	lapic_setup_cpu();
 	n = have_madt ? number_cpus(apic_ids) : 1;
@@ -266,7 +271,6 @@ void smp_init(void)
 		set_cpu_possible(cpu);
 	}
 	smp_prepare_boot_cpu();
-	pic_disable();
 	ioapic_init(apic_ids[0]);
 	smp_ipi_init();
 	time_init();
