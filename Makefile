@@ -29,7 +29,7 @@ CONFIG_DEFS := $(if $(filter 1,$(RT)),-DCONFIG_PREEMPT_RT) \
 CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 	-fno-pie -fno-pic -mcmodel=kernel -mno-red-zone \
 	-mgeneral-regs-only -mno-mmx -mno-sse -mno-sse2 \
-	-fno-stack-protector -fno-omit-frame-pointer \
+	-fno-stack-protector -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-mno-omit-leaf-frame-pointer -fno-strict-aliasing \
 	-fno-asynchronous-unwind-tables \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
@@ -115,6 +115,15 @@ TEST_CPUS ?= 1 2 4 8
 TEST_RT   ?= 1
 test:
 	CPUS_LIST="$(TEST_CPUS)" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) \
+	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh
+
+# The per-CPU/SMP scaling and lock benchmarks: a table and JSON lines.
+bench:
+	CPUS=$(CPUS) O=$(O) KBENCH='$(or $(KBENCH),*)' bash scripts/run-bench.sh
+
+# Boots on many CPUs: the 32 and 64 CPU configurations.
+test-big:
+	CPUS_LIST="32 64" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) TIMEOUT=900 \
 	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh
 
 clean:

@@ -41,8 +41,10 @@ static inline int cpumask_weight(const cpumask_t *m)
 {
 	int n = 0;
 
+	/* By hand: __builtin_popcountl would call libgcc without -mpopcnt. */
 	for (int i = 0; i < CPUMASK_WORDS; i++)
-		n += __builtin_popcountl(m->bits[i]);
+		for (unsigned long w = m->bits[i]; w; w &= w - 1)
+			n++;
 	return n;
 }
 

@@ -3,6 +3,7 @@
  * Each step depends on the ones above it.
  */
 #include <stdint.h>
+#include "kbench.h"
 #include "kmalloc.h"
 #include "ktest.h"
 #include "memlayout.h"
@@ -41,6 +42,12 @@ static void run_tests(const char *glob)
 	qemu_exit(failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
 }
 
+static void run_benches(const char *glob)
+{
+	kbench_run_all(glob);
+	qemu_exit(QEMU_EXIT_PASS);
+}
+
 void kmain(uint32_t magic, uint64_t mbi_phys)
 {
 	char glob[BOOT_CMDLINE_MAX], opt[16];
@@ -50,6 +57,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	if (!multiboot_parse(magic, mbi_phys))  /* before its memory is reused */
 		panic("bad Multiboot2 magic %#x or info at %#lx", magic, mbi_phys);
 	panic_exits = cmdline_get("ktest", glob, sizeof(glob)) ||
+		      cmdline_get("kbench", glob, sizeof(glob)) ||
 		      (cmdline_get("panic", opt, sizeof(opt)) &&
 		       opt[0] == 'e');
 	printk("\npercpu-kernel: booted by %s, command line \"%s\"\n",
@@ -62,8 +70,10 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 
 	if (cmdline_get("ktest", glob, sizeof(glob)))
 		run_tests(glob[0] ? glob : "*");
+	if (cmdline_get("kbench", glob, sizeof(glob)))
+		run_benches(glob[0] ? glob : "*");
 	printk("percpu-kernel: boot complete; no tests requested (boot with "
-	       "ktest=GLOB to run them). Halting.\n");
+	       "ktest=GLOB or kbench=GLOB to run them). Halting.\n");
 	for (;;)
 		halt();
 }

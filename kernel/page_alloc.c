@@ -88,13 +88,17 @@ void page_alloc_init(void)
 	search_hint = 0;
 }
 
-/* First run of n free pages at or after the hint; nr_pages if none. */
-static size_t find_free_run(size_t n)
+/* First run of n free pages at or after the hint; nr_pages if none.
+ * *first_free is the first free page seen (nr_pages if none). */
+static size_t find_free_run(size_t n, size_t *first_free)
 {
 	size_t run = 0;
 
+	*first_free = nr_pages;
 	for (size_t i = search_hint; i < nr_pages; i++) {
 		run = page_used(i) ? 0 : run + 1;
+		if (run == 1 && *first_free == nr_pages)
+			*first_free = i;
 		if (run == n)
 			return i + 1 - n;
 	}
@@ -104,16 +108,18 @@ static size_t find_free_run(size_t n)
 static uint64_t alloc_run_phys(size_t n)
 {
 	unsigned long flags = arch_local_irq_save();
-	size_t first;
+	size_t first, first_free;
 
 	arch_spin_lock(&page_lock);
-	first = find_free_run(n);
+	first = find_free_run(n, &first_free);
 	if (first < nr_pages) {
 		for (size_t i = first; i < first + n; i++)
 			page_set(i, true);
 		free_pages -= n;
-		if (first == search_hint)
-			search_hint = first + n;
+		/* Everything in [hint, first_free) is in use. */
+		search_hint = first_free == first ? first + n : first_free;
+	} else {
+		search_hint = first_free;
 	}
 	arch_spin_unlock(&page_lock);
 	local_irq_restore(flags);

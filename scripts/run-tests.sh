@@ -286,11 +286,15 @@ rm -f "$LOGDIR"/*.log # no stale logs from tests that no longer exist
 
 for rt in "${RTS[@]}"; do
 	build "$rt"
+	# Collected from every configuration (one that crashed early lists
+	# none), once each.
 	PANIC_TESTS=() COLLECT_PANIC=1
 	for cpus in "${CPUS[@]}"; do
 		run_config "$rt" "$cpus"
-		COLLECT_PANIC=0
 	done
+	if ((${#PANIC_TESTS[@]})); then
+		mapfile -t PANIC_TESTS < <(printf '%s\n' "${PANIC_TESTS[@]}" | sort -u)
+	fi
 	run_panic_tests "$rt"
 done
 

@@ -140,8 +140,27 @@ static void madt_add_cpu(struct madt_info *out, uint32_t apic_id,
 	out->apic_ids[out->nr_cpus++] = apic_id;
 }
 
+/* The length each entry type must have at least; shorter ones are
+ * skipped rather than read past. */
+static uint8_t madt_entry_min_len(uint8_t type)
+{
+	switch (type) {
+	case MADT_LAPIC: return 8;
+	case MADT_IOAPIC: return 12;
+	case MADT_OVERRIDE: return 10;
+	case MADT_LAPIC_ADDR: return 12;
+	case MADT_X2APIC: return 16;
+	default: return 2;
+	}
+}
+
 static void madt_entry(struct madt_info *out, const uint8_t *e)
 {
+	if (e[1] < madt_entry_min_len(e[0])) {
+		printk("ACPI: MADT entry type %u too short (%u bytes); "
+		       "ignored\n", e[0], e[1]);
+		return;
+	}
 	switch (e[0]) {
 	case MADT_LAPIC:
 		madt_add_cpu(out, e[3], *(const uint32_t *)(e + 4));

@@ -89,6 +89,12 @@ static void ioapic_route_isa(int irq, uint32_t dest)
 	uint64_t rte = RTE_MASKED | (IRQ_VECTOR_BASE + irq) |
 		       ((uint64_t)dest << 56);
 
+	/* An identity-mapped IRQ whose GSI another IRQ's override took
+	 * (QEMU: IRQ 0 -> GSI 2, so IRQ 2, the cascade, has no pin). */
+	for (int i = 0; i < madt.nr_overrides; i++)
+		if (madt.overrides[i].gsi == (uint32_t)irq &&
+		    madt.overrides[i].irq != irq)
+			gsi = ~0u;
 	for (int i = 0; i < madt.nr_overrides; i++) {
 		const struct madt_override *o = &madt.overrides[i];
 
@@ -100,7 +106,8 @@ static void ioapic_route_isa(int irq, uint32_t dest)
 		if ((o->flags & (3 << 2)) == MPS_TRIGGER_LEVEL)
 			rte |= RTE_LEVEL;
 	}
-	ioapic_write_entry(gsi, rte);
+	if (gsi != ~0u)
+		ioapic_write_entry(gsi, rte);
 }
 
 void ioapic_init(uint32_t dest_apic_id)

@@ -1,0 +1,352 @@
+/*
+ * Tests of the CPU set and cross-CPU calls (kernel/smp.c,
+ * arch/x86_64/smpboot.c): every CPU the firmware reported came up with its
+ * own APIC id, IPIs reach each CPU and come back, calls run in hard-IRQ
+ * context with interrupts off, and asking for a CPU that is not there fails
+ * cleanly.
+ *
+ * Functions run on other CPUs only record what they saw; the test task
+ * (on CPU 0) checks the record.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "acpi.h"
+#include "apic.h"
+#include "cpu.h"
+#include "cpumask.h"
+#include "irqflags.h"
+#include "ktest.h"
+#include "page_alloc.h"
+#include "percpu.h"
+#include "preempt.h"
+#include "smp.h"
+#include "smp_arch.h"
+#include "time.h"
+
+/* Spin until *counter reaches want or timeout_ms passes; true if reached. */
+static bool wait_for_count(int *counter, int want, uint64_t timeout_ms)
+{
+	uint64_t start = ktime_get_ns();
+
+	while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < want) {
+		if (ktime_get_ns() - start > timeout_ms * 1000000ul)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static void add_one(void *arg)
+{
+	__atomic_fetch_add((int *)arg, 1, __ATOMIC_RELEASE);
+}
+
+/* A waited-for call to every other online CPU runs exactly once there. */
+static void expect_round_trip_to_each_cpu(void)
+{
+	int cpu, self = raw_smp_processor_id();
+
+	for_each_online_cpu(cpu) {
+		int ran = 0;
+
+		if (cpu == self)
+			continue;
+		KEXPECT_EQ(smp_call_function_single(cpu, add_one, &ran, true), 0);
+		KEXPECT_EQ(ran, 1);
+	}
+}
+
+/* Every CPU the MADT reported is online, numbered 0..n-1, and the online
+ * mask, its weight and for_each_online_cpu agree; none beyond exists. */
+KTEST(smp, all_reported_cpus_online)
+{
+	int cpu, visited = 0, last = -1;
+
+	KEXPECT_EQ(num_online_cpus(), madt.nr_cpus);
+	KEXPECT_EQ(nr_cpu_ids, madt.nr_cpus);
+	KEXPECT_EQ(cpumask_weight(cpu_online_mask), num_online_cpus());
+	KEXPECT_TRUE(cpu_online(0));
+	for_each_online_cpu(cpu) {
+		KEXPECT_GT(cpu, last);
+		KEXPECT_EQ(cpu, visited); /* contiguous from 0 */
+		KEXPECT_TRUE(cpu_online(cpu));
+		last = cpu;
+		visited++;
+	}
+	KEXPECT_EQ(visited, num_online_cpus());
+	for (cpu = nr_cpu_ids; cpu < NR_CPUS; cpu++) {
+		KEXPECT_FALSE(cpu_online(cpu));
+		KEXPECT_FALSE(cpumask_test_cpu(cpu, cpu_possible_mask));
+	}
+}
+
+struct apic_view {
+	uint32_t lapic_id;       /* the local APIC's ID register */
+	uint32_t initial_id;     /* CPUID's initial APIC id */
+	int cpu;
+};
+
+static void read_apic_view(void *arg)
+{
+	struct apic_view *v = arg;
+
+	v->lapic_id = lapic_id();
+	v->initial_id = cpu_initial_apic_id();
+	v->cpu = raw_smp_processor_id();
+}
+
+static bool madt_lists(uint32_t apic_id)
+{
+	for (int i = 0; i < madt.nr_cpus; i++)
+		if (madt.apic_ids[i] == apic_id)
+			return true;
+	return false;
+}
+
+/* APIC ids are unique, listed in the MADT, and the id the kernel keeps
+ * for each CPU is what that CPU's local APIC says about itself. */
+KTEST(smp, apic_ids_unique_and_match_hardware)
+{
+	static struct apic_view view[NR_CPUS];
+	int cpu, other;
+
+	for_each_online_cpu(cpu) {
+		view[cpu] = (struct apic_view){~0u, ~0u, -1};
+		KASSERT_EQ(smp_call_function_single(cpu, read_apic_view,
+						    &view[cpu], true), 0);
+		KEXPECT_EQ(view[cpu].cpu, cpu);
+		KEXPECT_EQ(view[cpu].lapic_id, arch_cpu_hw_id(cpu));
+		KEXPECT_EQ(view[cpu].initial_id, arch_cpu_hw_id(cpu));
+		KEXPECT_TRUE(madt_lists(arch_cpu_hw_id(cpu)));
+		for_each_online_cpu(other)
+			if (other < cpu)
+				KEXPECT_NE(arch_cpu_hw_id(other),
+					   arch_cpu_hw_id(cpu));
+	}
+	KEXPECT_EQ(lapic_id(), arch_cpu_hw_id(raw_smp_processor_id()));
+}
+
+#define ROUND_TRIPS 100
+
+/* ROUND_TRIPS waited-for calls to each other CPU all complete; the
+ * average round trip is logged. */
+KTEST_CPUS(smp, ipi_round_trip_every_cpu, 2)
+{
+	int cpu, self = raw_smp_processor_id();
+
+	for_each_online_cpu(cpu) {
+		int ran = 0;
+		uint64_t t0;
+
+		if (cpu == self)
+			continue;
+		t0 = ktime_get_ns();
+		for (int i = 0; i < ROUND_TRIPS; i++)
+			KASSERT_EQ(smp_call_function_single(cpu, add_one, &ran,
+							    true), 0);
+		ktest_log("CPU %d: average IPI round trip %lu ns", cpu,
+			  (unsigned long)((ktime_get_ns() - t0) / ROUND_TRIPS));
+		KEXPECT_EQ(ran, ROUND_TRIPS);
+	}
+}
+
+/* A call to a CPU that is not online (or not a CPU number) returns -1
+ * and runs nothing. */
+KTEST(smp, call_to_offline_or_invalid_cpu_fails)
+{
+	static int ran; /* outlives a call that should not have been queued */
+
+	ran = 0;
+	if (!cpu_online(NR_CPUS - 1))
+		KEXPECT_EQ(smp_call_function_single(NR_CPUS - 1, add_one, &ran,
+						    true), -1);
+	KEXPECT_EQ(smp_call_function_single(nr_cpu_ids, add_one, &ran, true),
+		   -1);
+	KEXPECT_EQ(smp_call_function_single(-1, add_one, &ran, true), -1);
+	KEXPECT_EQ(smp_call_function_single(NR_CPUS, add_one, &ran, false), -1);
+	KEXPECT_EQ(smp_call_function_single(-1, add_one, &ran, false), -1);
+	udelay(1000); /* a wrongly queued call would have run by now */
+	KEXPECT_EQ(ran, 0);
+}
+
+struct call_record {
+	int ran;
+	int cpu;
+	bool irqs_off;
+	bool in_hardirq;
+};
+
+static void record_context(void *arg)
+{
+	struct call_record *r = arg;
+
+	r->cpu = raw_smp_processor_id();
+	r->irqs_off = irqs_disabled();
+	r->in_hardirq = in_irq();
+	__atomic_fetch_add(&r->ran, 1, __ATOMIC_RELEASE);
+}
+
+/* A call to this CPU runs here, before the call returns, with interrupts
+ * off inside and back on after. */
+KTEST(smp, call_to_self_runs_synchronously_irqs_off)
+{
+	struct call_record r = {.cpu = -1};
+	int self = raw_smp_processor_id();
+
+	KASSERT_FALSE(irqs_disabled());
+	KEXPECT_EQ(smp_call_function_single(self, record_context, &r, true), 0);
+	KEXPECT_EQ(r.ran, 1);
+	KEXPECT_EQ(r.cpu, self);
+	KEXPECT_TRUE(r.irqs_off);
+	KEXPECT_FALSE(irqs_disabled());
+}
+
+/* A call that is not waited for still runs, once, on its target. */
+KTEST_CPUS(smp, call_without_wait_runs, 2)
+{
+	static struct call_record rec[NR_CPUS]; /* outlives the calls */
+	int cpu, self = raw_smp_processor_id();
+
+	for_each_online_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		rec[cpu] = (struct call_record){.cpu = -1};
+		KEXPECT_EQ(smp_call_function_single(cpu, record_context,
+						    &rec[cpu], false), 0);
+	}
+	for_each_online_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		if (!wait_for_count(&rec[cpu].ran, 1, 2000)) {
+			ktest_fail_msg(__FILE__, __LINE__,
+				       "call to CPU %d did not run in 2 s", cpu);
+			continue;
+		}
+		KEXPECT_EQ(rec[cpu].cpu, cpu);
+	}
+	udelay(2000);
+	for_each_online_cpu(cpu)
+		if (cpu != self)
+			KEXPECT_EQ(__atomic_load_n(&rec[cpu].ran, __ATOMIC_ACQUIRE), 1);
+}
+
+static bool wait_for_resched(int cpu, unsigned long before, uint64_t timeout_ms)
+{
+	uint64_t start = ktime_get_ns();
+
+	while (__atomic_load_n(per_cpu_ptr(&resched_ipi_count, cpu),
+			       __ATOMIC_RELAXED) == before) {
+		if (ktime_get_ns() - start > timeout_ms * 1000000ul)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/* A reschedule IPI to each online CPU (this one too) is taken there and
+ * counted in its resched_ipi_count. */
+KTEST(smp, resched_ipi_counted_on_target)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		unsigned long before = per_cpu(resched_ipi_count, cpu);
+
+		arch_send_ipi(cpu, IPI_RESCHEDULE);
+		if (!wait_for_resched(cpu, before, 2000))
+			ktest_fail_msg(__FILE__, __LINE__,
+				       "CPU %d did not count the reschedule "
+				       "IPI within 2 s", cpu);
+		else
+			KEXPECT_GT(per_cpu(resched_ipi_count, cpu), before);
+	}
+}
+
+#define ABSENT_APIC_ID 0xfe
+#define ABSENT_TIMEOUT_US 200000
+
+/* One attempt to start CPU cpu at an APIC id nobody has: it fails within
+ * its bound and leaves the online set as it was. */
+static void expect_absent_boot_fails(int cpu, unsigned online)
+{
+	uint64_t t0 = ktime_get_ns(), elapsed_ms;
+	bool ok = smp_boot_cpu(cpu, ABSENT_APIC_ID, ABSENT_TIMEOUT_US);
+
+	elapsed_ms = (ktime_get_ns() - t0) / 1000000;
+	ktest_log("smp_boot_cpu(%d, %#x) gave up after %lu ms", cpu,
+		  ABSENT_APIC_ID, (unsigned long)elapsed_ms);
+	KEXPECT_FALSE(ok);
+	KEXPECT_LT(elapsed_ms, 2000); /* the 200 ms bound, plus slack */
+	KEXPECT_EQ(num_online_cpus(), online);
+	KEXPECT_FALSE(cpu_online(cpu));
+	KEXPECT_EQ(cpumask_weight(cpu_online_mask), online);
+}
+
+/*
+ * Starting a CPU that does not exist fails within its bound, gives back
+ * every page it took, marks nothing online, and leaves IPIs working. The
+ * first attempt may build page tables the kernel keeps for good, as it
+ * keeps every page table (on one CPU nothing mapped the trampoline page or
+ * the stack region before); the second attempt must be page-neutral, and
+ * shows that a failed attempt leaves the CPU number reusable.
+ */
+KTEST(smp, boot_absent_cpu_fails_cleanly)
+{
+	int cpu = nr_cpu_ids, other;
+	unsigned online = num_online_cpus();
+	size_t free_before;
+
+	KASSERT_LT(cpu, NR_CPUS);
+	for_each_online_cpu(other)
+		KASSERT_NE(arch_cpu_hw_id(other), ABSENT_APIC_ID);
+	free_before = page_free_count();
+	expect_absent_boot_fails(cpu, online);
+	ktest_log("first attempt kept %ld page(s) (page tables)",
+		  (long)(free_before - page_free_count()));
+	free_before = page_free_count();
+	expect_absent_boot_fails(cpu, online);
+	KEXPECT_EQ(page_free_count(), free_before);
+	expect_round_trip_to_each_cpu();
+}
+
+/* record_context() into the running CPU's slot of the array arg. */
+static void record_context_in_slot(void *arg)
+{
+	record_context((struct call_record *)arg + raw_smp_processor_id());
+}
+
+/* Functions sent to other CPUs, by _single and by _many, run in hard-IRQ
+ * context with interrupts off, on the CPU they were sent to. */
+KTEST_CPUS(smp, calls_run_in_hardirq_irqs_off, 2)
+{
+	static struct call_record rec[NR_CPUS];
+	int cpu, self = raw_smp_processor_id();
+
+	for_each_online_cpu(cpu) {
+		struct call_record r = {.cpu = -1};
+
+		if (cpu == self)
+			continue;
+		KASSERT_EQ(smp_call_function_single(cpu, record_context, &r,
+						    true), 0);
+		KEXPECT_EQ(r.ran, 1);
+		KEXPECT_EQ(r.cpu, cpu);
+		KEXPECT_TRUE(r.in_hardirq);
+		KEXPECT_TRUE(r.irqs_off);
+	}
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		rec[cpu] = (struct call_record){.cpu = -1};
+	smp_call_function_many(cpu_online_mask, record_context_in_slot, rec,
+			       true);
+	for_each_online_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		KEXPECT_EQ(rec[cpu].ran, 1);
+		KEXPECT_EQ(rec[cpu].cpu, cpu);
+		KEXPECT_TRUE(rec[cpu].in_hardirq);
+		KEXPECT_TRUE(rec[cpu].irqs_off);
+	}
+	KEXPECT_EQ(rec[self].ran, 0);
+	KEXPECT_FALSE(in_irq()); /* the caller is in task context */
+}

@@ -1,0 +1,200 @@
+/*
+ * Tests of time (kernel/time.c, arch/x86_64/tsc.c, the LAPIC timer in
+ * arch/x86_64/lapic.c): the TSC clock, udelay, every CPU's tick, jiffies,
+ * and that the TSC and the LAPIC timer agree on how long a second is.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "apic.h"
+#include "cpu.h"
+#include "cpumask.h"
+#include "irqflags.h"
+#include "ktest.h"
+#include "percpu.h"
+#include "preempt.h"
+#include "smp.h"
+#include "time.h"
+#include "tsc.h"
+
+#define NS_PER_MS 1000000ul
+
+/* Whether every online CPU's tick count has moved past before[]. */
+static bool all_cpus_ticked(const unsigned long *before)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (per_cpu(cpu_ticks, cpu) == before[cpu])
+			return false;
+	return true;
+}
+
+/* Every online CPU's own tick counter moves over 20 ms (a CPU whose vCPU
+ * thread the host did not run gets up to 1 s more before it fails). */
+KTEST(time, every_cpu_ticks)
+{
+	static unsigned long before[NR_CPUS];
+	uint64_t start;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		before[cpu] = per_cpu(cpu_ticks, cpu);
+	udelay(20000);
+	start = ktime_get_ns();
+	while (!all_cpus_ticked(before) &&
+	       ktime_get_ns() - start < 1000 * NS_PER_MS)
+		cpu_relax();
+	for_each_online_cpu(cpu)
+		KEXPECT_GT(per_cpu(cpu_ticks, cpu), before[cpu]);
+}
+
+/* ktime_get_ns never goes backwards, and udelay(1000) lasts at least 1 ms
+ * of it (and not absurdly long: a unit mix-up would give 1 s). */
+KTEST(time, ktime_monotonic_and_udelay_lasts)
+{
+	uint64_t prev = ktime_get_ns(), t0, spent;
+	int backwards = 0;
+
+	for (int i = 0; i < 100000; i++) {
+		uint64_t now = ktime_get_ns();
+
+		backwards += now < prev;
+		prev = now;
+	}
+	KEXPECT_EQ(backwards, 0);
+	t0 = ktime_get_ns();
+	udelay(1000);
+	spent = ktime_get_ns() - t0;
+	KEXPECT_GE(spent, 1 * NS_PER_MS);
+	KEXPECT_LT(spent, 500 * NS_PER_MS);
+}
+
+static void read_ktime(void *arg)
+{
+	*(uint64_t *)arg = ktime_get_ns();
+}
+
+/* The clock is one clock: a reading taken on another CPU falls between
+ * two readings on this one that bracket it. */
+KTEST_CPUS(time, ktime_consistent_across_cpus, 2)
+{
+	int cpu, self = raw_smp_processor_id();
+
+	for_each_online_cpu(cpu) {
+		uint64_t there = 0, t0, t1;
+
+		if (cpu == self)
+			continue;
+		t0 = ktime_get_ns();
+		KASSERT_EQ(smp_call_function_single(cpu, read_ktime, &there,
+						    true), 0);
+		t1 = ktime_get_ns();
+		KEXPECT_GE(there, t0);
+		KEXPECT_LE(there, t1);
+	}
+}
+
+/*
+ * The TSC and the LAPIC timer agree: over 200 ms of udelay (TSC time) this
+ * CPU takes 200 ticks at HZ=1000, within +-40%. The tolerance is wide on
+ * purpose: under TCG on a shared host a vCPU thread can be descheduled, a
+ * tick is an event that QEMU delivers when the vCPU next runs (ticks that
+ * come due meanwhile merge into one pending interrupt), and the two clocks
+ * are calibrated against each other over only 20 ms. Since lost ticks can
+ * only lower the count, up to TICK_WINDOWS windows are tried and one inside
+ * the band is enough; a count above the band is never explained by load.
+ * A calibration or unit error (x2, /16, ms for us) is far outside the band
+ * in every window.
+ */
+#define TICK_WINDOWS 5
+#define TICK_WINDOW_MS 200
+
+KTEST(time, tsc_agrees_with_lapic_tick)
+{
+	const unsigned long want = TICK_WINDOW_MS * HZ / 1000;
+	const unsigned long lo = want * 60 / 100, hi = want * 140 / 100;
+	unsigned long ticks[TICK_WINDOWS];
+	int n = 0;
+	bool in_band = false;
+
+	KASSERT_FALSE(irqs_disabled());
+	while (n < TICK_WINDOWS && !in_band) {
+		unsigned long t0 = this_cpu_read(cpu_ticks);
+
+		udelay(TICK_WINDOW_MS * 1000);
+		ticks[n] = this_cpu_read(cpu_ticks) - t0;
+		KEXPECT_LE(ticks[n], hi);
+		in_band = ticks[n] >= lo && ticks[n] <= hi;
+		n++;
+	}
+	for (int i = 0; i < n; i++)
+		ktest_log("window %d: %lu ticks in %d ms of TSC time (want %lu "
+			  "+-40%%)", i, ticks[i], TICK_WINDOW_MS, want);
+	KEXPECT_TRUE(in_band);
+}
+
+/* jiffies advances, and counts the boot CPU's ticks. */
+KTEST(time, jiffies_advances)
+{
+	unsigned long j0 = jiffies, flags;
+
+	udelay(10000);
+	KEXPECT_GT(jiffies, j0);
+	/* With interrupts off no tick can fall between the two reads. */
+	local_irq_save(flags);
+	KEXPECT_EQ(jiffies, per_cpu(cpu_ticks, 0));
+	local_irq_restore(flags);
+}
+
+struct hardirq_record {
+	bool ran;
+	bool in_hardirq;
+	bool irqs_off;
+	int cpu;
+};
+
+static void record_hardirq(void *arg)
+{
+	struct hardirq_record *r = arg;
+
+	r->in_hardirq = in_irq();
+	r->irqs_off = irqs_disabled();
+	r->cpu = raw_smp_processor_id();
+	__atomic_store_n(&r->ran, true, __ATOMIC_RELEASE);
+}
+
+/* ktest_in_hardirq runs its function in hard-IRQ context with interrupts
+ * off on the calling CPU, and returns only after it ran. */
+KTEST(time, ktest_in_hardirq_context)
+{
+	struct hardirq_record r = {.cpu = -1};
+
+	KASSERT_FALSE(irqs_disabled());
+	KASSERT_FALSE(in_irq());
+	ktest_in_hardirq(record_hardirq, &r);
+	KEXPECT_TRUE(__atomic_load_n(&r.ran, __ATOMIC_ACQUIRE));
+	KEXPECT_TRUE(r.in_hardirq);
+	KEXPECT_TRUE(r.irqs_off);
+	KEXPECT_EQ(r.cpu, raw_smp_processor_id());
+	KEXPECT_FALSE(in_irq());
+	KEXPECT_FALSE(irqs_disabled());
+}
+
+/* The calibrated rates are plausible (QEMU's LAPIC timer: 1 GHz / 16 =
+ * 62.5 MHz; anything from 1 MHz to 10 GHz is accepted), and one TSC
+ * second converts to one second of ns. */
+KTEST(time, calibrated_rates_plausible)
+{
+	uint64_t one_s;
+
+	ktest_log("LAPIC timer %lu Hz, TSC %lu kHz",
+		  (unsigned long)lapic_timer_hz(), (unsigned long)tsc_khz);
+	KEXPECT_GE(lapic_timer_hz(), 1000000ul);
+	KEXPECT_LE(lapic_timer_hz(), 10000000000ul);
+	KEXPECT_GE(tsc_khz, 1000ul);
+	KEXPECT_LE(tsc_khz, 10000000ul);
+	one_s = cycles_to_ns(tsc_khz * 1000);
+	KEXPECT_GE(one_s, 999000000ul);
+	KEXPECT_LE(one_s, 1001000000ul);
+}
