@@ -1,30 +1,41 @@
 /*
  * The in-kernel test runner: finds every KTEST through the .ktests
- * section, selects by the ktest=GLOB option, runs each selected test and
- * prints KTAP (one subtest block per suite) on the console.
+ * section, selects by the ktest=GLOB option, runs each selected test as
+ * its own kernel task and prints KTAP (one subtest block per suite) on the
+ * console.
  *
- * Each test runs through ktest_run_one(); KASSERT_* leaves a failing test
- * through ktest_abort(), a longjmp back into it.
+ * Each test task starts bound to CPU 0 (a test may change its own
+ * affinity). KASSERT_* ends it through ktest_abort(); a test that does not
+ * finish within the time bound is reported "# timeout", with every CPU's
+ * and every task's stack, and ends the run as failed.
  */
 #include <stdarg.h>
 #include "ktest.h"
+#include "completion.h"
 #include "glob.h"
 #include "irq_work.h"
 #include "irqflags.h"
 #include "kmalloc.h"
 #include "printk.h"
+#include "qemu.h"
+#include "sched.h"
 #include "smp.h"
 #include "string.h"
 #include "vsprintf.h"
 
 extern const struct ktest __ktests_start[], __ktests_end[];
 
-/* State of the test now running; only the runner and its test touch it. */
+#define DEFAULT_TIMEOUT_S 120
+
+/* The test now running. failed may be set by the test's task and by any
+ * task it started; the rest belongs to the runner. */
 static struct {
 	const struct ktest *test;
-	bool failed;
-	void *jmp[5]; /* __builtin_setjmp buffer */
+	struct task *task;
+	volatile bool failed;
+	struct completion done;
 } cur;
+static unsigned long timeout_s = DEFAULT_TIMEOUT_S;
 
 void ktest_log(const char *fmt, ...)
 {
@@ -58,9 +69,55 @@ void ktest_fail_msg(const char *file, int line, const char *fmt, ...)
 	printk("    # %s:%d: %s\n", file, line, buf);
 }
 
+/* A KASSERT failed: end the task it failed in (the failure is recorded;
+ * a helper task of the test just stops). */
 __attribute__((noreturn)) void ktest_abort(void)
 {
-	__builtin_longjmp(cur.jmp, 1);
+	if (current == cur.task)
+		complete(&cur.done);
+	kthread_exit(1);
+}
+
+static int ktest_task_fn(void *arg)
+{
+	const struct ktest *t = arg;
+
+	t->fn();
+	complete(&cur.done);
+	return 0;
+}
+
+/* The test hangs: show everything, then end the run. */
+__attribute__((noreturn)) static void ktest_timed_out(const struct ktest *t,
+						      int num)
+{
+	printk("    # %s.%s did not finish within %lu s; CPUs and tasks:\n",
+	       t->suite, t->name, timeout_s);
+	trigger_all_cpu_backtrace();
+	sched_show_all();
+	printk("    not ok %d %s # timeout\n", num, t->name);
+	printk("# ktest: run ended by a timeout\n");
+	qemu_exit(QEMU_EXIT_FAIL);
+	for (;;)
+		schedule_timeout(~0ul);
+}
+
+/* Run t in a task of its own, bound to CPU 0, and wait for it. */
+static void ktest_run_task(const struct ktest *t, int num)
+{
+	struct task *task = kthread_create(ktest_task_fn, (void *)t, t->name);
+
+	if (!task) {
+		ktest_fail_msg(t->file, t->line, "no memory for the test task");
+		return;
+	}
+	kthread_bind(task, 0);
+	cur.task = task;
+	init_completion(&cur.done);
+	wake_up_process(task);
+	if (!wait_for_completion_timeout(&cur.done, timeout_s * 1000000000ul))
+		ktest_timed_out(t, num);
+	kthread_join(task);
 }
 
 static int cmp_tests(const struct ktest *a, const struct ktest *b)
@@ -128,8 +185,7 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 		printk("    # expect: %s\n", *e);
 	cur.test = t;
 	cur.failed = false;
-	if (__builtin_setjmp(cur.jmp) == 0)
-		t->fn();
+	ktest_run_task(t, num);
 	if (t->expect)
 		ktest_fail_msg(t->file, t->line, "returned; a panic was expected");
 	printk("    %sok %d %s\n", cur.failed ? "not " : "", num, t->name);
@@ -198,6 +254,12 @@ static int count_suites(const struct ktest **v, int n, const char *glob)
 	return suites;
 }
 
+void ktest_set_timeout(unsigned long seconds)
+{
+	if (seconds)
+		timeout_s = seconds;
+}
+
 int ktest_run_all(const char *glob)
 {
 	struct tally tally = {0, 0, 0};
@@ -256,7 +318,9 @@ void ktest_in_hardirq(void (*fn)(void *), void *arg)
 			       "ktest_in_hardirq() called with IRQs off");
 		return;
 	}
+	migrate_disable(); /* "the calling CPU" */
 	irq_work_queue(&c.work);
 	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
 		cpu_relax();
+	migrate_enable();
 }

@@ -101,7 +101,11 @@ void ktest_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * and return when it has run. Needs interrupts on. */
 void ktest_in_hardirq(void (*fn)(void *), void *arg);
 
-/* Runs the tests selected by glob; returns the number of failed tests. */
+/* Runs the tests selected by glob; returns the number of failed tests.
+ * Called from a kernel task (each test runs in a task of its own). */
 int ktest_run_all(const char *glob);
+
+/* The time bound of each test (ktest_timeout=S on the command line). */
+void ktest_set_timeout(unsigned long seconds);
 
 #endif

@@ -14,7 +14,10 @@
 #include "printk.h"
 #include "qemu.h"
 #include "serial.h"
+#include "sched.h"
 #include "setup.h"
+#include "string.h"
+#include "vsprintf.h"
 #include "smp_arch.h"
 
 static const char *const mem_type_names[] = {
@@ -35,17 +38,48 @@ static void print_memory_map(void)
 	       (unsigned long)(page_free_count() >> 8));
 }
 
-static void run_tests(const char *glob)
+static char work_glob[BOOT_CMDLINE_MAX];
+
+static int run_tests(void *arg)
 {
-	int failed = ktest_run_all(glob);
+	int failed = ktest_run_all(work_glob);
 
 	qemu_exit(failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
+	return failed;
 }
 
-static void run_benches(const char *glob)
+static int run_benches(void *arg)
 {
-	kbench_run_all(glob);
+	kbench_run_all(work_glob);
 	qemu_exit(QEMU_EXIT_PASS);
+	return 0;
+}
+
+/* The tests or benchmarks the command line asks for, in a task on CPU 0. */
+static void start_work(void)
+{
+	int (*fn)(void *) = 0;
+	char opt[16];
+	struct task *t;
+
+	if (cmdline_get("ktest", work_glob, sizeof(work_glob)))
+		fn = run_tests;
+	else if (cmdline_get("kbench", work_glob, sizeof(work_glob)))
+		fn = run_benches;
+	if (!fn) {
+		printk("percpu-kernel: boot complete; no tests requested (boot "
+		       "with ktest=GLOB or kbench=GLOB to run them).\n");
+		return;
+	}
+	if (!work_glob[0])
+		strlcpy(work_glob, "*", sizeof(work_glob));
+	if (cmdline_get("ktest_timeout", opt, sizeof(opt)))
+		ktest_set_timeout(simple_strtoul(opt, 0, 10));
+	t = kthread_create(fn, 0, fn == run_tests ? "ktest" : "kbench");
+	if (!t)
+		panic("cannot start the test task");
+	kthread_bind(t, 0);
+	wake_up_process(t);
 }
 
 void kmain(uint32_t magic, uint64_t mbi_phys)
@@ -66,14 +100,11 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	page_alloc_init();                      /* physical pages */
 	paging_init();                          /* our page tables, direct map */
 	print_memory_map();
-	smp_init();                             /* APICs, per-CPU areas, timer, APs */
-
-	if (cmdline_get("ktest", glob, sizeof(glob)))
-		run_tests(glob[0] ? glob : "*");
-	if (cmdline_get("kbench", glob, sizeof(glob)))
-		run_benches(glob[0] ? glob : "*");
-	printk("percpu-kernel: boot complete; no tests requested (boot with "
-	       "ktest=GLOB or kbench=GLOB to run them). Halting.\n");
-	for (;;)
-		halt();
+	smp_prepare_cpus();                     /* APICs, per-CPU areas, the tick */
+	sched_init();                           /* run queues; we are idle/0 */
+	local_irq_enable();                     /* the tick starts scheduling */
+	smp_boot_secondary_cpus();              /* each AP becomes its idle task */
+	kthread_init();                         /* the reaper of dead tasks */
+	start_work();                           /* tests or benchmarks, if asked */
+	cpu_idle();
 }

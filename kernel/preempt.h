@@ -19,6 +19,13 @@
 #define NMI_MASK 0x00100000
 
 DECLARE_PER_CPU(int, __preempt_count);
+/* Set when this CPU should call schedule() at the next chance: a wakeup of
+ * a higher-priority task, the end of a time slice, a pending migration. */
+DECLARE_PER_CPU(bool, need_resched_flag);
+
+#define barrier() __asm__ volatile("" ::: "memory")
+
+void preempt_schedule(void);
 
 static inline int preempt_count(void)
 {
@@ -38,6 +45,40 @@ static inline bool in_nmi(void)
 static inline bool in_interrupt(void)
 {
 	return preempt_count() & (HARDIRQ_MASK | NMI_MASK);
+}
+
+static inline bool need_resched(void)
+{
+	return raw_cpu_read(need_resched_flag);
+}
+
+/* Each is one %gs: instruction plus a compiler barrier: the critical
+ * section may not be moved outside it. */
+static inline void preempt_disable(void)
+{
+	raw_cpu_inc(__preempt_count);
+	barrier();
+}
+
+static inline void preempt_enable_no_resched(void)
+{
+	barrier();
+	raw_cpu_dec(__preempt_count);
+}
+
+static inline void preempt_enable(void)
+{
+	barrier();
+	raw_cpu_dec(__preempt_count);
+	if (__builtin_expect(need_resched(), 0) && preempt_count() == 0)
+		preempt_schedule();
+}
+
+/* True when the running code may be preempted (and so migrated, unless it
+ * disabled migration). */
+static inline bool preemptible(void)
+{
+	return preempt_count() == 0 && !irqs_disabled();
 }
 
 /* Interrupt entry and exit bracket every handler (trap_dispatch). */

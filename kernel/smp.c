@@ -11,7 +11,9 @@
 #include "kmalloc.h"
 #include "panic.h"
 #include "percpu.h"
+#include "preempt.h"
 #include "printk.h"
+#include "sched.h"
 #include "smp_arch.h"
 #include "spinlock.h"
 
@@ -44,7 +46,6 @@ static volatile unsigned nr_online;
 static DEFINE_PER_CPU(struct call_queue, call_queue);
 static DEFINE_PER_CPU(struct stop_state, stop_state);
 DEFINE_PER_CPU(unsigned long, resched_ipi_count);
-static volatile bool stopping;
 
 static cpumask_t cpu_bit_masks[NR_CPUS];
 
@@ -109,13 +110,17 @@ int smp_call_function_single(int cpu, smp_call_func_t fn, void *arg,
 {
 	struct call_data on_stack = {.fn = fn, .arg = arg};
 	struct call_data *cd = &on_stack;
+	int ret = 0;
 
+	preempt_disable(); /* "this CPU" must stay this CPU */
 	if (cpu == raw_smp_processor_id()) {
 		call_run_local(fn, arg);
-		return 0;
+		goto out;
 	}
+	ret = -1;
 	if (cpu < 0 || cpu >= NR_CPUS || !cpu_online(cpu))
-		return -1;
+		goto out;
+	ret = 0;
 	/* Two CPUs waiting on each other with interrupts off never finish. */
 	WARN_ON(wait && irqs_disabled());
 	if (!wait) {
@@ -127,18 +132,22 @@ int smp_call_function_single(int cpu, smp_call_func_t fn, void *arg,
 	call_enqueue(cpu, cd);
 	if (wait)
 		call_wait(cd);
-	return 0;
+out:
+	preempt_enable();
+	return ret;
 }
 
 void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
 			    void *arg, bool wait)
 {
-	int self = raw_smp_processor_id(), cpu, n = 0;
+	int self, cpu, n = 0;
 	struct call_data *cds = 0;
 
 	WARN_ON(wait && irqs_disabled());
 	if (wait && !(cds = kmalloc(sizeof(*cds) * nr_cpu_ids)))
 		panic("smp_call_function_many: out of memory");
+	preempt_disable();
+	self = raw_smp_processor_id();
 	for_each_cpu(cpu, mask) {
 		if (cpu == self || !cpu_online(cpu))
 			continue;
@@ -151,6 +160,7 @@ void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
 	}
 	for (int i = 0; i < n; i++)
 		call_wait(&cds[i]);
+	preempt_enable();
 	kfree(cds);
 }
 
@@ -174,19 +184,44 @@ void smp_call_function_interrupt(void)
 	}
 }
 
+/* The flag that asks for the reschedule is already set (resched_curr):
+ * the interrupt's only job is to get to the preemption check on return. */
 void scheduler_ipi(void)
 {
 	this_cpu_inc(resched_ipi_count);
 }
 
-/* NMI handler while another CPU panics: record where we were, stop for
- * good (NMIs stay blocked: we never return from this one). */
-void smp_stop_interrupt(uintptr_t rip, uintptr_t rbp)
+/*
+ * NMIs carry two requests: show where you are (trigger_all_cpu_backtrace,
+ * for the test runner's timeout report) and stop for good (panic). An NMI
+ * gets through with interrupts off, so a CPU spinning with them off still
+ * answers.
+ */
+enum nmi_request { NMI_NONE, NMI_BACKTRACE, NMI_STOP };
+static DEFINE_PER_CPU(int, nmi_request);
+
+static void nmi_backtrace(uintptr_t rip, uintptr_t rbp)
+{
+	struct task *t = this_cpu_read(current_task);
+
+	printk("NMI backtrace for CPU %d (running %s):\n",
+	       raw_smp_processor_id(), t ? t->name : "-");
+	show_stack(rip, rbp);
+}
+
+void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp)
 {
 	struct stop_state *s = this_cpu_ptr(&stop_state);
+	int req = __atomic_exchange_n(this_cpu_ptr(&nmi_request), NMI_NONE,
+				      __ATOMIC_ACQ_REL);
 
-	if (!stopping) {
-		printk("NMI on CPU %d with no panic in progress; ignored\n",
+	if (req == NMI_BACKTRACE) {
+		nmi_backtrace(rip, rbp);
+		__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
+		return;
+	}
+	if (req != NMI_STOP) {
+		printk("NMI on CPU %d with no request; ignored\n",
 		       raw_smp_processor_id());
 		return;
 	}
@@ -197,6 +232,37 @@ void smp_stop_interrupt(uintptr_t rip, uintptr_t rbp)
 		local_irq_disable();
 		halt();
 	}
+}
+
+/* Send req to every other online CPU and wait (bounded) for each to
+ * answer through its stop_state. */
+static void nmi_others(int req)
+{
+	int self = raw_smp_processor_id(), cpu;
+
+	for_each_online_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		per_cpu(stop_state, cpu).stopped = false;
+		__atomic_store_n(&per_cpu(nmi_request, cpu), req,
+				 __ATOMIC_RELEASE);
+		arch_send_ipi(cpu, IPI_STOP);
+	}
+	for_each_online_cpu(cpu) {
+		for (long i = 0; i < 20000000 && cpu != self &&
+				 !per_cpu(stop_state, cpu).stopped; i++)
+			cpu_relax();
+	}
+}
+
+void trigger_all_cpu_backtrace(void)
+{
+	preempt_disable();
+	printk("NMI backtrace for CPU %d (running %s, the requester):\n",
+	       raw_smp_processor_id(), current->name);
+	dump_stack();
+	nmi_others(NMI_BACKTRACE);
+	preempt_enable();
 }
 
 static void show_stopped_cpu(int cpu)
@@ -211,21 +277,13 @@ static void show_stopped_cpu(int cpu)
 	show_stack(s->rip, s->rbp);
 }
 
-/* panic_stop_other_cpus: NMI every other online CPU, wait (bounded) for
- * each to stop, then say where each one was. */
+/* panic_stop_other_cpus: stop every other online CPU, then say where each
+ * one was. */
 static void smp_send_stop(void)
 {
 	int self = raw_smp_processor_id(), cpu;
 
-	stopping = true;
-	for_each_online_cpu(cpu)
-		if (cpu != self)
-			arch_send_ipi(cpu, IPI_STOP);
-	for_each_online_cpu(cpu) {
-		for (long i = 0; i < 20000000 && cpu != self &&
-				 !per_cpu(stop_state, cpu).stopped; i++)
-			cpu_relax();
-	}
+	nmi_others(NMI_STOP);
 	printk("Panic on CPU %d; the other CPUs:\n", self);
 	for_each_online_cpu(cpu)
 		if (cpu != self)

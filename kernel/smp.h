@@ -32,7 +32,10 @@ void set_cpu_possible(int cpu);
 /* Interrupt-side entry points, called by the arch IPI handlers. */
 void smp_call_function_interrupt(void);
 void scheduler_ipi(void);
-void smp_stop_interrupt(uintptr_t rip, uintptr_t rbp);
+void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp);
+
+/* Print every online CPU's stack (the others' through an NMI). */
+void trigger_all_cpu_backtrace(void);
 
 /* Reschedule IPIs this CPU has taken (the scheduler's, and the tests'). */
 DECLARE_PER_CPU(unsigned long, resched_ipi_count);

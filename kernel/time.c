@@ -7,6 +7,8 @@
 #include "apic.h"
 #include "cpu.h"
 #include "printk.h"
+#include "sched.h"
+#include "timer.h"
 
 volatile unsigned long jiffies;
 DEFINE_PER_CPU(unsigned long, cpu_ticks);
@@ -43,4 +45,6 @@ void timer_interrupt(void)
 	this_cpu_inc(cpu_ticks);
 	if (raw_smp_processor_id() == 0)
 		jiffies++;
+	run_local_timers();
+	scheduler_tick();
 }

@@ -337,3 +337,37 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+static int digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+unsigned long simple_strtoul(const char *cp, char **endp, unsigned base)
+{
+	unsigned long v = 0;
+
+	if (base == 0) {
+		base = 10;
+		if (cp[0] == '0') {
+			base = 8;
+			if (cp[1] == 'x' || cp[1] == 'X') {
+				base = 16;
+				cp += 2;
+			}
+		}
+	} else if (base == 16 && cp[0] == '0' && (cp[1] == 'x' || cp[1] == 'X')) {
+		cp += 2;
+	}
+	for (; digit_value(*cp) < (int)base; cp++)
+		v = v * base + digit_value(*cp);
+	if (endp)
+		*endp = (char *)cp;
+	return v;
+}

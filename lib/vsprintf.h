@@ -23,4 +23,8 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 int snprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Parse an unsigned number in base 2..16 (0: "0x" prefix means 16, a
+ * leading 0 means 8, else 10); *endp, if given, is set past the digits. */
+unsigned long simple_strtoul(const char *cp, char **endp, unsigned base);
+
 #endif

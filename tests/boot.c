@@ -38,12 +38,13 @@ KTEST(boot, paging_and_write_protect_enabled)
 	KEXPECT_TRUE(read_cr4() & CR4_PAE);
 }
 
-/* Code and stack run at the kernel's link address, in ring 0. */
+/* Code runs at the kernel's link address, in ring 0, on a stack in the
+ * kernel's half (a task stack, in the stack region). */
 KTEST(boot, higher_half_ring0)
 {
 	volatile int on_stack = 0;
 
-	KEXPECT_GE((uintptr_t)&on_stack, KERNEL_VMA);
+	KEXPECT_GE((uintptr_t)&on_stack, DIRECT_MAP_BASE);
 	KEXPECT_GE((uintptr_t)kmain, KERNEL_VMA);
 	KEXPECT_GE((uintptr_t)ktest_fn_boot_higher_half_ring0, KERNEL_VMA);
 	KEXPECT_EQ(read_cs() & 3, 0);

@@ -23,10 +23,13 @@ uint32_t arch_cpu_hw_id(int cpu);
 
 /*
  * Find the CPUs (ACPI MADT), set up the boot CPU's interrupt controller,
- * timer and per-CPU area, then start every other CPU. CPUs that do not
- * answer are reported and left offline.
+ * timer and per-CPU areas; interrupts are on when it returns.
  */
-void smp_init(void);
+void smp_prepare_cpus(void);
+
+/* Start every other CPU found (after sched_init: each becomes its idle
+ * task). CPUs that do not answer are reported and left offline. */
+void smp_boot_secondary_cpus(void);
 
 /*
  * Start one CPU: give it number cpu and wait at most timeout_us for it to

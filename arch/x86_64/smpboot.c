@@ -19,6 +19,7 @@
 #include "paging.h"
 #include "panic.h"
 #include "percpu.h"
+#include "sched.h"
 #include "printk.h"
 #include "smp.h"
 #include "stack.h"
@@ -86,7 +87,7 @@ static void irq_work_ipi(struct trap_frame *f)
 
 static void stop_nmi(struct trap_frame *f)
 {
-	smp_stop_interrupt(f->rip, f->rbp);
+	smp_nmi_interrupt(f->rip, f->rbp);
 }
 
 /* The trampoline's parameter slots, in its copy below 1 MiB. */
@@ -124,11 +125,11 @@ __attribute__((noreturn)) static void ap_start(int cpu)
 	gdt_load(b->tables, ist);                 /* own GDT, TSS, IST */
 	idt_load();                               /* exceptions reported */
 	lapic_setup_cpu();                        /* interrupts and IPIs */
+	sched_init_ap(cpu);                       /* we are its idle task */
 	lapic_timer_start(HZ);                    /* its own tick */
 	set_cpu_online(cpu);
 	__atomic_store_n(&b->online, true, __ATOMIC_RELEASE);
-	for (;;)
-		safe_halt();                      /* idle until an IPI */
+	cpu_idle();
 }
 
 static void ap_boot_free(int cpu)
@@ -236,22 +237,23 @@ static int number_cpus(uint32_t *apic_ids)
 	return n;
 }
 
-static void boot_secondary_cpus(const uint32_t *apic_ids, int n)
+static uint32_t apic_ids[NR_CPUS];   /* by CPU number, from the MADT */
+static int nr_found;
+
+void smp_boot_secondary_cpus(void)
 {
 	uint64_t t0 = rdtsc();
-	int cpu;
 
-	for (cpu = 1; cpu < n; cpu++)
+	for (int cpu = 1; cpu < nr_found; cpu++)
 		smp_boot_cpu(cpu, apic_ids[cpu], AP_BOOT_TIMEOUT_US);
-	if (n > 1)
+	if (nr_found > 1)
 		printk("smpboot: %u of %d CPUs online, %lu us from the first "
-		       "SIPI\n", num_online_cpus(), n,
+		       "SIPI\n", num_online_cpus(), nr_found,
 		       cycles_to_ns(rdtsc() - t0) / 1000);
 }
 
-void smp_init(void)
+void smp_prepare_cpus(void)
 {
-	static uint32_t apic_ids[NR_CPUS];
 	bool have_madt = acpi_init();
 	int n;
 
@@ -275,6 +277,5 @@ void smp_init(void)
 	smp_ipi_init();
 	time_init();
 	lapic_timer_start(HZ);
-	local_irq_enable();
-	boot_secondary_cpus(apic_ids, n);
+	nr_found = n;
 }

@@ -10,6 +10,7 @@
 #include "ksyms.h"
 #include "percpu.h"
 #include "preempt.h"
+#include "sched.h"
 #include "panic.h"
 #include "printk.h"
 
@@ -107,6 +108,10 @@ void trap_dispatch(struct trap_frame *f)
 		if (f->vector >= IRQ_VECTOR_BASE)
 			lapic_eoi();
 		irq_exit();
+		/* Kernel preemption: the interrupted code was preemptible. */
+		if (need_resched() && preempt_count() == 0 &&
+		    (f->rflags & RFLAGS_IF))
+			preempt_schedule_irq();
 		return;
 	}
 	die(f);

@@ -1,0 +1,261 @@
+/*
+ * Kernel threads: creation, exit, join, and freeing what a dead task
+ * leaves behind. A task is referenced twice, by itself until it has
+ * switched out for the last time and by its creator until kthread_join();
+ * the last reference frees it, at once when that happens in task context,
+ * else (in the switch, interrupts off) through the reaper thread, because
+ * freeing a stack needs every CPU's TLB flushed.
+ */
+#include "sched.h"
+#include "sched_internal.h"
+#include "kmalloc.h"
+#include "panic.h"
+#include "printk.h"
+#include "stack.h"
+#include "string.h"
+#include "vsprintf.h"
+#include "wait.h"
+
+/* The switch frame of a task that never ran (switch.asm): six callee-saved
+ * registers, then task_entry as the return address. */
+#define SWITCH_FRAME_WORDS 7
+
+extern char task_entry[];
+
+static arch_spinlock_t tasklist_lock = ARCH_SPIN_LOCK_UNLOCKED;
+static LIST_HEAD(all_tasks);         /* under tasklist_lock */
+static int next_task_id;
+
+static DECLARE_WAIT_QUEUE_HEAD(exit_wq);  /* joiners: t->exited */
+static arch_spinlock_t reap_lock = ARCH_SPIN_LOCK_UNLOCKED;
+static LIST_HEAD(reap_list);         /* under reap_lock */
+static DECLARE_WAIT_QUEUE_HEAD(reap_wq);
+static struct task *reaper;
+
+static void tasklist_add(struct task *t)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	arch_spin_lock(&tasklist_lock);
+	t->id = ++next_task_id;
+	list_add_tail(&t->tasks, &all_tasks);
+	arch_spin_unlock(&tasklist_lock);
+	local_irq_restore(flags);
+}
+
+static void task_free(struct task *t)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	arch_spin_lock(&tasklist_lock);
+	list_del_init(&t->tasks);
+	arch_spin_unlock(&tasklist_lock);
+	local_irq_restore(flags);
+	kstack_free(t->stack);
+	kfree(t);
+}
+
+static struct task *task_alloc(const char *name)
+{
+	struct task *t = kzalloc(sizeof(*t));
+
+	if (!t)
+		return 0;
+	if (!(t->stack = kstack_alloc())) {
+		kfree(t);
+		return 0;
+	}
+	strlcpy(t->name, name, sizeof(t->name));
+	INIT_LIST_HEAD(&t->run_list);
+	INIT_LIST_HEAD(&t->reap);
+	t->policy = SCHED_NORMAL;
+	t->prio = t->normal_prio = NORMAL_PRIO;
+	t->time_slice = NORMAL_TIMESLICE_TICKS;
+	cpumask_copy(&t->cpus_mask, cpu_possible_mask);
+	t->nr_cpus_allowed = cpumask_weight(cpu_possible_mask);
+	t->cpu = raw_smp_processor_id();
+	t->refcount = 2;
+	tasklist_add(t);
+	return t;
+}
+
+struct task *idle_task_alloc(int cpu)
+{
+	struct task *t = kzalloc(sizeof(*t));
+
+	if (!t)
+		panic("sched: no memory for CPU %d's idle task", cpu);
+	snprintf(t->name, sizeof(t->name), "idle/%d", cpu);
+	INIT_LIST_HEAD(&t->run_list);
+	INIT_LIST_HEAD(&t->reap);
+	t->refcount = 1;
+	tasklist_add(t);
+	return t;
+}
+
+struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
+{
+	struct task *t = task_alloc(name);
+	uint64_t *sp;
+
+	if (!t)
+		return 0;
+	t->fn = fn;
+	t->arg = arg;
+	t->state = TASK_NEW;
+	/* First switched to with the count __schedule() holds; its
+	 * finish_task_switch() and kthread_entry() drop it. */
+	t->saved_preempt_count = 1;
+	sp = (uint64_t *)((char *)t->stack + KSTACK_SIZE) - SWITCH_FRAME_WORDS;
+	memset(sp, 0, SWITCH_FRAME_WORDS * sizeof(*sp));
+	sp[SWITCH_FRAME_WORDS - 1] = (uint64_t)task_entry;
+	t->saved_sp = (uint64_t)sp;
+	return t;
+}
+
+struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
+{
+	struct task *t = kthread_create(fn, arg, name);
+
+	if (t)
+		wake_up_process(t);
+	return t;
+}
+
+/* Every new task starts here (from task_entry in switch.asm), with the
+ * task it was switched from as prev. */
+__attribute__((noreturn)) void kthread_entry(struct task *prev)
+{
+	finish_task_switch(prev);
+	preempt_enable_no_resched();
+	local_irq_enable();
+	kthread_exit(current->fn(current->arg));
+}
+
+__attribute__((noreturn)) void kthread_exit(int code)
+{
+	struct task *t = current;
+
+	t->exit_code = code;
+	__atomic_store_n(&t->exited, true, __ATOMIC_RELEASE);
+	wake_up(&exit_wq);
+	set_current_state(TASK_DEAD);
+	schedule();
+	panic("kthread_exit: dead task %s/%d ran again", t->name, t->id);
+}
+
+void put_task_struct(struct task *t)
+{
+	unsigned long flags;
+
+	if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	if (!irqs_disabled() && !in_interrupt()) {
+		task_free(t);
+		return;
+	}
+	flags = arch_local_irq_save();
+	arch_spin_lock(&reap_lock);
+	list_add_tail(&t->reap, &reap_list);
+	arch_spin_unlock(&reap_lock);
+	local_irq_restore(flags);
+	wake_up(&reap_wq);
+}
+
+int kthread_join(struct task *t)
+{
+	int code;
+
+	wait_event(exit_wq, __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE));
+	/* Until it has switched out for good, the task still holds its own
+	 * reference: wait for that (a few instructions on its CPU), so that
+	 * ours is the last and the memory is free when we return. */
+	while (__atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) > 1)
+		cpu_relax();
+	code = t->exit_code;
+	put_task_struct(t);
+	return code;
+}
+
+static bool reap_pending(void)
+{
+	return !list_empty(&reap_list);
+}
+
+/* Frees tasks whose last reference went in the switch (never joined). */
+static int reaper_fn(void *arg)
+{
+	for (;;) {
+		unsigned long flags;
+		struct task *t = 0;
+
+		wait_event(reap_wq, reap_pending());
+		flags = arch_local_irq_save();
+		arch_spin_lock(&reap_lock);
+		if (!list_empty(&reap_list)) {
+			t = list_first_entry(&reap_list, struct task, reap);
+			list_del_init(&t->reap);
+		}
+		arch_spin_unlock(&reap_lock);
+		local_irq_restore(flags);
+		if (t)
+			task_free(t);
+	}
+	return 0;
+}
+
+void kthread_init(void)
+{
+	reaper = kthread_run(reaper_fn, 0, "reaper");
+	if (!reaper)
+		panic("kthread: cannot start the reaper");
+	/* It never exits: drop the creator's reference now. */
+	__atomic_sub_fetch(&reaper->refcount, 1, __ATOMIC_ACQ_REL);
+}
+
+static const char *state_name(int state)
+{
+	switch (state) {
+	case TASK_RUNNING:
+		return "R";
+	case TASK_INTERRUPTIBLE:
+		return "S";
+	case TASK_UNINTERRUPTIBLE:
+		return "D";
+	case TASK_DEAD:
+		return "X";
+	default:
+		return "N";
+	}
+}
+
+/* The stack of a task that is switched out, from its saved frame. */
+void show_task_stack(struct task *t)
+{
+	const uint64_t *frame = (const uint64_t *)t->saved_sp;
+
+	if (t->on_cpu || t->state == TASK_NEW || !t->saved_sp) {
+		printk("  (running, or never ran: no saved stack)\n");
+		return;
+	}
+	show_stack(frame[SWITCH_FRAME_WORDS - 1], frame[SWITCH_FRAME_WORDS - 2]);
+}
+
+/* Every task, its state and CPU, and the stack of each sleeping one. */
+void sched_show_all(void)
+{
+	unsigned long flags = console_lock();
+	struct task *t;
+
+	arch_spin_lock(&tasklist_lock);
+	list_for_each_entry(t, &all_tasks, tasks) {
+		printk("task %-15s id %-4d state %s cpu %d prio %d%s%s\n",
+		       t->name, t->id, state_name(t->state), task_cpu(t),
+		       task_prio(t), t->on_cpu ? " running" : "",
+		       t->migration_disabled ? " migrate-disabled" : "");
+		if (!t->on_cpu && t->state != TASK_RUNNING)
+			show_task_stack(t);
+	}
+	arch_spin_unlock(&tasklist_lock);
+	console_unlock(flags);
+}

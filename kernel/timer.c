@@ -1,0 +1,146 @@
+/*
+ * Timers (see timer.h) and sleeping. Each CPU keeps its pending timers in
+ * a list sorted by expiry under its own lock, so the tick only looks at
+ * the head. A timer's function runs with that lock held: del_timer(),
+ * which takes the same lock, then knows the function is not running, and
+ * a timer on the sleeper's stack can go away safely.
+ */
+#include "timer.h"
+#include "panic.h"
+#include "percpu.h"
+#include "sched.h"
+#include "spinlock.h"
+#include "time.h"
+
+struct timer_base {
+	arch_spinlock_t lock;
+	struct list_head pending;    /* sorted by expires */
+};
+
+static DEFINE_PER_CPU(struct timer_base, timer_bases);
+
+void timers_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		INIT_LIST_HEAD(&per_cpu(timer_bases, cpu).pending);
+}
+
+void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *t))
+{
+	INIT_LIST_HEAD(&t->entry);
+	t->function = fn;
+	t->cpu = -1;
+}
+
+void add_timer(struct timer_list *t, uint64_t expires)
+{
+	unsigned long flags = arch_local_irq_save();
+	struct timer_base *base = this_cpu_ptr(&timer_bases);
+	struct timer_list *pos;
+
+	arch_spin_lock(&base->lock);
+	t->expires = expires;
+	t->cpu = raw_smp_processor_id();
+	list_for_each_entry(pos, &base->pending, entry)
+		if (pos->expires > expires)
+			break;
+	list_add_tail(&t->entry, &pos->entry); /* before the later one */
+	arch_spin_unlock(&base->lock);
+	local_irq_restore(flags);
+}
+
+bool del_timer(struct timer_list *t)
+{
+	unsigned long flags = arch_local_irq_save();
+	bool queued = false;
+
+	for (;;) {
+		int cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
+		struct timer_base *base;
+
+		if (cpu < 0)
+			break;
+		base = per_cpu_ptr(&timer_bases, cpu);
+		arch_spin_lock(&base->lock);
+		if (t->cpu == cpu) {
+			list_del_init(&t->entry);
+			t->cpu = -1;
+			queued = true;
+		}
+		arch_spin_unlock(&base->lock);
+		if (queued || t->cpu < 0)
+			break;
+	}
+	local_irq_restore(flags);
+	return queued;
+}
+
+void run_local_timers(void)
+{
+	struct timer_base *base = this_cpu_ptr(&timer_bases);
+	uint64_t now = ktime_get_ns();
+
+	arch_spin_lock(&base->lock);
+	while (!list_empty(&base->pending)) {
+		struct timer_list *t = list_first_entry(&base->pending,
+						       struct timer_list, entry);
+
+		if (t->expires > now)
+			break;
+		list_del_init(&t->entry);
+		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
+		t->function(t);
+	}
+	arch_spin_unlock(&base->lock);
+}
+
+/* ---- sleeping ---- */
+
+struct sleeper {
+	struct timer_list timer;
+	struct task *task;
+};
+
+static void sleeper_wake(struct timer_list *t)
+{
+	struct sleeper *s = (struct sleeper *)t;
+
+	wake_up_process(s->task);
+}
+
+/* The caller has set its state (TASK_UNINTERRUPTIBLE, or as wait.h does);
+ * returns the nanoseconds left when woken early, else 0. */
+uint64_t schedule_timeout(uint64_t timeout_ns)
+{
+	struct sleeper s = {.task = current};
+	uint64_t expires = ktime_get_ns() + timeout_ns, now;
+
+	timer_setup(&s.timer, sleeper_wake);
+	add_timer(&s.timer, expires);
+	schedule();
+	del_timer(&s.timer);
+	now = ktime_get_ns();
+	return now < expires ? expires - now : 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	uint64_t end = ktime_get_ns() + ns, now;
+
+	while ((now = ktime_get_ns()) < end) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		schedule_timeout(end - now);
+	}
+}
+
+void msleep(unsigned long ms)
+{
+	sleep_ns((uint64_t)ms * 1000000);
+}
+
+void usleep(unsigned long us)
+{
+	sleep_ns((uint64_t)us * 1000);
+}

@@ -1,0 +1,30 @@
+/*
+ * Per-CPU timers: a function called in hard-interrupt context on the CPU
+ * that queued it, at the first tick at or after its expiry time.
+ */
+#ifndef TIMER_H
+#define TIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "list.h"
+
+struct timer_list {
+	struct list_head entry;
+	uint64_t expires;                    /* ktime_get_ns() value */
+	void (*function)(struct timer_list *t);
+	int cpu;                             /* queued there; -1: not queued */
+};
+
+void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *t));
+/* Queue t on this CPU to fire at expires. */
+void add_timer(struct timer_list *t, uint64_t expires);
+/* Dequeue t; once this returns its function is not running. Returns
+ * whether it was still queued. */
+bool del_timer(struct timer_list *t);
+
+void timers_init(void);
+/* The tick: run this CPU's expired timers. */
+void run_local_timers(void);
+
+#endif
