@@ -119,7 +119,7 @@ void pull_tasks(struct rq *rq)
 	for_each_online_cpu(cpu) {
 		struct rq *src = cpu_rq(cpu);
 
-		if (src != rq && src->nr_running > 1 && pull_from(rq, src))
+		if (src != rq && src->nr_movable > 0 && pull_from(rq, src))
 			return;
 	}
 }

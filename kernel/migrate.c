@@ -80,8 +80,13 @@ int set_cpus_allowed(struct task *p, const cpumask_t *mask)
 	flags = arch_local_irq_save();
 	arch_spin_lock(&p->pi_lock);
 	rq = task_rq_lock(p);
+	if (p->on_rq)
+		account_movable(rq, p, -1);
 	cpumask_copy(&p->cpus_mask, mask);
 	p->nr_cpus_allowed = cpumask_weight(mask);
+	if (p->on_rq)
+		account_movable(rq, p, 1);
+	update_rt_overload(rq);
 	p->migration_pending = !cpumask_test_cpu(rq->cpu, mask);
 	running = rq->curr == p;
 	if (p->migration_pending && running && !p->migration_disabled)

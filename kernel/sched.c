@@ -36,12 +36,28 @@ static bool task_is_rt(const struct task *p)
 	return p->prio < MAX_RT_PRIO;
 }
 
+/* Count p (queued on rq) in or out of the tasks balancing may move. */
+void account_movable(struct rq *rq, struct task *p, int sign)
+{
+	if (p->nr_cpus_allowed > 1) {
+		rq->nr_movable += sign;
+		if (task_is_rt(p))
+			rq->nr_rt_movable += sign;
+	}
+}
+
+static bool movable_curr(const struct rq *rq, bool rt)
+{
+	const struct task *c = rq->curr;
+
+	return c && c != rq->idle && c->nr_cpus_allowed > 1 &&
+	       (!rt || task_is_rt(c));
+}
+
 /* Whether rq has RT tasks waiting that another CPU might run. */
 void update_rt_overload(struct rq *rq)
 {
-	int running_rt = rq->curr && rq->curr != rq->idle && task_is_rt(rq->curr);
-
-	if (rq->nr_rt - running_rt > 0)
+	if (rq->nr_rt_movable - movable_curr(rq, true) > 0)
 		cpumask_set_cpu(rq->cpu, &rt_overload_mask);
 	else
 		cpumask_clear_cpu(rq->cpu, &rt_overload_mask);
@@ -61,6 +77,7 @@ void enqueue_task(struct rq *rq, struct task *p, bool head)
 	else
 		list_add_tail(&p->run_list, q);
 	rq->nr_running++;
+	account_movable(rq, p, 1);
 	p->on_rq = true;
 	update_rt_overload(rq);
 }
@@ -74,6 +91,7 @@ void dequeue_task(struct rq *rq, struct task *p)
 		rq->nr_rt--;
 	}
 	rq->nr_running--;
+	account_movable(rq, p, -1);
 	p->on_rq = false;
 	update_rt_overload(rq);
 }
@@ -377,9 +395,12 @@ static bool work_elsewhere(struct rq *rq)
 		return true;
 	if (rq->curr != rq->idle)
 		return false;
-	for_each_online_cpu(cpu)
-		if (cpu_rq(cpu)->nr_running > 1)
+	for_each_online_cpu(cpu) {
+		struct rq *src = cpu_rq(cpu);
+
+		if (src->nr_movable - movable_curr(src, false) > 0)
 			return true;
+	}
 	return false;
 }
 

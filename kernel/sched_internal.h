@@ -16,6 +16,8 @@ struct rq {
 	struct list_head normal_queue;
 	int nr_running;              /* queued, running one included, idle not */
 	int nr_rt;                   /* RT tasks among them */
+	int nr_movable;              /* queued tasks allowed elsewhere too */
+	int nr_rt_movable;           /* RT ones among those */
 	struct task *curr;
 	struct task *idle;
 	int cpu;
@@ -29,6 +31,7 @@ DECLARE_PER_CPU(struct rq, runqueues);
 extern cpumask_t rt_overload_mask;
 
 void enqueue_task(struct rq *rq, struct task *p, bool head);
+void account_movable(struct rq *rq, struct task *p, int sign);
 void dequeue_task(struct rq *rq, struct task *p);
 int rq_best_prio(const struct rq *rq);
 void update_rt_overload(struct rq *rq);

@@ -1,7 +1,8 @@
 /*
  * The clock and the tick. The TSC is the clock: constant-rate on every CPU
- * QEMU models, and readable in one instruction. The tick is each CPU's
- * LAPIC timer in periodic mode.
+ * QEMU models, and readable in one instruction. Each CPU's LAPIC timer runs
+ * one-shot, armed for the earlier of its next tick and its first pending
+ * timer, so a sleep can end between ticks instead of at the next one.
  */
 #include "time.h"
 #include "apic.h"
@@ -10,8 +11,13 @@
 #include "sched.h"
 #include "timer.h"
 
+#define TICK_NS (1000000000ul / HZ)
+#define MIN_EVENT_NS 2000 /* sooner than this: not worth an interrupt */
+
 volatile unsigned long jiffies;
 DEFINE_PER_CPU(unsigned long, cpu_ticks);
+static DEFINE_PER_CPU(uint64_t, next_tick);  /* when this CPU ticks next */
+static DEFINE_PER_CPU(uint64_t, next_event); /* when its timer is armed for */
 
 static uint64_t tsc_at_boot;
 /* ns = cycles * ns_mult >> 32: a multiply instead of a 128-bit divide. */
@@ -40,11 +46,50 @@ void time_init(void)
 	       HZ);
 }
 
-void timer_interrupt(void)
+static void program_event(uint64_t when, uint64_t now)
 {
+	uint64_t delta = when > now + MIN_EVENT_NS ? when - now : MIN_EVENT_NS;
+
+	this_cpu_write(next_event, now + delta);
+	lapic_timer_oneshot(delta);
+}
+
+void tick_setup_cpu(void)
+{
+	uint64_t now = ktime_get_ns();
+
+	this_cpu_write(next_tick, now + TICK_NS);
+	program_event(now + TICK_NS, now);
+}
+
+void tick_event_before(uint64_t when)
+{
+	if (when < this_cpu_read(next_event))
+		program_event(when, ktime_get_ns());
+}
+
+/* A tick that comes late (the vCPU was not running) is one tick, not a
+ * burst of the ones missed: ticks are events, the TSC tells the time. */
+static void tick(uint64_t now)
+{
+	uint64_t next = this_cpu_read(next_tick) + TICK_NS;
+
+	this_cpu_write(next_tick, next > now ? next : now + TICK_NS);
 	this_cpu_inc(cpu_ticks);
 	if (raw_smp_processor_id() == 0)
 		jiffies++;
-	run_local_timers();
 	scheduler_tick();
+}
+
+void timer_interrupt(void)
+{
+	uint64_t now = ktime_get_ns(), next;
+
+	if (now >= this_cpu_read(next_tick))
+		tick(now);
+	run_local_timers();
+	next = this_cpu_read(next_tick);
+	if (timers_next_expiry() < next)
+		next = timers_next_expiry();
+	program_event(next, ktime_get_ns());
 }

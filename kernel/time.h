@@ -22,7 +22,15 @@ uint64_t cycles_to_ns(uint64_t cycles);
 /* Calibrate the clock and the tick (boot CPU, before the APs start). */
 void time_init(void);
 
-/* Called from the local timer interrupt on every CPU, HZ times a second. */
+/* Start this CPU's tick (after time_init). */
+void tick_setup_cpu(void);
+
+/* Make sure this CPU's timer interrupt comes no later than when (ns):
+ * a timer due before the next tick asks for its own interrupt. Interrupts
+ * off. */
+void tick_event_before(uint64_t when);
+
+/* The local timer interrupt: the tick (HZ times a second) and timers. */
 void timer_interrupt(void);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Timers (see timer.h) and sleeping. Each CPU keeps its pending timers in
- * a list sorted by expiry under its own lock, so the tick only looks at
- * the head. A timer's function runs with that lock held: del_timer(),
+ * a list sorted by expiry under its own lock, so the timer interrupt only
+ * looks at the head. A timer's function runs with that lock held: del_timer(),
  * which takes the same lock, then knows the function is not running, and
  * a timer on the sleeper's stack can go away safely.
  */
@@ -48,6 +48,7 @@ void add_timer(struct timer_list *t, uint64_t expires)
 			break;
 	list_add_tail(&t->entry, &pos->entry); /* before the later one */
 	arch_spin_unlock(&base->lock);
+	tick_event_before(expires);
 	local_irq_restore(flags);
 }
 
@@ -94,6 +95,19 @@ void run_local_timers(void)
 		t->function(t);
 	}
 	arch_spin_unlock(&base->lock);
+}
+
+uint64_t timers_next_expiry(void)
+{
+	struct timer_base *base = this_cpu_ptr(&timer_bases);
+	uint64_t when = ~0ul;
+
+	arch_spin_lock(&base->lock);
+	if (!list_empty(&base->pending))
+		when = list_first_entry(&base->pending, struct timer_list,
+					entry)->expires;
+	arch_spin_unlock(&base->lock);
+	return when;
 }
 
 /* ---- sleeping ---- */

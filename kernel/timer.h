@@ -1,6 +1,7 @@
 /*
  * Per-CPU timers: a function called in hard-interrupt context on the CPU
- * that queued it, at the first tick at or after its expiry time.
+ * that queued it, as soon as it can after its expiry time (each CPU's
+ * timer interrupt is armed for its first timer, see time.c).
  */
 #ifndef TIMER_H
 #define TIMER_H
@@ -24,7 +25,9 @@ void add_timer(struct timer_list *t, uint64_t expires);
 bool del_timer(struct timer_list *t);
 
 void timers_init(void);
-/* The tick: run this CPU's expired timers. */
+/* From the timer interrupt: run this CPU's expired timers. */
 void run_local_timers(void);
+/* When this CPU's first pending timer expires; ~0 if none. */
+uint64_t timers_next_expiry(void);
 
 #endif

@@ -32,7 +32,6 @@ enum {
 #define APIC_BASE_ENABLE (1u << 11)
 #define SVR_ENABLE (1u << 8)
 #define LVT_MASKED (1u << 16)
-#define LVT_TIMER_PERIODIC (1u << 17)
 #define LVT_DELIVERY_NMI (4u << 8)
 #define ICR_PENDING (1u << 12)
 #define ICR_NMI (4u << 8)
@@ -45,6 +44,7 @@ enum {
 
 static volatile uint32_t *lapic_regs;
 static uint64_t timer_hz;   /* timer input clock after the divider */
+static uint64_t count_per_ns; /* timer counts per ns, << 32 */
 static unsigned long apic_errors;
 
 static uint32_t apic_read(unsigned reg)
@@ -164,14 +164,21 @@ void lapic_timer_calibrate(void)
 	timer_hz = (uint64_t)(0xffffffffu - left) * 50;
 	if (timer_hz < 1000)
 		panic("LAPIC timer does not count (%lu Hz)", timer_hz);
+	count_per_ns = (timer_hz << 32) / 1000000000u;
 	trap_set_handler(LOCAL_TIMER_VECTOR, lapic_timer_interrupt);
 }
 
-void lapic_timer_start(unsigned hz)
+void lapic_timer_oneshot(uint64_t ns)
 {
+	uint64_t count = (uint64_t)(((unsigned __int128)ns * count_per_ns) >> 32);
+
+	if (count == 0)
+		count = 1;
+	if (count > 0xffffffffu)
+		count = 0xffffffffu;
 	apic_write(APIC_TIMER_DIV, TIMER_DIV_16);
-	apic_write(APIC_LVT_TIMER, LVT_TIMER_PERIODIC | LOCAL_TIMER_VECTOR);
-	apic_write(APIC_TIMER_INIT, (uint32_t)(timer_hz / hz));
+	apic_write(APIC_LVT_TIMER, LOCAL_TIMER_VECTOR); /* one-shot */
+	apic_write(APIC_TIMER_INIT, (uint32_t)count);
 }
 
 uint64_t lapic_timer_hz(void)

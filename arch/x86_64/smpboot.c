@@ -126,7 +126,7 @@ __attribute__((noreturn)) static void ap_start(int cpu)
 	idt_load();                               /* exceptions reported */
 	lapic_setup_cpu();                        /* interrupts and IPIs */
 	sched_init_ap(cpu);                       /* we are its idle task */
-	lapic_timer_start(HZ);                    /* its own tick */
+	tick_setup_cpu();                         /* its own tick */
 	set_cpu_online(cpu);
 	__atomic_store_n(&b->online, true, __ATOMIC_RELEASE);
 	cpu_idle();
@@ -276,6 +276,6 @@ void smp_prepare_cpus(void)
 	ioapic_init(apic_ids[0]);
 	smp_ipi_init();
 	time_init();
-	lapic_timer_start(HZ);
+	tick_setup_cpu();
 	nr_found = n;
 }
