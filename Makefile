@@ -112,7 +112,7 @@ gdb:
 
 # The test matrix: every CPU count on both RT settings.
 TEST_CPUS ?= 1 2 4 8
-TEST_RT   ?= 1
+TEST_RT   ?= 0 1
 test:
 	CPUS_LIST="$(TEST_CPUS)" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) \
 	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh

@@ -12,7 +12,7 @@
 #include "paging.h"
 #include "panic.h"
 #include "printk.h"
-#include "spinlock.h"
+#include "arch_spinlock.h"
 #include "string.h"
 
 #define SLAB_MAGIC  0x51ab51ab51ab51abul

@@ -26,7 +26,6 @@ static arch_spinlock_t tasklist_lock = ARCH_SPIN_LOCK_UNLOCKED;
 static LIST_HEAD(all_tasks);         /* under tasklist_lock */
 static int next_task_id;
 
-static DECLARE_WAIT_QUEUE_HEAD(exit_wq);  /* joiners: t->exited */
 static arch_spinlock_t reap_lock = ARCH_SPIN_LOCK_UNLOCKED;
 static LIST_HEAD(reap_list);         /* under reap_lock */
 static DECLARE_WAIT_QUEUE_HEAD(reap_wq);
@@ -68,6 +67,7 @@ static struct task *task_alloc(const char *name)
 	strlcpy(t->name, name, sizeof(t->name));
 	INIT_LIST_HEAD(&t->run_list);
 	INIT_LIST_HEAD(&t->reap);
+	INIT_LIST_HEAD(&t->pi_locks);
 	t->policy = SCHED_NORMAL;
 	t->prio = t->normal_prio = NORMAL_PRIO;
 	t->time_slice = NORMAL_TIMESLICE_TICKS;
@@ -88,6 +88,7 @@ struct task *idle_task_alloc(int cpu)
 	snprintf(t->name, sizeof(t->name), "idle/%d", cpu);
 	INIT_LIST_HEAD(&t->run_list);
 	INIT_LIST_HEAD(&t->reap);
+	INIT_LIST_HEAD(&t->pi_locks);
 	t->refcount = 1;
 	tasklist_add(t);
 	return t;
@@ -134,11 +135,16 @@ __attribute__((noreturn)) void kthread_entry(struct task *prev)
 
 __attribute__((noreturn)) void kthread_exit(int code)
 {
-	struct task *t = current;
+	struct task *t = current, *joiner;
 
 	t->exit_code = code;
-	__atomic_store_n(&t->exited, true, __ATOMIC_RELEASE);
-	wake_up(&exit_wq);
+	/* Pairs with kthread_join(): it publishes itself, then tests
+	 * exited; we publish exited, then look for it. One of us sees the
+	 * other. */
+	__atomic_store_n(&t->exited, true, __ATOMIC_SEQ_CST);
+	joiner = __atomic_load_n(&t->joiner, __ATOMIC_SEQ_CST);
+	if (joiner)
+		wake_up_process(joiner);
 	set_current_state(TASK_DEAD);
 	schedule();
 	panic("kthread_exit: dead task %s/%d ran again", t->name, t->id);
@@ -166,7 +172,16 @@ int kthread_join(struct task *t)
 {
 	int code;
 
-	wait_event(exit_wq, __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE));
+	if (WARN_ON(t->joiner))
+		return -1; /* one joiner per task */
+	__atomic_store_n(&t->joiner, current, __ATOMIC_SEQ_CST);
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (__atomic_load_n(&t->exited, __ATOMIC_SEQ_CST))
+			break;
+		schedule();
+	}
+	set_current_state(TASK_RUNNING);
 	/* Until it has switched out for good, the task still holds its own
 	 * reference: wait for that (a few instructions on its CPU), so that
 	 * ours is the last and the memory is free when we return. */

@@ -10,7 +10,7 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
-#include "spinlock.h"
+#include "arch_spinlock.h"
 #include "string.h"
 
 #define NR_PAGES (PAGE_ALLOC_MAX_PHYS / PAGE_SIZE)

@@ -6,7 +6,7 @@
 #include "printk.h"
 #include "percpu.h"
 #include "serial.h"
-#include "spinlock.h"
+#include "arch_spinlock.h"
 #include "vsprintf.h"
 
 #define PRINTK_BUF 512

@@ -16,6 +16,7 @@
 #include "kmalloc.h"
 #include "panic.h"
 #include "printk.h"
+#include "rtmutex.h"
 #include "smp.h"
 #include "smp_arch.h"
 #include "stack.h"
@@ -472,15 +473,27 @@ int sched_setscheduler(struct task *p, int policy, int rt_priority)
 	p->normal_prio = normal_prio_of(policy, rt_priority);
 	p->time_slice = policy == SCHED_RR ? RR_TIMESLICE_TICKS
 					   : NORMAL_TIMESLICE_TICKS;
-	set_task_prio(p, effective_prio(p));
 	arch_spin_unlock(&p->pi_lock);
 	local_irq_restore(flags);
+	/* The effective priority also counts what p inherits, and a change
+	 * of a blocked task's priority travels along its chain. */
+	rt_mutex_adjust_pi(p);
 	return 0;
 }
 
-/* ---- smp_processor_id() checking ---- */
+/* ---- context checks ---- */
 
-unsigned long smp_processor_id_warnings;
+unsigned long smp_processor_id_warnings, might_sleep_warnings;
+
+void might_sleep_report(void)
+{
+	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
+		return;
+	printk("BUG: sleeping function called from invalid context: %s/%d, "
+	       "preempt count %#x, interrupts %s\n", current->name, current->id,
+	       preempt_count(), irqs_disabled() ? "off" : "on");
+	dump_stack();
+}
 
 void debug_smp_processor_id_report(void)
 {

@@ -13,7 +13,9 @@
 #include "list.h"
 #include "percpu.h"
 #include "preempt.h"
-#include "spinlock.h"
+#include "arch_spinlock.h"
+
+struct rt_mutex_waiter;
 
 enum sched_policy { SCHED_NORMAL = 0, SCHED_FIFO = 1, SCHED_RR = 2 };
 
@@ -65,11 +67,16 @@ struct task {
 	/* pi_lock serialises wakeups and priority changes of this task. */
 	arch_spinlock_t pi_lock;
 
+	/* Priority inheritance (rtmutex.c, under its chain lock). */
+	struct list_head pi_locks;   /* rt_mutexes it owns that have waiters */
+	struct rt_mutex_waiter *pi_blocked_on;
+
 	/* Life cycle (kthread.c). */
 	int (*fn)(void *arg);
 	void *arg;
 	int exit_code;
 	volatile bool exited;        /* exit_code is final */
+	struct task *volatile joiner; /* the task in kthread_join(), if any */
 	int refcount;                /* the task's own, and its creator's */
 	struct list_head tasks;      /* all tasks: for the timeout report */
 	struct list_head reap;       /* on the reaper's list */
@@ -177,8 +184,27 @@ void resched_cpu(int cpu);
 void sched_show_all(void);              /* every task: state, CPU, stack */
 void show_task_stack(struct task *t);
 
+/*
+ * might_sleep(): a function that may sleep says so first; called where
+ * sleeping is not allowed (interrupts or preemption off, in an interrupt)
+ * it is reported. A debugging check: it compiles away without LOCKDEP.
+ */
+#ifdef CONFIG_LOCKDEP
+void might_sleep_report(void);
+static inline void might_sleep(void)
+{
+	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
+		might_sleep_report();
+}
+#else
+static inline void might_sleep(void)
+{
+}
+#endif
+
 /* Counters for tests and benchmarks. */
 DECLARE_PER_CPU(unsigned long, nr_switches);
 extern unsigned long smp_processor_id_warnings;
+extern unsigned long might_sleep_warnings;
 
 #endif

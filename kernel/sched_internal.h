@@ -43,12 +43,6 @@ void check_preempt_curr(struct rq *rq, struct task *p);
 void set_task_prio(struct task *p, int prio);
 void finish_task_switch(struct task *prev);
 
-/* The priority a task runs at: its own (priority inheritance adds to it). */
-static inline int effective_prio(struct task *p)
-{
-	return p->normal_prio;
-}
-
 /* migrate.c */
 bool task_can_move(struct rq *rq, struct task *p, int dest_cpu);
 void move_queued_task(struct rq *src, struct rq *dst, struct task *p);

@@ -15,7 +15,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "smp_arch.h"
-#include "spinlock.h"
+#include "arch_spinlock.h"
 
 struct call_data {
 	struct call_data *next;

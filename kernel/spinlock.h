@@ -1,71 +1,210 @@
 /*
- * Spinlocks. arch_spinlock_t is the bare ticket lock (Mellor-Crummey and
- * Scott, "Algorithms for scalable synchronization on shared-memory
- * multiprocessors", 1991): fair, FIFO, one atomic to take it uncontended.
- * The lock types of spinlock.h proper build on it.
+ * Spinlocks, in Linux's two kinds (see docs/locks.md):
+ *
+ * raw_spinlock_t always spins, with preemption off while held (and
+ * interrupts too in the _irq/_irqsave forms). For the few places that
+ * must never sleep: the scheduler, interrupt handlers, the lock code.
+ *
+ * spinlock_t is what the rest of the kernel uses. Without PREEMPT_RT it
+ * is a raw spinlock. With PREEMPT_RT (RT=1) it is a sleeping lock built on
+ * rt_mutex, so it inherits priority, taken with migration disabled and
+ * preemption left on; its _irq/_irqsave forms leave interrupts on, as in
+ * RT Linux (the interrupt handlers that would need them off run in
+ * threads there).
  */
 #ifndef SPINLOCK_H
 #define SPINLOCK_H
 
-#include <stdbool.h>
-#include <stdint.h>
-#include "cpu.h"
-#include "irqflags.h"
+#include "arch_spinlock.h"
+#include "preempt.h"
+#include "rtmutex.h"
+#include "sched.h"
 
-/*
- * next: the ticket the next arriving CPU takes (fetch-and-add by arrivals).
- * owner: the ticket now served; written only by the holder, at release.
- * The lock is free when owner == next.
- */
-typedef struct {
-	union {
-		uint32_t val;
-		struct {
-			uint16_t owner;
-			uint16_t next;
-		};
-	};
-} arch_spinlock_t;
+typedef struct raw_spinlock {
+	arch_spinlock_t raw_lock;
+} raw_spinlock_t;
 
-#define ARCH_SPIN_LOCK_UNLOCKED {{0}}
-#define TICKET_NEXT_ONE (1u << 16)
+#define __RAW_SPIN_LOCK_UNLOCKED(name) {.raw_lock = ARCH_SPIN_LOCK_UNLOCKED}
+#define DEFINE_RAW_SPINLOCK(name) raw_spinlock_t name = __RAW_SPIN_LOCK_UNLOCKED(name)
 
-static inline void arch_spin_lock(arch_spinlock_t *l)
+static inline void raw_spin_lock_init(raw_spinlock_t *l)
 {
-	/* Acquire ordering on the loads that see our turn come: nothing in
-	 * the critical section may be read before the lock is ours. */
-	uint32_t old = __atomic_fetch_add(&l->val, TICKET_NEXT_ONE,
-					  __ATOMIC_ACQUIRE);
-	uint16_t ticket = (uint16_t)(old >> 16);
-
-	if ((uint16_t)old == ticket)
-		return;
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
-		cpu_relax();
+	*l = (raw_spinlock_t)__RAW_SPIN_LOCK_UNLOCKED(l);
 }
 
-static inline bool arch_spin_trylock(arch_spinlock_t *l)
+static inline void raw_spin_lock(raw_spinlock_t *l)
 {
-	uint32_t old = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
+	preempt_disable();
+	arch_spin_lock(&l->raw_lock);
+}
 
-	if ((uint16_t)old != (uint16_t)(old >> 16))
+static inline void raw_spin_unlock(raw_spinlock_t *l)
+{
+	arch_spin_unlock(&l->raw_lock);
+	preempt_enable();
+}
+
+static inline bool raw_spin_trylock(raw_spinlock_t *l)
+{
+	preempt_disable();
+	if (arch_spin_trylock(&l->raw_lock))
+		return true;
+	preempt_enable();
+	return false;
+}
+
+static inline void raw_spin_lock_irq(raw_spinlock_t *l)
+{
+	local_irq_disable();
+	raw_spin_lock(l);
+}
+
+static inline void raw_spin_unlock_irq(raw_spinlock_t *l)
+{
+	raw_spin_unlock(l);
+	local_irq_enable();
+}
+
+static inline unsigned long _raw_spin_lock_irqsave(raw_spinlock_t *l)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	raw_spin_lock(l);
+	return flags;
+}
+
+static inline void raw_spin_unlock_irqrestore(raw_spinlock_t *l,
+					      unsigned long flags)
+{
+	arch_spin_unlock(&l->raw_lock);
+	local_irq_restore(flags);
+	preempt_enable();
+}
+
+#define raw_spin_lock_irqsave(l, flags) ((flags) = _raw_spin_lock_irqsave(l))
+
+static inline bool raw_spin_is_locked(raw_spinlock_t *l)
+{
+	return arch_spin_is_locked(&l->raw_lock);
+}
+
+#ifdef CONFIG_PREEMPT_RT
+
+typedef struct spinlock {
+	struct rt_mutex lock;
+} spinlock_t;
+
+#define __SPIN_LOCK_UNLOCKED(name) {.lock = __RT_MUTEX_INITIALIZER(name)}
+
+static inline void spin_lock_init(spinlock_t *l)
+{
+	rt_mutex_init(&l->lock);
+}
+
+/* Lock first, then pin: the task may move while it waits, but not while
+ * it holds the lock and touches the data the lock covers. */
+static inline void spin_lock(spinlock_t *l)
+{
+	rt_mutex_lock(&l->lock);
+	migrate_disable();
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	migrate_enable();
+	rt_mutex_unlock(&l->lock);
+}
+
+static inline bool spin_trylock(spinlock_t *l)
+{
+	if (!rt_mutex_trylock(&l->lock))
 		return false;
-	return __atomic_compare_exchange_n(&l->val, &old, old + TICKET_NEXT_ONE,
-					   false, __ATOMIC_ACQUIRE,
-					   __ATOMIC_RELAXED);
+	migrate_disable();
+	return true;
 }
 
-static inline void arch_spin_unlock(arch_spinlock_t *l)
+static inline void spin_lock_irq(spinlock_t *l)
 {
-	/* Only the holder writes owner, so a plain increment is safe; the
-	 * release store keeps every critical-section access before it. */
-	__atomic_store_n(&l->owner, (uint16_t)(l->owner + 1), __ATOMIC_RELEASE);
+	spin_lock(l);
 }
 
-static inline bool arch_spin_is_locked(arch_spinlock_t *l)
+static inline void spin_unlock_irq(spinlock_t *l)
 {
-	uint32_t v = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
-	return (uint16_t)v != (uint16_t)(v >> 16);
+	spin_unlock(l);
 }
+
+static inline unsigned long _spin_lock_irqsave(spinlock_t *l)
+{
+	spin_lock(l);
+	return 0;
+}
+
+static inline void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags)
+{
+	spin_unlock(l);
+}
+
+static inline bool spin_is_locked(spinlock_t *l)
+{
+	return rt_mutex_is_locked(&l->lock);
+}
+
+#else /* !CONFIG_PREEMPT_RT */
+
+typedef struct spinlock {
+	raw_spinlock_t rlock;
+} spinlock_t;
+
+#define __SPIN_LOCK_UNLOCKED(name) {.rlock = __RAW_SPIN_LOCK_UNLOCKED(name)}
+
+static inline void spin_lock_init(spinlock_t *l)
+{
+	raw_spin_lock_init(&l->rlock);
+}
+
+static inline void spin_lock(spinlock_t *l)
+{
+	raw_spin_lock(&l->rlock);
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	raw_spin_unlock(&l->rlock);
+}
+
+static inline bool spin_trylock(spinlock_t *l)
+{
+	return raw_spin_trylock(&l->rlock);
+}
+
+static inline void spin_lock_irq(spinlock_t *l)
+{
+	raw_spin_lock_irq(&l->rlock);
+}
+
+static inline void spin_unlock_irq(spinlock_t *l)
+{
+	raw_spin_unlock_irq(&l->rlock);
+}
+
+static inline unsigned long _spin_lock_irqsave(spinlock_t *l)
+{
+	return _raw_spin_lock_irqsave(&l->rlock);
+}
+
+static inline void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&l->rlock, flags);
+}
+
+static inline bool spin_is_locked(spinlock_t *l)
+{
+	return raw_spin_is_locked(&l->rlock);
+}
+
+#endif /* CONFIG_PREEMPT_RT */
+
+#define DEFINE_SPINLOCK(name) spinlock_t name = __SPIN_LOCK_UNLOCKED(name)
+#define spin_lock_irqsave(l, flags) ((flags) = _spin_lock_irqsave(l))
 
 #endif

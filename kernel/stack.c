@@ -8,7 +8,7 @@
 #include "memlayout.h"
 #include "page_alloc.h"
 #include "paging.h"
-#include "spinlock.h"
+#include "arch_spinlock.h"
 
 #define KSTACK_REGION 0xffffc90000000000ul
 #define KSTACK_SLOT (KSTACK_SIZE + PAGE_SIZE)
@@ -53,19 +53,87 @@ static uintptr_t slot_stack(long slot)
 	return KSTACK_REGION + slot * KSTACK_SLOT + PAGE_SIZE;
 }
 
-/* Unmap the first `mapped` pages of a stack, flush every CPU's TLB (a
- * task may have run on any of them), and only then free the pages. */
-static void unmap_stack(uintptr_t base, int mapped)
-{
+/*
+ * A freed stack's pages may still be in other CPUs' TLBs (the task ran
+ * there, or they touched objects on its stack), so neither its pages nor
+ * its slot may be reused before every CPU has flushed. Flushing means an
+ * IPI to every CPU and a wait for all of them, too dear for each exit:
+ * freed stacks wait here, unmapped, and are released in batches, one
+ * flush for KSTACK_LAZY_MAX of them (Linux's vmalloc does the same).
+ */
+#define KSTACK_LAZY_MAX 32
+
+struct dead_stack {
+	long slot;
 	uint64_t pa[KSTACK_PAGES];
+	int nr_pages;
+};
+
+/* Under lazy_lock. */
+static struct dead_stack lazy[KSTACK_LAZY_MAX];
+static int nr_lazy;
+static arch_spinlock_t lazy_lock = ARCH_SPIN_LOCK_UNLOCKED;
+
+static void release_dead(const struct dead_stack *d)
+{
+	for (int i = 0; i < d->nr_pages; i++)
+		page_free(phys_to_virt(d->pa[i]));
+	slot_put(d->slot);
+}
+
+void kstack_drain(void)
+{
+	static struct dead_stack batch[KSTACK_LAZY_MAX];
+	static arch_spinlock_t drain_lock = ARCH_SPIN_LOCK_UNLOCKED;
+	unsigned long flags;
+	int n;
+
+	/* One drainer at a time (it owns `batch`); the others need not
+	 * wait for it: their stacks are in this batch or the next. */
+	if (!arch_spin_trylock(&drain_lock))
+		return;
+	flags = arch_local_irq_save();
+	arch_spin_lock(&lazy_lock);
+	n = nr_lazy;
+	for (int i = 0; i < n; i++)
+		batch[i] = lazy[i];
+	nr_lazy = 0;
+	arch_spin_unlock(&lazy_lock);
+	local_irq_restore(flags);
+	if (n) {
+		flush_tlb_all();
+		for (int i = 0; i < n; i++)
+			release_dead(&batch[i]);
+	}
+	arch_spin_unlock(&drain_lock);
+}
+
+/* Unmap a stack's first `mapped` pages and queue them for release. */
+static void unmap_stack(uintptr_t base, int mapped, long slot)
+{
+	struct dead_stack d = {.slot = slot, .nr_pages = mapped};
+	unsigned long flags;
+	bool full;
 
 	for (int i = 0; i < mapped; i++) {
-		pa[i] = paging_translate(base + i * PAGE_SIZE);
+		d.pa[i] = paging_translate(base + i * PAGE_SIZE);
 		paging_unmap_page(base + i * PAGE_SIZE);
 	}
-	flush_tlb_kernel_range(base, base + mapped * PAGE_SIZE);
-	for (int i = 0; i < mapped; i++)
-		page_free(phys_to_virt(pa[i]));
+	for (;;) {
+		flags = arch_local_irq_save();
+		arch_spin_lock(&lazy_lock);
+		full = nr_lazy == KSTACK_LAZY_MAX;
+		if (!full)
+			lazy[nr_lazy++] = d;
+		arch_spin_unlock(&lazy_lock);
+		local_irq_restore(flags);
+		if (!full)
+			break;
+		kstack_drain();
+		cpu_relax();
+	}
+	if (__atomic_load_n(&nr_lazy, __ATOMIC_RELAXED) == KSTACK_LAZY_MAX)
+		kstack_drain();
 }
 
 void *kstack_alloc(void)
@@ -84,8 +152,7 @@ void *kstack_alloc(void)
 					      PTE_W | PTE_NX)) {
 			if (page)
 				page_free(page);
-			unmap_stack(base, i);
-			slot_put(slot);
+			unmap_stack(base, i, slot);
 			return 0;
 		}
 	}
@@ -96,8 +163,8 @@ void kstack_free(void *stack)
 {
 	uintptr_t base = (uintptr_t)stack;
 
-	unmap_stack(base, KSTACK_PAGES);
-	slot_put((long)((base - KSTACK_REGION) / KSTACK_SLOT));
+	unmap_stack(base, KSTACK_PAGES,
+		    (long)((base - KSTACK_REGION) / KSTACK_SLOT));
 }
 
 void *kstack_guard(void *stack)

@@ -14,7 +14,13 @@
 /* The lowest usable address of a new stack (its top is + KSTACK_SIZE);
  * NULL when no memory or no slot is left. */
 void *kstack_alloc(void);
+/* Unmaps at once; the memory comes back in batches (see stack.c). Needs
+ * interrupts on. */
 void kstack_free(void *stack);
+
+/* Release every freed stack now (one TLB flush on every CPU): for callers
+ * that count free pages. */
+void kstack_drain(void);
 
 /* The guard page below a stack. */
 void *kstack_guard(void *stack);

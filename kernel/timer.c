@@ -9,7 +9,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "sched.h"
-#include "spinlock.h"
+#include "arch_spinlock.h"
 #include "time.h"
 
 struct timer_base {

@@ -11,7 +11,7 @@
 #include "page_alloc.h"
 #include "panic.h"
 #include "smp.h"
-#include "spinlock.h"
+#include "arch_spinlock.h"
 #include "string.h"
 
 #define PT_ENTRIES 512
@@ -174,6 +174,17 @@ void flush_tlb_kernel_range(uintptr_t start, uintptr_t end)
 
 	flush_range_local(range);
 	smp_call_function_many(cpu_online_mask, flush_range_local, range, true);
+}
+
+static void flush_local(void *unused)
+{
+	write_cr3(read_cr3());
+}
+
+void flush_tlb_all(void)
+{
+	flush_local(0);
+	smp_call_function_many(cpu_online_mask, flush_local, 0, true);
 }
 
 static uint64_t image_flags(uintptr_t va)

@@ -42,6 +42,10 @@ uint64_t paging_translate(uintptr_t va);
  * the pages are reused. Needs interrupts on (it waits for the others). */
 void flush_tlb_kernel_range(uintptr_t start, uintptr_t end);
 
+/* Flush every online CPU's TLB of all but global (kernel image, direct
+ * map) entries. Needs interrupts on. */
+void flush_tlb_all(void);
+
 /* Device registers: pa..pa+size mapped uncached in the direct map. */
 void *ioremap(uint64_t pa, size_t size);
 

@@ -1,0 +1,90 @@
+/*
+ * local_lock_t: a lock that protects this CPU's copy of some per-CPU data,
+ * named so that the protection is visible (and checkable) where the data
+ * is used. As in Linux:
+ *
+ *   without PREEMPT_RT  local_lock() disables preemption (and
+ *                       local_lock_irqsave() interrupts); nothing else on
+ *                       this CPU can run, so the copy is ours.
+ *   with PREEMPT_RT     local_lock() disables migration and takes this
+ *                       CPU's spinlock_t (a sleeping lock): another task on
+ *                       this CPU may preempt us, but blocks on the lock if
+ *                       it wants the same copy; priority inheritance keeps
+ *                       the wait bounded.
+ *
+ * The argument names a per-CPU local_lock_t, usually a member of a per-CPU
+ * struct:  static DEFINE_PER_CPU(struct s, pcp) = {.lock = INIT_LOCAL_LOCK(lock)};
+ *          local_lock(&pcp.lock);
+ */
+#ifndef LOCAL_LOCK_H
+#define LOCAL_LOCK_H
+
+#include "percpu.h"
+#include "sched.h"
+#include "spinlock.h"
+
+#ifdef CONFIG_PREEMPT_RT
+
+typedef spinlock_t local_lock_t;
+
+#define INIT_LOCAL_LOCK(name) __SPIN_LOCK_UNLOCKED(name)
+
+#define local_lock(l)                                                         \
+	do {                                                                  \
+		migrate_disable();                                            \
+		spin_lock(this_cpu_ptr(l));                                   \
+	} while (0)
+
+#define local_unlock(l)                                                       \
+	do {                                                                  \
+		spin_unlock(this_cpu_ptr(l));                                 \
+		migrate_enable();                                             \
+	} while (0)
+
+#define local_lock_irqsave(l, flags)                                          \
+	do {                                                                  \
+		(flags) = 0;                                                  \
+		local_lock(l);                                                \
+	} while (0)
+
+#define local_unlock_irqrestore(l, flags)                                     \
+	do {                                                                  \
+		(void)(flags);                                                \
+		local_unlock(l);                                              \
+	} while (0)
+
+#else /* !CONFIG_PREEMPT_RT */
+
+/* No state of its own: the protection is the CPU itself. */
+typedef struct {
+} local_lock_t;
+
+#define INIT_LOCAL_LOCK(name) {}
+
+#define local_lock(l)                                                         \
+	do {                                                                  \
+		(void)(l);                                                    \
+		preempt_disable();                                            \
+	} while (0)
+
+#define local_unlock(l)                                                       \
+	do {                                                                  \
+		(void)(l);                                                    \
+		preempt_enable();                                             \
+	} while (0)
+
+#define local_lock_irqsave(l, flags)                                          \
+	do {                                                                  \
+		(void)(l);                                                    \
+		local_irq_save(flags);                                        \
+	} while (0)
+
+#define local_unlock_irqrestore(l, flags)                                     \
+	do {                                                                  \
+		(void)(l);                                                    \
+		local_irq_restore(flags);                                     \
+	} while (0)
+
+#endif /* CONFIG_PREEMPT_RT */
+
+#endif
