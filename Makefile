@@ -38,7 +38,7 @@ NASMFLAGS := -f elf64 -g -F dwarf -w+all -Werror
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
 # Quiet rules; `make V=1` shows the commands.
-Q := $(if $(V),,@)
+Q := $(if $(filter 1,$(V)),,@)
 
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
@@ -87,9 +87,15 @@ $(O)/kernel.elf: $(O)/kernel.stage1.elf $(O)/ksyms.o
 $(O)/percpu-ops.ok: $(O)/kernel.elf scripts/check-percpu-ops.sh
 	$(Q)bash scripts/check-percpu-ops.sh $(OBJDUMP) $< && touch $@
 
-$(O)/kernel.iso: $(O)/kernel.elf $(O)/percpu-ops.ok scripts/mkiso.sh
+# The command line the ISO carries: a change of KTEST or CMDLINE remakes it.
+ISO_CMDLINE := $(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))
+$(O)/cmdline: FORCE
+	@mkdir -p $(O)
+	@echo '$(ISO_CMDLINE)' | cmp -s - $@ || echo '$(ISO_CMDLINE)' > $@
+
+$(O)/kernel.iso: $(O)/kernel.elf $(O)/percpu-ops.ok scripts/mkiso.sh $(O)/cmdline
 	@$(if $(Q),echo "  ISO     $@")
-	$(Q)bash scripts/mkiso.sh $< "$(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))" $@
+	$(Q)bash scripts/mkiso.sh $< "$(ISO_CMDLINE)" $@
 
 deps:
 	@bash scripts/deps.sh
@@ -97,6 +103,7 @@ deps:
 # `make qemu` and `make test` install what is missing first.
 ifneq ($(TOOLS_OK),yes)
 qemu qemu-gdb test test-big bench gdb: deps
+$(OBJS) $(O)/ksyms0.asm: | deps
 endif
 
 qemu: all

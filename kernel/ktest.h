@@ -57,35 +57,37 @@ __attribute__((noreturn)) void ktest_abort(void);
 /* Printed as a KTAP diagnostic ("# ...") line inside the current test. */
 void ktest_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-#define KTEST_CMP_(fatal, op, a, b)                                          \
+/* The operands are stringified by the outer macros, before expansion, so
+ * a failure shows what the test wrote, not what a macro made of it. */
+#define KTEST_CMP_(fatal, op, a, b, sa, sb)                                  \
 	do {                                                                 \
 		long long ktest_a_ = (long long)(a);                         \
 		long long ktest_b_ = (long long)(b);                         \
 		if (!(ktest_a_ op ktest_b_)) {                               \
-			ktest_fail(__FILE__, __LINE__, #op, #a, ktest_a_,    \
-				   #b, ktest_b_);                            \
+			ktest_fail(__FILE__, __LINE__, #op, sa, ktest_a_,    \
+				   sb, ktest_b_);                            \
 			if (fatal)                                           \
 				ktest_abort();                               \
 		}                                                            \
 	} while (0)
 
-#define KEXPECT_EQ(a, b) KTEST_CMP_(0, ==, a, b)
-#define KEXPECT_NE(a, b) KTEST_CMP_(0, !=, a, b)
-#define KEXPECT_LT(a, b) KTEST_CMP_(0, <, a, b)
-#define KEXPECT_LE(a, b) KTEST_CMP_(0, <=, a, b)
-#define KEXPECT_GT(a, b) KTEST_CMP_(0, >, a, b)
-#define KEXPECT_GE(a, b) KTEST_CMP_(0, >=, a, b)
-#define KEXPECT_TRUE(x) KTEST_CMP_(0, !=, !!(x), 0)
-#define KEXPECT_FALSE(x) KTEST_CMP_(0, ==, !!(x), 0)
+#define KEXPECT_EQ(a, b) KTEST_CMP_(0, ==, a, b, #a, #b)
+#define KEXPECT_NE(a, b) KTEST_CMP_(0, !=, a, b, #a, #b)
+#define KEXPECT_LT(a, b) KTEST_CMP_(0, <, a, b, #a, #b)
+#define KEXPECT_LE(a, b) KTEST_CMP_(0, <=, a, b, #a, #b)
+#define KEXPECT_GT(a, b) KTEST_CMP_(0, >, a, b, #a, #b)
+#define KEXPECT_GE(a, b) KTEST_CMP_(0, >=, a, b, #a, #b)
+#define KEXPECT_TRUE(x) KTEST_CMP_(0, !=, !!(x), 0, "!!(" #x ")", "0")
+#define KEXPECT_FALSE(x) KTEST_CMP_(0, ==, !!(x), 0, "!!(" #x ")", "0")
 
-#define KASSERT_EQ(a, b) KTEST_CMP_(1, ==, a, b)
-#define KASSERT_NE(a, b) KTEST_CMP_(1, !=, a, b)
-#define KASSERT_LT(a, b) KTEST_CMP_(1, <, a, b)
-#define KASSERT_LE(a, b) KTEST_CMP_(1, <=, a, b)
-#define KASSERT_GT(a, b) KTEST_CMP_(1, >, a, b)
-#define KASSERT_GE(a, b) KTEST_CMP_(1, >=, a, b)
-#define KASSERT_TRUE(x) KTEST_CMP_(1, !=, !!(x), 0)
-#define KASSERT_FALSE(x) KTEST_CMP_(1, ==, !!(x), 0)
+#define KASSERT_EQ(a, b) KTEST_CMP_(1, ==, a, b, #a, #b)
+#define KASSERT_NE(a, b) KTEST_CMP_(1, !=, a, b, #a, #b)
+#define KASSERT_LT(a, b) KTEST_CMP_(1, <, a, b, #a, #b)
+#define KASSERT_LE(a, b) KTEST_CMP_(1, <=, a, b, #a, #b)
+#define KASSERT_GT(a, b) KTEST_CMP_(1, >, a, b, #a, #b)
+#define KASSERT_GE(a, b) KTEST_CMP_(1, >=, a, b, #a, #b)
+#define KASSERT_TRUE(x) KTEST_CMP_(1, !=, !!(x), 0, "!!(" #x ")", "0")
+#define KASSERT_FALSE(x) KTEST_CMP_(1, ==, !!(x), 0, "!!(" #x ")", "0")
 
 /* String equality, with both strings in the failure message. */
 #define KEXPECT_STREQ(a, b)                                                  \

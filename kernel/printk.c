@@ -65,7 +65,12 @@ int vprintk(const char *fmt, va_list ap)
 {
 	char buf[PRINTK_BUF];
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	unsigned long flags = console_lock();
+	unsigned long flags;
+
+	/* A cut line still ends its line, so the next one starts clean. */
+	if (n >= (int)sizeof(buf))
+		buf[sizeof(buf) - 2] = '\n';
+	flags = console_lock();
 
 	for (const char *p = buf; *p; p++)
 		serial_putc(*p);

@@ -16,7 +16,6 @@ enum {
 	IRQ_VECTOR_BASE = 0x30,        /* I/O APIC: ISA IRQ n at 0x30 + n */
 	LOCAL_TIMER_VECTOR = 0xec,
 	IRQ_WORK_VECTOR = 0xf6,        /* irq_work_queue() self-IPI */
-	REBOOT_VECTOR = 0xf8,          /* stop this CPU (smp_send_stop) */
 	CALL_FUNCTION_VECTOR = 0xfc,
 	RESCHEDULE_VECTOR = 0xfd,
 	ERROR_APIC_VECTOR = 0xfe,

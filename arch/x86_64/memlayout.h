@@ -1,8 +1,10 @@
 /*
  * The kernel's virtual address space:
  *
- *   0xffff800000000000  direct map: all physical memory (and the 4 GiB MMIO
- *                       hole), phys + DIRECT_MAP_BASE
+ *   0xffff800000000000  direct map: physical memory, phys + DIRECT_MAP_BASE
+ *                       (2 MiB pages; device registers by ioremap, uncached)
+ *   0xffffc90000000000  kernel stacks, each with an unmapped guard page
+ *                       (kernel/stack.c)
  *   0xffffffff80000000  the kernel image, linked at KERNEL_VMA + physical
  *
  * The lower half is empty once boot is over (it is kept for user mode).

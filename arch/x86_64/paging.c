@@ -19,7 +19,7 @@
 #define PCI_HOLE_START 0xc0000000ul /* device memory below 4 GiB */
 #define PCI_HOLE_END   0x100000000ul
 
-extern char boot_stack_guard[];
+extern char boot_stack_guard[], __ksyms_start[];
 
 static uint64_t kernel_cr3;
 static bool direct_map_live;
@@ -191,7 +191,8 @@ static uint64_t image_flags(uintptr_t va)
 {
 	if (va >= (uintptr_t)__text_start && va < (uintptr_t)__text_end)
 		return PTE_G;
-	if (va >= (uintptr_t)__rodata_start && va < (uintptr_t)__rodata_end)
+	if ((va >= (uintptr_t)__rodata_start && va < (uintptr_t)__rodata_end) ||
+	    va >= (uintptr_t)__ksyms_start)
 		return PTE_G | PTE_NX;
 	return PTE_G | PTE_NX | PTE_W;
 }

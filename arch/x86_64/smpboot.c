@@ -112,8 +112,8 @@ static void trampoline_remove(void)
 	flush_tlb_kernel_range(TRAMPOLINE_PHYS, TRAMPOLINE_PHYS + PAGE_SIZE);
 }
 
-/* A CPU's first C code: runs on its own stack, still on the boot page
- * tables' GDT and no IDT. */
+/* A CPU's first C code: runs on its own stack, still on the trampoline's
+ * GDT and with no IDT. */
 __attribute__((noreturn)) static void ap_start(int cpu)
 {
 	struct ap_boot *b = ap_boot[cpu];
