@@ -19,8 +19,8 @@ struct mutex {
 #define MUTEX_NO_PI true
 #endif
 
-#define __MUTEX_INITIALIZER(name)                                             \
-	{.rtmutex = {.owner = 0, .no_pi = MUTEX_NO_PI, .name = #name}}
+#define __MUTEX_INITIALIZER(lockname)                                         \
+	{.rtmutex = {.owner = 0, .no_pi = MUTEX_NO_PI, .name = #lockname}}
 #define DEFINE_MUTEX(name) struct mutex name = __MUTEX_INITIALIZER(name)
 
 static inline void mutex_init(struct mutex *m)
