@@ -23,13 +23,11 @@ void kbench_report(const char *bench, const char *variant, int cpus,
 
 void kbench_note(const char *fmt, ...)
 {
-	char buf[256];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vprintk_line("  # ", fmt, ap);
 	va_end(ap);
-	printk("  # %s\n", buf);
 }
 
 void kbench_run_all(const char *glob)

@@ -39,13 +39,11 @@ static unsigned long timeout_s = DEFAULT_TIMEOUT_S;
 
 void ktest_log(const char *fmt, ...)
 {
-	char buf[256];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vprintk_line("    # ", fmt, ap);
 	va_end(ap);
-	printk("    # %s\n", buf);
 }
 
 void ktest_fail(const char *file, int line, const char *op, const char *lhs,

@@ -88,3 +88,11 @@ int printk(const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+void vprintk_line(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[256];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	printk("%s%s\n", prefix, buf);
+}

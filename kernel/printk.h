@@ -7,6 +7,9 @@
 
 int printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int vprintk(const char *fmt, va_list ap);
+/* One line: prefix, the formatted text, a newline (printed in one go, so
+ * other CPUs' output cannot split it). */
+void vprintk_line(const char *prefix, const char *fmt, va_list ap);
 
 /*
  * Set while a panic or an exception report is printing: the console lock

@@ -100,7 +100,9 @@ static void map_large_early(uintptr_t va, uint64_t pa, uint64_t flags)
 	*e = pa | flags | PTE_PS | PTE_P;
 }
 
-bool paging_map_page(uintptr_t va, uint64_t pa, uint64_t flags)
+/* Write the 4 KiB entry for va (splitting a 2 MiB page, creating tables
+ * as needed) and drop this CPU's stale translation. */
+static bool set_pte(uintptr_t va, uint64_t entry)
 {
 	unsigned long irq = arch_local_irq_save();
 	uint64_t *e;
@@ -108,25 +110,21 @@ bool paging_map_page(uintptr_t va, uint64_t pa, uint64_t flags)
 	arch_spin_lock(&paging_lock);
 	e = pte_walk(va, 1, true);
 	if (e)
-		*e = pa | flags | PTE_P;
+		*e = entry;
 	arch_spin_unlock(&paging_lock);
 	local_irq_restore(irq);
 	invlpg(va);
 	return e != 0;
 }
 
+bool paging_map_page(uintptr_t va, uint64_t pa, uint64_t flags)
+{
+	return set_pte(va, pa | flags | PTE_P);
+}
+
 void paging_unmap_page(uintptr_t va)
 {
-	unsigned long irq = arch_local_irq_save();
-	uint64_t *e;
-
-	arch_spin_lock(&paging_lock);
-	e = pte_walk(va, 1, true);
-	if (e)
-		*e = 0;
-	arch_spin_unlock(&paging_lock);
-	local_irq_restore(irq);
-	invlpg(va);
+	set_pte(va, 0);
 }
 
 uint64_t paging_lookup(uintptr_t va)
