@@ -36,6 +36,7 @@ mb2_header_end:
 section .boot.text progbits alloc exec nowrite align=16
 bits 32
 global _start
+extern higher_half_entry
 _start:
 	cli
 	cld
@@ -165,7 +166,7 @@ long_mode_entry:
 	mov ss, ax
 	mov fs, ax
 	mov gs, ax
-	mov rax, higher_half_entry
+	mov rax, higher_half_entry              ; in head64.asm
 	jmp rax
 
 section .boot.data progbits alloc noexec write align=16
@@ -190,27 +191,3 @@ early_pdpt_high: resb 4096
 early_pd:        resb 4096
 early_stack:     resb 4096
 early_stack_top:
-
-; From here on we run at the kernel's link address.
-section .text
-extern kmain
-higher_half_entry:
-	mov rsp, boot_stack_top
-	xor ebp, ebp                            ; ends the backtrace
-	; rdi = magic, rsi = info physical address: still set from _start.
-	call kmain
-.hang:
-	cli
-	hlt
-	jmp .hang
-
-; The boot CPU's kernel stack, with a guard page below it that
-; paging_init() leaves unmapped: an overflow faults there, and the double
-; fault handler (on its own IST stack) reports it.
-BOOT_STACK_SIZE equ 16384
-section .bss
-align 4096
-global boot_stack_guard, boot_stack_bottom, boot_stack_top
-boot_stack_guard:  resb 4096
-boot_stack_bottom: resb BOOT_STACK_SIZE
-boot_stack_top:
