@@ -99,6 +99,19 @@ static void update_pi_link(struct rt_mutex *lock)
 			 __ATOMIC_RELEASE);
 }
 
+/*
+ * A released lock with waiters belongs to whichever of them runs first and
+ * is top. If the order changed after the release (a woken waiter lost
+ * priority), the new top must be woken too, or nobody takes the lock.
+ */
+static void wake_top_of_free_lock(struct rt_mutex *lock)
+{
+	struct rt_mutex_waiter *top = top_waiter(lock);
+
+	if (top)
+		wake_up_process(top->task);
+}
+
 /* Set p's effective priority (requeueing it where it is queued). */
 static void set_prio(struct task *p, int prio)
 {
@@ -127,6 +140,8 @@ static void propagate(struct task *p)
 		w->prio = prio;
 		enqueue_waiter(w->lock, w);
 		p = rt_mutex_owner(w->lock);
+		if (!p)
+			wake_top_of_free_lock(w->lock);
 	}
 }
 
@@ -211,6 +226,8 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (try_to_take(lock, &w))
 			break;
+		if (!rt_mutex_owner(lock))
+			wake_top_of_free_lock(lock); /* not us: hand over */
 		arch_spin_unlock(&chain_lock);
 		local_irq_restore(flags);
 		schedule();
@@ -269,16 +286,13 @@ bool rt_mutex_trylock(struct rt_mutex *lock)
 static void rt_mutex_slowunlock(struct rt_mutex *lock)
 {
 	unsigned long flags = arch_local_irq_save();
-	struct rt_mutex_waiter *top;
 
 	preempt_disable(); /* the deboost may ask for a switch: after unlock */
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
 	__atomic_store_n(&lock->owner, 0, __ATOMIC_RELEASE);
 	update_pi_link(lock);
-	top = top_waiter(lock);
-	if (top)
-		wake_up_process(top->task);
+	wake_top_of_free_lock(lock);
 	propagate(current);
 	arch_spin_unlock(&chain_lock);
 	local_irq_restore(flags);

@@ -59,10 +59,13 @@ static inline void raw_spin_lock_irq(raw_spinlock_t *l)
 	raw_spin_lock(l);
 }
 
+/* Interrupts back on before the preemption count drops: a wakeup made
+ * inside the section preempts us here, not at some later interrupt. */
 static inline void raw_spin_unlock_irq(raw_spinlock_t *l)
 {
-	raw_spin_unlock(l);
+	arch_spin_unlock(&l->raw_lock);
 	local_irq_enable();
+	preempt_enable();
 }
 
 static inline unsigned long _raw_spin_lock_irqsave(raw_spinlock_t *l)
