@@ -128,26 +128,33 @@ struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
 __attribute__((noreturn)) void kthread_entry(struct task *prev)
 {
 	finish_task_switch(prev);
-	preempt_enable_no_resched();
 	local_irq_enable();
+	preempt_enable(); /* a wakeup made meanwhile may preempt us now */
 	kthread_exit(current->fn(current->arg));
 }
 
 __attribute__((noreturn)) void kthread_exit(int code)
 {
-	struct task *t = current, *joiner;
+	struct task *t = current;
 
 	t->exit_code = code;
-	/* Pairs with kthread_join(): it publishes itself, then tests
-	 * exited; we publish exited, then look for it. One of us sees the
-	 * other. */
-	__atomic_store_n(&t->exited, true, __ATOMIC_SEQ_CST);
-	joiner = __atomic_load_n(&t->joiner, __ATOMIC_SEQ_CST);
-	if (joiner)
-		wake_up_process(joiner);
+	/* The joiner is woken once we are off the CPU for good
+	 * (put_dead_task), when our stack may be freed. */
 	set_current_state(TASK_DEAD);
 	schedule();
 	panic("kthread_exit: dead task %s/%d ran again", t->name, t->id);
+}
+
+/* From finish_task_switch(): a dead task has switched out for the last
+ * time. Drop its own reference, then wake its joiner, which frees it. The
+ * joiner is read first: once the reference is gone, t may be freed. */
+void put_dead_task(struct task *t)
+{
+	struct task *joiner = __atomic_load_n(&t->joiner, __ATOMIC_SEQ_CST);
+
+	put_task_struct(t);
+	if (joiner)
+		wake_up_process(joiner);
 }
 
 void put_task_struct(struct task *t)
@@ -174,19 +181,17 @@ int kthread_join(struct task *t)
 
 	if (WARN_ON(t->joiner))
 		return -1; /* one joiner per task */
+	/* Publish ourselves, then test; put_dead_task() drops the task's
+	 * own reference, then looks for us: one of us sees the other. Ours
+	 * is then the last reference, and the memory is free on return. */
 	__atomic_store_n(&t->joiner, current, __ATOMIC_SEQ_CST);
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
-		if (__atomic_load_n(&t->exited, __ATOMIC_SEQ_CST))
+		if (__atomic_load_n(&t->refcount, __ATOMIC_SEQ_CST) == 1)
 			break;
 		schedule();
 	}
 	set_current_state(TASK_RUNNING);
-	/* Until it has switched out for good, the task still holds its own
-	 * reference: wait for that (a few instructions on its CPU), so that
-	 * ours is the last and the memory is free when we return. */
-	while (__atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) > 1)
-		cpu_relax();
 	code = t->exit_code;
 	put_task_struct(t);
 	return code;

@@ -89,8 +89,11 @@ int set_cpus_allowed(struct task *p, const cpumask_t *mask)
 	update_rt_overload(rq);
 	p->migration_pending = !cpumask_test_cpu(rq->cpu, mask);
 	running = rq->curr == p;
-	if (p->migration_pending && running && !p->migration_disabled)
-		resched_curr(rq); /* __schedule() takes it off the CPU */
+	/* A running task decides on its own CPU (__schedule() reads its
+	 * migration_disabled there): deciding here from its count could race
+	 * with its migrate_enable() and leave it where it may not run. */
+	if (p->migration_pending && running)
+		resched_curr(rq);
 	arch_spin_unlock(&rq->lock);
 	if (p->migration_pending && !running && p->on_rq &&
 	    !p->migration_disabled)

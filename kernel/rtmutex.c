@@ -84,6 +84,17 @@ int rt_mutex_effective_prio(struct task *p)
 	return prio;
 }
 
+/*
+ * The first thing every slow path does: set HAS_WAITERS, atomically. From
+ * then on the fast paths' compare-and-swap (NULL -> task, task -> NULL)
+ * fails for this lock, so every change of the owner word happens here,
+ * under the chain lock, until update_pi_link() clears the bit again.
+ */
+static void mark_waiters(struct rt_mutex *lock)
+{
+	__atomic_fetch_or(&lock->owner, RT_MUTEX_HAS_WAITERS, __ATOMIC_ACQUIRE);
+}
+
 /* Keep lock on its owner's pi_locks exactly while it has waiters. */
 static void update_pi_link(struct rt_mutex *lock)
 {
@@ -165,17 +176,17 @@ static void report_deadlock(struct rt_mutex *lock)
 
 	printk("\n============================================\n");
 	printk("WARNING: rt_mutex deadlock detected\n");
-	printk("%s/%d would wait for %s (%p), closing this chain:\n",
-	       current->name, current->id, lock->name, lock);
+	printk("%s/%d would wait for %s (%p), owned by %s/%d; the chain:\n",
+	       current->name, current->id, lock->name, lock, t->name, t->id);
 	for (int depth = 0; t && depth < MAX_CHAIN && t != current; depth++) {
 		struct rt_mutex *next = t->pi_blocked_on->lock;
 
-		printk("  %s/%d owns ... and waits for %s (%p)\n", t->name, t->id,
-		       next->name, next);
 		t = rt_mutex_owner(next);
+		printk("  which waits for %s (%p), owned by %s/%d\n",
+		       next->name, next, t->name, t->id);
 	}
-	printk("  %s/%d owns %s: deadlock; the lock is not taken\n",
-	       current->name, current->id, lock->name);
+	printk("  and that is %s/%d itself: deadlock; the lock is not "
+	       "taken\n", current->name, current->id);
 	dump_stack();
 	console_unlock(flags);
 }
@@ -208,9 +219,11 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
+	mark_waiters(lock);
 	if (try_to_take(lock, 0))
 		goto out;
 	if (chain_has_cycle(lock)) {
+		update_pi_link(lock); /* the bit back as it was */
 		arch_spin_unlock(&chain_lock);
 		local_irq_restore(flags);
 		report_deadlock(lock);
@@ -272,9 +285,12 @@ bool rt_mutex_trylock(struct rt_mutex *lock)
 	flags = arch_local_irq_save();
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
+	mark_waiters(lock);
 	taken = try_to_take(lock, 0);
 	if (taken)
 		propagate(current);
+	else
+		update_pi_link(lock); /* the bit back as it was */
 	arch_spin_unlock(&chain_lock);
 	local_irq_restore(flags);
 	return taken;
@@ -290,7 +306,9 @@ static void rt_mutex_slowunlock(struct rt_mutex *lock)
 	preempt_disable(); /* the deboost may ask for a switch: after unlock */
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
-	__atomic_store_n(&lock->owner, 0, __ATOMIC_RELEASE);
+	/* Free, but with the bit kept until update_pi_link() decides: a
+	 * bare 0 would let a fast-path lock slip in under our feet. */
+	__atomic_store_n(&lock->owner, RT_MUTEX_HAS_WAITERS, __ATOMIC_RELEASE);
 	update_pi_link(lock);
 	wake_top_of_free_lock(lock);
 	propagate(current);

@@ -226,10 +226,17 @@ out:
 	return woke;
 }
 
+/* The preempt_disable/enable pair makes a wakeup of a higher-priority
+ * task on this CPU preempt us right here, not at the next interrupt. */
 int wake_up_process(struct task *p)
 {
-	return try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE |
-				 TASK_NEW);
+	int woke;
+
+	preempt_disable();
+	woke = try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE |
+				    TASK_NEW);
+	preempt_enable();
+	return woke;
 }
 
 /* ---- the switch ---- */
@@ -249,7 +256,7 @@ void finish_task_switch(struct task *prev)
 	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
 	arch_spin_unlock(&rq->lock);
 	if (dead)
-		put_task_struct(prev);
+		put_dead_task(prev);
 	else if (moving)
 		migrate_switched_out(prev);
 	push_rt_tasks(rq);
@@ -295,8 +302,12 @@ static void __schedule(bool preempt)
 	if (prev != rq->idle && prev->on_rq) {
 		if (!preempt && prev->state != TASK_RUNNING)
 			dequeue_task(rq, prev);
-		else if (must_move_off(prev, rq->cpu))
-			dequeue_task(rq, prev); /* re-queued elsewhere once off */
+		else if (prev->state == TASK_RUNNING &&
+			 must_move_off(prev, rq->cpu))
+			/* Re-queued elsewhere once off (finish_task_switch). A
+			 * task caught on its way to sleep stays: it will sleep
+			 * here, and its wakeup picks an allowed CPU. */
+			dequeue_task(rq, prev);
 	}
 	if (rq_best_prio(rq) >= MAX_RT_PRIO) {
 		/* Going idle, or down to NORMAL work: take work from others. */

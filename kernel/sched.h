@@ -75,7 +75,6 @@ struct task {
 	int (*fn)(void *arg);
 	void *arg;
 	int exit_code;
-	volatile bool exited;        /* exit_code is final */
 	struct task *volatile joiner; /* the task in kthread_join(), if any */
 	int refcount;                /* the task's own, and its creator's */
 	struct list_head tasks;      /* all tasks: for the timeout report */

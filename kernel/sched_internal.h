@@ -56,5 +56,6 @@ void push_rt_tasks(struct rq *rq);
 /* kthread.c */
 struct task *idle_task_alloc(int cpu);
 void put_task_struct(struct task *t);
+void put_dead_task(struct task *t);
 
 #endif

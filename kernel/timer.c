@@ -91,8 +91,10 @@ void run_local_timers(void)
 		if (t->expires > now)
 			break;
 		list_del_init(&t->entry);
-		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
 		t->function(t);
+		/* Only now: del_timer() waits on this lock while t->cpu names
+		 * this CPU, so it cannot return while the function runs. */
+		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
 	}
 	arch_spin_unlock(&base->lock);
 }

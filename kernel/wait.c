@@ -35,12 +35,15 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w)
 
 void wake_up(struct wait_queue_head *wq)
 {
-	unsigned long flags = arch_local_irq_save();
 	struct wait_queue_entry *w;
+	unsigned long flags;
 
+	preempt_disable(); /* preempt, if a woken task should, at the end */
+	flags = arch_local_irq_save();
 	arch_spin_lock(&wq->lock);
 	list_for_each_entry(w, &wq->head, entry)
 		wake_up_process(w->task);
 	arch_spin_unlock(&wq->lock);
 	local_irq_restore(flags);
+	preempt_enable();
 }
