@@ -175,6 +175,11 @@ void put_task_struct(struct task *t)
 	wake_up(&reap_wq);
 }
 
+void kthread_detach(struct task *t)
+{
+	put_task_struct(t);
+}
+
 int kthread_join(struct task *t)
 {
 	int code;
@@ -229,8 +234,7 @@ void kthread_init(void)
 	reaper = kthread_run(reaper_fn, 0, "reaper");
 	if (!reaper)
 		panic("kthread: cannot start the reaper");
-	/* It never exits: drop the creator's reference now. */
-	__atomic_sub_fetch(&reaper->refcount, 1, __ATOMIC_ACQ_REL);
+	kthread_detach(reaper);
 }
 
 static const char *state_name(int state)

@@ -61,6 +61,9 @@ static void move_now(struct task *p, int dest)
 	if (task_cpu(p) == src->cpu && task_can_move(src, p, dest)) {
 		move_queued_task(src, dst, p);
 		p->migration_pending = false;
+	} else if (src->curr == p) {
+		/* It got its CPU meanwhile: there, __schedule() moves it. */
+		resched_curr(src);
 	}
 	double_rq_unlock(src, dst);
 }

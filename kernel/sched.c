@@ -249,7 +249,9 @@ int wake_up_process(struct task *p)
 void finish_task_switch(struct task *prev)
 {
 	struct rq *rq = this_rq();
-	bool dead = prev->state == TASK_DEAD;
+	/* Dead only once off its queue: a task preempted on its way out
+	 * (state already TASK_DEAD) is still queued and will run again. */
+	bool dead = prev->state == TASK_DEAD && !prev->on_rq;
 	bool moving = prev->state == TASK_RUNNING && !prev->on_rq &&
 		      prev != rq->idle;
 

@@ -93,6 +93,8 @@ static inline struct task *get_current(void)
 struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name);
 struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name);
 int kthread_join(struct task *t);
+/* Nobody will join t: it is freed once it has exited (by the reaper). */
+void kthread_detach(struct task *t);
 __attribute__((noreturn)) void kthread_exit(int code);
 int wake_up_process(struct task *t);
 void kthread_bind(struct task *t, int cpu);
