@@ -1215,5 +1215,8 @@ KTEST_CPUS(locks, raw_spinlock_fair_no_starvation, 2)
 	 * stalled by the host between the two lets any number by. */
 	KEXPECT_GE(min, 10);
 	KEXPECT_GE(min * 8, mean);
-	KEXPECT_LE(max, 2 * min + 8);
+	/* A test-and-set lock fails this by far (411 vs 3491); a vCPU the
+	 * host keeps away (another QEMU on the machine) makes FIFO counts
+	 * differ by a few times, not by an order of magnitude. */
+	KEXPECT_LE(max, 5 * min + 8);
 }
