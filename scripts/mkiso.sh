@@ -33,8 +33,8 @@ mkdir -p -- "$outdir"
 tmp=$(mktemp -d "$outdir/.mkiso.XXXXXX")
 trap 'rm -rf -- "$tmp"' EXIT
 
-mkdir -p "$tmp/root/boot/grub"
-cp -- "$kernel" "$tmp/root/boot/kernel.elf"
+mkdir -p "$tmp/iso/boot/grub"
+cp -- "$kernel" "$tmp/iso/boot/kernel.elf"
 
 # The command line is single-quoted so GRUB neither expands '$' nor tries
 # wildcard expansion of '*'. GRUB also writes to the serial port so that its
@@ -58,13 +58,13 @@ cp -- "$kernel" "$tmp/root/boot/kernel.elf"
 	echo "	multiboot2 /boot/kernel.elf$words"
 	echo "	boot"
 	echo "}"
-} >"$tmp/root/boot/grub/grub.cfg"
+} >"$tmp/iso/boot/grub/grub.cfg"
 
 args=(-o "$tmp/out.iso")
 [[ -d $GRUB_PLATFORM_DIR ]] && args+=(-d "$GRUB_PLATFORM_DIR")
 
 # grub-mkrescue (and the xorriso it runs) is chatty even on success.
-if ! TMPDIR=$tmp grub-mkrescue "${args[@]}" "$tmp/root" >"$tmp/log" 2>&1; then
+if ! TMPDIR=$tmp grub-mkrescue "${args[@]}" "$tmp/iso" >"$tmp/log" 2>&1; then
 	echo "mkiso: grub-mkrescue failed for $out:" >&2
 	cat "$tmp/log" >&2
 	exit 1
