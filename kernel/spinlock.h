@@ -2,8 +2,9 @@
  * Spinlocks, in Linux's two kinds (see docs/locks.md):
  *
  * raw_spinlock_t always spins, with preemption off while held (and
- * interrupts too in the _irq/_irqsave forms). For the few places that
- * must never sleep: the scheduler, interrupt handlers, the lock code.
+ * interrupts too in the _irq/_irqsave forms). For code that must never
+ * sleep, such as interrupt handlers. (The scheduler, the lock code and the
+ * allocators use the bare arch_spinlock_t under it, with interrupts off.)
  *
  * spinlock_t is what the rest of the kernel uses. Without PREEMPT_RT it
  * is a raw spinlock. With PREEMPT_RT (RT=1) it is a sleeping lock built on

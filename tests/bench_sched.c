@@ -1,8 +1,8 @@
 /*
  * Scheduler costs: preempt_disable/enable against migrate_disable/enable
- * (the article's trade: RT kernels replace the first by the second, so it
- * had better be as cheap), a context switch on one CPU, and the latency of
- * a wakeup sent to another CPU.
+ * (PREEMPT_RT replaces the first by the second around per-CPU data, so it
+ * had better be as cheap), a context switch on one CPU, the latency of a
+ * wakeup sent to another CPU, and how late a short sleep ends.
  */
 #include "completion.h"
 #include "kbench.h"
