@@ -471,7 +471,7 @@ KTEST(migrate, same_cpu_id_across_preemptions)
 		  sid.first, sid.iters, sid.preemptions, sid.mismatches,
 		  sid.bad, sid.k.runs,
 		  sid.warnings_after - sid.warnings_before);
-	KEXPECT_GE(sid.preemptions, 100);
+	KEXPECT_GE(sid.preemptions, 50);
 	KEXPECT_EQ(sid.mismatches, 0);
 	KEXPECT_EQ(sid.warnings_after, sid.warnings_before);
 }
@@ -692,8 +692,8 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 	KEXPECT_TRUE(done);
 	KEXPECT_EQ(hold.moved, 0);
 	KEXPECT_GT(hold.iters, 0);
-	KEXPECT_GE(hold.k.runs_while, 1000);
-	KEXPECT_GE(hold.preempted, 300);
+	KEXPECT_GE(hold.k.runs_while, 500);
+	KEXPECT_GE(hold.preempted, 100);
 	KEXPECT_EQ(pending_seen, changes);
 	KEXPECT_TRUE(hold.still_there_inner);
 	KEXPECT_TRUE(hold.pending_before_outer);

@@ -97,7 +97,7 @@ KTEST_CPUS(time, ktime_consistent_across_cpus, 2)
 
 /*
  * The TSC and the LAPIC timer agree: over 200 ms of udelay (TSC time) this
- * CPU takes 200 ticks at HZ=1000, within +-40%. The tolerance is wide on
+ * CPU takes 200 ticks at HZ=1000, within -50%/+40%. The tolerance is wide on
  * purpose: under TCG on a shared host a vCPU thread can be descheduled, a
  * tick is an event that QEMU delivers when the vCPU next runs (ticks that
  * come due meanwhile merge into one pending interrupt), and the two clocks
@@ -107,13 +107,13 @@ KTEST_CPUS(time, ktime_consistent_across_cpus, 2)
  * A calibration or unit error (x2, /16, ms for us) is far outside the band
  * in every window.
  */
-#define TICK_WINDOWS 5
+#define TICK_WINDOWS 8
 #define TICK_WINDOW_MS 200
 
 KTEST(time, tsc_agrees_with_lapic_tick)
 {
 	const unsigned long want = TICK_WINDOW_MS * HZ / 1000;
-	const unsigned long lo = want * 60 / 100, hi = want * 140 / 100;
+	const unsigned long lo = want * 50 / 100, hi = want * 140 / 100;
 	unsigned long ticks[TICK_WINDOWS];
 	int n = 0;
 	bool in_band = false;
@@ -130,7 +130,7 @@ KTEST(time, tsc_agrees_with_lapic_tick)
 	}
 	for (int i = 0; i < n; i++)
 		ktest_log("window %d: %lu ticks in %d ms of TSC time (want %lu "
-			  "+-40%%)", i, ticks[i], TICK_WINDOW_MS, want);
+			  "-50%%/+40%%)", i, ticks[i], TICK_WINDOW_MS, want);
 	KEXPECT_TRUE(in_band);
 }
 
