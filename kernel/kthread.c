@@ -145,12 +145,18 @@ __attribute__((noreturn)) void kthread_exit(int code)
 	panic("kthread_exit: dead task %s/%d ran again", t->name, t->id);
 }
 
+/* t->joiner once the dead task has looked for its joiner: a joiner that
+ * comes later must not wait for a wakeup that will not come. */
+#define JOINER_TOO_LATE ((struct task *)1)
+
 /* From finish_task_switch(): a dead task has switched out for the last
- * time. Drop its own reference, then wake its joiner, which frees it. The
- * joiner is read first: once the reference is gone, t may be freed. */
+ * time. Take the joiner (marking it taken, atomically, so a joiner cannot
+ * slip in unseen), drop the task's own reference, then wake the joiner,
+ * which frees the task. */
 void put_dead_task(struct task *t)
 {
-	struct task *joiner = __atomic_load_n(&t->joiner, __ATOMIC_SEQ_CST);
+	struct task *joiner = __atomic_exchange_n(&t->joiner, JOINER_TOO_LATE,
+						  __ATOMIC_SEQ_CST);
 
 	put_task_struct(t);
 	if (joiner)
@@ -182,14 +188,18 @@ void kthread_detach(struct task *t)
 
 int kthread_join(struct task *t)
 {
+	struct task *none = 0;
 	int code;
 
-	if (WARN_ON(t->joiner))
-		return -1; /* one joiner per task */
-	/* Publish ourselves, then test; put_dead_task() drops the task's
-	 * own reference, then looks for us: one of us sees the other. Ours
-	 * is then the last reference, and the memory is free on return. */
-	__atomic_store_n(&t->joiner, current, __ATOMIC_SEQ_CST);
+	/* Publish ourselves; if the dead task already took its look, its
+	 * reference goes in a few instructions on its CPU: wait for that. */
+	if (!__atomic_compare_exchange_n(&t->joiner, &none, current, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		if (WARN_ON(none != JOINER_TOO_LATE))
+			return -1; /* one joiner per task */
+		while (__atomic_load_n(&t->refcount, __ATOMIC_SEQ_CST) > 1)
+			cpu_relax();
+	}
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (__atomic_load_n(&t->refcount, __ATOMIC_SEQ_CST) == 1)
