@@ -425,7 +425,11 @@ void scheduler_tick(void)
 
 	arch_spin_lock(&rq->lock);
 	p = rq->curr;
-	if (p != rq->idle && p->policy != SCHED_FIFO && --p->time_slice <= 0)
+	/* Slices for RR tasks and for NORMAL ones running at their own
+	 * priority; a NORMAL task boosted to RT by inheritance runs as FIFO
+	 * does, until it gives back what it inherited. */
+	if (p != rq->idle && (p->policy == SCHED_RR || p->prio >= MAX_RT_PRIO) &&
+	    --p->time_slice <= 0)
 		slice_expired(rq, p);
 	arch_spin_unlock(&rq->lock);
 	if (work_elsewhere(rq))
