@@ -23,6 +23,7 @@
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"
+#include "ktest_util.h"
 #include "local_lock.h"
 #include "mutex.h"
 #include "percpu.h"
@@ -33,7 +34,6 @@
 #include "spinlock.h"
 #include "time.h"
 
-#define NS_PER_MS 1000000ul
 /* No helper task runs longer than this, whatever happens to the test. */
 #define HELPER_MAX_NS (20000 * NS_PER_MS)
 
@@ -42,26 +42,6 @@
 #else
 #define RT_WORLD 0
 #endif
-
-static uint64_t ns_since(uint64_t t0)
-{
-	return ktime_get_ns() - t0;
-}
-
-static int load_int(volatile int *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static void store_int(volatile int *p, int v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-static int last_cpu(void)
-{
-	return (int)num_online_cpus() - 1;
-}
 
 /* Sleep-poll until *v >= want or timeout_ms passes; true if reached. */
 static bool poll_int(volatile int *v, int want, uint64_t timeout_ms)

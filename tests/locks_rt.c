@@ -25,6 +25,7 @@
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"
+#include "ktest_util.h"
 #include "local_lock.h"
 #include "percpu.h"
 #include "preempt.h"
@@ -33,28 +34,6 @@
 #include "smp.h"
 #include "spinlock.h"
 #include "time.h"
-
-#define NS_PER_MS 1000000ul
-
-static uint64_t ns_since(uint64_t t0)
-{
-	return ktime_get_ns() - t0;
-}
-
-static int load_int(volatile int *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static void store_int(volatile int *p, int v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-static int last_cpu(void)
-{
-	return (int)num_online_cpus() - 1;
-}
 
 static __attribute__((unused)) void spin_ns(uint64_t ns)
 {

@@ -26,6 +26,7 @@
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"
+#include "ktest_util.h"
 #include "mutex.h"
 #include "percpu.h"
 #include "preempt.h"
@@ -35,7 +36,6 @@
 #include "time.h"
 #include "vsprintf.h"
 
-#define NS_PER_MS 1000000ul
 #define MAIN_PRIO 90                /* the test task, above every actor */
 #define POLL_MS 5000                /* how long the test waits for a step */
 #define ACTOR_WAIT_MS 20000         /* how long an actor waits for a flag */
@@ -45,21 +45,6 @@
 #else
 #define RT_WORLD 0
 #endif
-
-static uint64_t ns_since(uint64_t t0)
-{
-	return ktime_get_ns() - t0;
-}
-
-static int load_int(volatile int *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static void store_int(volatile int *p, int v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
 
 /* ---- the acquisition log ---- */
 
@@ -203,11 +188,6 @@ static int actor_fn(void *arg)
 	a->prio_after = task_prio(current);
 	store_int(&a->state, ST_DONE);
 	return 0;
-}
-
-static int last_cpu(void)
-{
-	return (int)num_online_cpus() - 1;
 }
 
 /* The test task moves to the scenario's CPU, above every actor. */

@@ -19,6 +19,7 @@
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"
+#include "ktest_util.h"
 #include "page_alloc.h"
 #include "percpu.h"
 #include "preempt.h"
@@ -29,36 +30,8 @@
 #include "wait.h"
 
 #define NS_PER_US 1000ul
-#define NS_PER_MS 1000000ul
 /* No helper task runs longer than this, whatever happens to the test. */
 #define HELPER_MAX_NS (20000 * NS_PER_MS)
-
-static uint64_t ns_since(uint64_t t0)
-{
-	return ktime_get_ns() - t0;
-}
-
-static long load_long(volatile long *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static int load_int(volatile int *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static void store_int(volatile int *p, int v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-/* The highest-numbered CPU: away from the test task on CPU 0 when there
- * are two or more. */
-static int last_cpu(void)
-{
-	return (int)num_online_cpus() - 1;
-}
 
 /*
  * Create fn(arg) as name, bound to cpu (-1: not bound), with policy and

@@ -11,13 +11,12 @@
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"
+#include "ktest_util.h"
 #include "percpu.h"
 #include "preempt.h"
 #include "smp.h"
 #include "time.h"
 #include "tsc.h"
-
-#define NS_PER_MS 1000000ul
 
 /* Whether every online CPU's tick count has moved past before[]. */
 static bool all_cpus_ticked(const unsigned long *before)
