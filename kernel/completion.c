@@ -51,11 +51,13 @@ static bool try_consume(struct completion *c)
 
 void wait_for_completion(struct completion *c)
 {
+	might_sleep();
 	wait_event(c->wait, try_consume(c));
 }
 
 bool wait_for_completion_timeout(struct completion *c, uint64_t timeout_ns)
 {
+	might_sleep();
 	return wait_event_timeout(c->wait, try_consume(c), timeout_ns);
 }
 

@@ -16,7 +16,7 @@ struct ksym {
 extern const uint64_t ksyms_count;
 extern const struct ksym ksyms_table[];
 extern const char ksyms_names[];
-extern char __text_start[], __text_end[];
+extern char __text_start[], _end[];
 
 /* The last symbol at or below addr. */
 static long ksym_index(uintptr_t addr)
@@ -40,13 +40,13 @@ const char *ksym_lookup(uintptr_t addr, uintptr_t *offset, uintptr_t *size)
 	long i;
 	uintptr_t end;
 
-	if (addr < (uintptr_t)__text_start || addr >= (uintptr_t)__text_end)
+	if (addr < (uintptr_t)__text_start || addr >= (uintptr_t)_end)
 		return 0;
 	i = ksym_index(addr);
 	if (i < 0)
 		return 0;
 	end = (uint64_t)i + 1 < ksyms_count ? ksyms_table[i + 1].addr
-					    : (uintptr_t)__text_end;
+					    : (uintptr_t)_end;
 	*offset = addr - ksyms_table[i].addr;
 	*size = end - ksyms_table[i].addr;
 	return ksyms_names + ksyms_table[i].name_off;

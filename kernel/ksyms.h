@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-/* The function containing addr, or NULL; *offset and *size describe where
- * addr lies in it. */
+/* The function or data symbol containing addr, or NULL; *offset and
+ * *size describe where addr lies in it. */
 const char *ksym_lookup(uintptr_t addr, uintptr_t *offset, uintptr_t *size);
 
 /* The address of a function by name, or 0. */

@@ -16,6 +16,7 @@
 #include "irq_work.h"
 #include "irqflags.h"
 #include "kmalloc.h"
+#include "lockdep.h"
 #include "printk.h"
 #include "qemu.h"
 #include "sched.h"
@@ -34,6 +35,7 @@ static struct {
 	struct task *task;
 	volatile bool failed;
 	struct completion done;
+	unsigned long reports[LOCKDEP_NR_REPORT_KINDS]; /* when it began */
 } cur;
 static unsigned long timeout_s = DEFAULT_TIMEOUT_S;
 
@@ -165,9 +167,36 @@ struct tally {
 	int passed, failed, skipped;
 };
 
+/* Only the validator's own suites provoke reports on purpose (and they
+ * clear what they provoked with lockdep_reset()); a report anywhere else
+ * is a bug the test has found. */
+static void check_lockdep_reports(const struct ktest *t, unsigned long before)
+{
+	unsigned long after = lockdep_reports_total();
+
+	if (after > before && strncmp(t->suite, "lockdep", 7) != 0)
+		ktest_fail_msg(t->file, t->line,
+			       "%lu unexpected lockdep report(s)", after - before);
+}
+
+void ktest_expect_lockdep_reports(const char *file, int line, const char *name,
+				  enum lockdep_report_kind kind, unsigned long n)
+{
+	unsigned long got = lockdep_reports(kind) - cur.reports[kind];
+
+	if (!lockdep_enabled())
+		n = 0;
+	if (got != n)
+		ktest_fail_msg(file, line, "expected %lu %s report(s), got %lu",
+			       n, name, got);
+	lockdep_reset();
+}
+
 static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 			  struct tally *tally)
 {
+	unsigned long reports;
+
 	if (t->expect && !runs_alone(t, glob)) {
 		printk("    ok %d %s # SKIP panic test\n", num, t->name);
 		tally->skipped++;
@@ -183,7 +212,11 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 		printk("    # expect: %s\n", *e);
 	cur.test = t;
 	cur.failed = false;
+	reports = lockdep_reports_total();
+	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++)
+		cur.reports[k] = lockdep_reports(k);
 	ktest_run_task(t, num);
+	check_lockdep_reports(t, reports);
 	if (t->expect)
 		ktest_fail_msg(t->file, t->line, "returned; a panic was expected");
 	printk("    %sok %d %s\n", cur.failed ? "not " : "", num, t->name);
@@ -267,6 +300,11 @@ int ktest_run_all(const char *glob)
 	if (!v || !(v = group_suites(v, n))) {
 		printk("ktest: out of memory\n");
 		return 1;
+	}
+	if (lockdep_reports_total()) {
+		printk("# ktest: %lu lockdep report(s) before the tests: "
+		       "counted as a failure\n", lockdep_reports_total());
+		tally.failed++;
 	}
 	printk("KTAP version 1\n1..%d\n", count_suites(v, n, glob));
 	for (int i = 0; i < n;) {

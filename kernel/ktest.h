@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lockdep.h"
 
 struct ktest {
 	const char *suite;
@@ -102,6 +103,16 @@ void ktest_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Run fn(arg) in hard-interrupt context on the calling CPU (a self-IPI)
  * and return when it has run. Needs interrupts on. */
 void ktest_in_hardirq(void (*fn)(void *), void *arg);
+
+/* A test outside the lockdep suites that provokes validator reports on
+ * purpose: n reports of kind were made since the test began (0 expected
+ * when LOCKDEP=0), and the validator forgets them (lockdep_reset()), so
+ * the runner does not count them as unexpected. */
+#define KEXPECT_LOCKDEP_REPORTS(kind, n)                                      \
+	ktest_expect_lockdep_reports(__FILE__, __LINE__, #kind, kind, n)
+void ktest_expect_lockdep_reports(const char *file, int line, const char *name,
+				  enum lockdep_report_kind kind,
+				  unsigned long n);
 
 /* Runs the tests selected by glob; returns the number of failed tests.
  * Called from a kernel task (each test runs in a task of its own). */

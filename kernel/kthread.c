@@ -138,6 +138,7 @@ __attribute__((noreturn)) void kthread_exit(int code)
 	struct task *t = current;
 
 	t->exit_code = code;
+	lockdep_task_exit();
 	/* The joiner is woken once we are off the CPU for good
 	 * (put_dead_task), when our stack may be freed. */
 	set_current_state(TASK_DEAD);

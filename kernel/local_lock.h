@@ -29,15 +29,16 @@ typedef spinlock_t local_lock_t;
 
 #define INIT_LOCAL_LOCK(name) __SPIN_LOCK_UNLOCKED(name)
 
+/* raw_cpu_ptr: forming the lock's address is not a data access. */
 #define local_lock(l)                                                         \
 	do {                                                                  \
 		migrate_disable();                                            \
-		spin_lock(this_cpu_ptr(l));                                   \
+		spin_lock(raw_cpu_ptr(l));                                    \
 	} while (0)
 
 #define local_unlock(l)                                                       \
 	do {                                                                  \
-		spin_unlock(this_cpu_ptr(l));                                 \
+		spin_unlock(raw_cpu_ptr(l));                                  \
 		migrate_enable();                                             \
 	} while (0)
 
@@ -55,34 +56,38 @@ typedef spinlock_t local_lock_t;
 
 #else /* !CONFIG_PREEMPT_RT */
 
-/* No state of its own: the protection is the CPU itself. */
-typedef struct {
+/* No state of its own but the validator's: the protection is the CPU
+ * itself. Checked as a lock that sleeps on PREEMPT_RT (LD_WAIT_CONFIG). */
+typedef struct local_lock {
+	struct lockdep_map dep_map;
 } local_lock_t;
 
-#define INIT_LOCAL_LOCK(name) {}
+#define INIT_LOCAL_LOCK(name) {.dep_map = LOCKDEP_MAP_INIT(name, LD_WAIT_CONFIG)}
 
+/* A release the validator refuses leaves preemption as it was. */
 #define local_lock(l)                                                         \
 	do {                                                                  \
-		(void)(l);                                                    \
 		preempt_disable();                                            \
+		lock_acquire(&raw_cpu_ptr(l)->dep_map, 0, LOCK_PREEMPT_OFF,   \
+			     0);                                              \
 	} while (0)
 
 #define local_unlock(l)                                                       \
 	do {                                                                  \
-		(void)(l);                                                    \
-		preempt_enable();                                             \
+		if (lock_release(&raw_cpu_ptr(l)->dep_map, 0))                \
+			preempt_enable();                                     \
 	} while (0)
 
 #define local_lock_irqsave(l, flags)                                          \
 	do {                                                                  \
-		(void)(l);                                                    \
 		local_irq_save(flags);                                        \
+		lock_acquire(&raw_cpu_ptr(l)->dep_map, 0, LOCK_IRQS_OFF, 0);  \
 	} while (0)
 
 #define local_unlock_irqrestore(l, flags)                                     \
 	do {                                                                  \
-		(void)(l);                                                    \
-		local_irq_restore(flags);                                     \
+		if (lock_release(&raw_cpu_ptr(l)->dep_map, 0))                \
+			local_irq_restore(flags);                             \
 	} while (0)
 
 #endif /* CONFIG_PREEMPT_RT */

@@ -4,6 +4,7 @@
  */
 #include <stdint.h>
 #include "kbench.h"
+#include "lockdep.h"
 #include "kmalloc.h"
 #include "ktest.h"
 #include "memlayout.h"
@@ -106,6 +107,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	print_memory_map();
 	smp_prepare_cpus();                     /* APICs, per-CPU areas, the tick */
 	sched_init();                           /* run queues; we are idle/0 */
+	lockdep_init();                         /* the lock validator, if built */
 	local_irq_enable();                     /* the tick starts scheduling */
 	smp_boot_secondary_cpus();              /* each AP becomes its idle task */
 	kthread_init();                         /* the reaper of dead tasks */

@@ -7,11 +7,24 @@
 #ifndef MUTEX_H
 #define MUTEX_H
 
+#include <stddef.h>
+#include "lockdep.h"
 #include "rtmutex.h"
 
+/* dep_map aliases the rt_mutex's (see spinlock_t). */
 struct mutex {
-	struct rt_mutex rtmutex;
+	union {
+		struct rt_mutex rtmutex;
+		struct {
+			char __pad[offsetof(struct rt_mutex, dep_map)];
+			struct lockdep_map dep_map;
+		};
+	};
 };
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
 
 #ifdef CONFIG_PREEMPT_RT
 #define MUTEX_NO_PI false
@@ -20,28 +33,50 @@ struct mutex {
 #endif
 
 #define __MUTEX_INITIALIZER(lockname)                                         \
-	{.rtmutex = {.owner = 0, .no_pi = MUTEX_NO_PI, .name = #lockname}}
+	{.rtmutex = {.owner = 0, .no_pi = MUTEX_NO_PI, .name = #lockname,     \
+		     .dep_map = LOCKDEP_MAP_INIT(lockname, LD_WAIT_SLEEP)}}
 #define DEFINE_MUTEX(name) struct mutex name = __MUTEX_INITIALIZER(name)
 
-static inline void mutex_init(struct mutex *m)
+static inline void __mutex_init(struct mutex *m, const char *name,
+				struct lock_class_key *key)
 {
-	rt_mutex_init(&m->rtmutex);
+	if (!lockdep_init_ok(&m->dep_map))
+		return;
+	__rt_mutex_init(&m->rtmutex, name, key, LD_WAIT_SLEEP);
 	m->rtmutex.no_pi = MUTEX_NO_PI;
 }
 
-static inline void mutex_lock(struct mutex *m)
+#define mutex_init(m)                                                         \
+	do {                                                                  \
+		static struct lock_class_key __key;                           \
+		__mutex_init((m), #m, &__key);                                \
+	} while (0)
+
+static __always_inline void mutex_lock_nested(struct mutex *m,
+					      unsigned int subclass)
 {
-	rt_mutex_lock(&m->rtmutex);
+	lock_acquire(&m->dep_map, subclass, 0, 0);
+	if (__rt_mutex_lock(&m->rtmutex))
+		lock_release(&m->dep_map, 0); /* a deadlock: not taken */
 }
 
-static inline bool mutex_trylock(struct mutex *m)
+static __always_inline void mutex_lock(struct mutex *m)
 {
-	return rt_mutex_trylock(&m->rtmutex);
+	mutex_lock_nested(m, 0);
 }
 
-static inline void mutex_unlock(struct mutex *m)
+static __always_inline bool mutex_trylock(struct mutex *m)
 {
-	rt_mutex_unlock(&m->rtmutex);
+	if (!__rt_mutex_trylock(&m->rtmutex))
+		return false;
+	lock_acquire(&m->dep_map, 0, LOCK_TRYLOCK, 0);
+	return true;
+}
+
+static __always_inline void mutex_unlock(struct mutex *m)
+{
+	if (lock_release(&m->dep_map, 0))
+		__rt_mutex_unlock(&m->rtmutex);
 }
 
 static inline bool mutex_is_locked(struct mutex *m)

@@ -52,8 +52,8 @@ void setup_per_cpu_areas(int nr_cpus)
 
 		memcpy(area, __per_cpu_start, __per_cpu_end - __per_cpu_start);
 		__per_cpu_offset[cpu] = off;
-		per_cpu(this_cpu_off, cpu) = off;
-		per_cpu(cpu_number, cpu) = cpu;
+		*raw_per_cpu_ptr(&this_cpu_off, cpu) = off;
+		*raw_per_cpu_ptr(&cpu_number, cpu) = cpu;
 	}
 	percpu_enter(0);
 	local_irq_restore(flags);
@@ -67,4 +67,19 @@ void percpu_enter(int cpu)
 bool percpu_area_ready(int cpu)
 {
 	return cpu >= 0 && cpu < NR_CPUS && __per_cpu_offset[cpu] != 0;
+}
+
+int percpu_addr_cpu(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	size_t size = __per_cpu_end - __per_cpu_start;
+
+	for (int cpu = 0; cpu < NR_CPUS && __per_cpu_offset[cpu]; cpu++) {
+		uintptr_t start = (uintptr_t)__per_cpu_start +
+				  __per_cpu_offset[cpu];
+
+		if (a >= start && a < start + size)
+			return cpu;
+	}
+	return -1;
 }

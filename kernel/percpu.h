@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lockdep.h"
 #include "percpu_ops.h"
 
 #define NR_CPUS 256
@@ -33,13 +34,18 @@
 #define DEFINE_PER_CPU(type, name) PER_CPU_SECTION __typeof__(type) name
 #define DECLARE_PER_CPU(type, name) extern PER_CPU_SECTION __typeof__(type) name
 /* Debug statistics where a rare lost update does not matter: the per-CPU
- * access checker (lockdep) skips these. Same storage as DEFINE_PER_CPU. */
-#define DEFINE_PER_CPU_STAT(type, name) DEFINE_PER_CPU(type, name)
+ * access checker (lockdep) skips these. They live in their own part of
+ * the template, __per_cpu_stat_start..__per_cpu_stat_end. */
+#define DEFINE_PER_CPU_STAT(type, name)                                       \
+	__attribute__((section(".percpu.stat"))) __typeof__(type) name
+#define DECLARE_PER_CPU_STAT(type, name)                                      \
+	extern __attribute__((section(".percpu.stat"))) __typeof__(type) name
 
 /* Each CPU's area minus the template: add it to a template address to get
  * that CPU's copy. Written once per CPU at boot, read-only after. */
 extern unsigned long __per_cpu_offset[NR_CPUS];
 extern char __per_cpu_start[], __per_cpu_end[];
+extern char __per_cpu_stat_start[], __per_cpu_stat_end[];
 
 /* The first per-CPU variable: this CPU's own offset (== its GS base), so
  * that this_cpu_ptr() needs one %gs: load and no MSR read. */
@@ -77,15 +83,57 @@ DECLARE_PER_CPU(int, cpu_number);
 #define SHIFT_PERCPU_PTR(ptr, off)                                            \
 	((__typeof__(ptr))((uintptr_t)(ptr) + (off)))
 
-#define per_cpu_ptr(ptr, cpu) SHIFT_PERCPU_PTR(ptr, __per_cpu_offset[cpu])
-#define per_cpu(var, cpu) (*per_cpu_ptr(&(var), cpu))
-#define raw_cpu_ptr(ptr) SHIFT_PERCPU_PTR(ptr, raw_cpu_read(this_cpu_off))
-#define this_cpu_ptr(ptr) raw_cpu_ptr(ptr)
-
 static inline int raw_smp_processor_id(void)
 {
 	return raw_cpu_read(cpu_number);
 }
+
+/* Unchecked: for code whose protection the checker cannot see (the
+ * scheduler's run queues under their arch locks, boot before the other
+ * CPUs run, a structure reached to take the lock inside it). */
+#define raw_per_cpu_ptr(ptr, cpu) SHIFT_PERCPU_PTR(ptr, __per_cpu_offset[cpu])
+#define raw_cpu_ptr(ptr) SHIFT_PERCPU_PTR(ptr, raw_cpu_read(this_cpu_off))
+
+/*
+ * Checked (LOCKDEP=1): reaching a CPU's copy is an access the per-CPU
+ * checker validates (lockdep_percpu.c). Forming a pointer to a lock is
+ * not: the lock operations validate themselves.
+ */
+struct raw_spinlock;
+struct spinlock;
+struct local_lock;
+struct mutex;
+struct rt_mutex;
+#define __percpu_is_lock(ptr)                                                 \
+	_Generic((ptr), struct raw_spinlock *: 1, struct spinlock *: 1,      \
+		 struct local_lock *: 1, struct mutex *: 1,                    \
+		 struct rt_mutex *: 1, default: 0)
+
+#ifdef CONFIG_LOCKDEP
+#define __percpu_check(ptr, cpu)                                              \
+	do {                                                                  \
+		if (!__percpu_is_lock(ptr))                                   \
+			lockdep_percpu_access((ptr), (cpu), 0);               \
+	} while (0)
+#else
+#define __percpu_check(ptr, cpu) ((void)0)
+#endif
+
+#define per_cpu_ptr(ptr, cpu)                                                 \
+	({                                                                    \
+		int __cpu = (cpu);                                            \
+		__percpu_check(ptr, __cpu);                                   \
+		raw_per_cpu_ptr(ptr, __cpu);                                  \
+	})
+#define per_cpu(var, cpu) (*per_cpu_ptr(&(var), cpu))
+#define this_cpu_ptr(ptr)                                                     \
+	({                                                                    \
+		__percpu_check(ptr, raw_smp_processor_id());                  \
+		raw_cpu_ptr(ptr);                                             \
+	})
+
+/* The CPU whose area holds addr, or -1 (also for the template). */
+int percpu_addr_cpu(const void *addr);
 
 /* Copy the template for every possible CPU and move the boot CPU onto its
  * copy. Before this, the boot CPU runs on the template itself (GS base 0). */

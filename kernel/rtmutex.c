@@ -34,9 +34,13 @@ struct rt_mutex_waiter {
 static arch_spinlock_t chain_lock = ARCH_SPIN_LOCK_UNLOCKED;
 bool rt_mutex_pi_enabled = true;
 
-void rt_mutex_init(struct rt_mutex *lock)
+void __rt_mutex_init(struct rt_mutex *lock, const char *name,
+		     struct lock_class_key *key, int wait_type)
 {
-	*lock = (struct rt_mutex){.name = "rt_mutex"};
+	if (!lockdep_init_ok(&lock->dep_map))
+		return;
+	*lock = (struct rt_mutex){.name = name};
+	lockdep_init_map(&lock->dep_map, name, key, wait_type);
 }
 
 /* First contention: set up the lists (see __RT_MUTEX_INITIALIZER). */
@@ -257,11 +261,12 @@ out:
 	return 0;
 }
 
-int rt_mutex_lock(struct rt_mutex *lock)
+/* No might_sleep() here: the validator's wait-context check covers a
+ * sleeping lock taken where it may not sleep (lock_acquire()). */
+int __rt_mutex_lock(struct rt_mutex *lock)
 {
 	uintptr_t free = 0;
 
-	might_sleep();
 	if (__atomic_compare_exchange_n(&lock->owner, &free, (uintptr_t)current,
 					false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED))
@@ -269,7 +274,7 @@ int rt_mutex_lock(struct rt_mutex *lock)
 	return rt_mutex_slowlock(lock);
 }
 
-bool rt_mutex_trylock(struct rt_mutex *lock)
+bool __rt_mutex_trylock(struct rt_mutex *lock)
 {
 	uintptr_t free = 0;
 	unsigned long flags;
@@ -317,7 +322,7 @@ static void rt_mutex_slowunlock(struct rt_mutex *lock)
 	preempt_enable();
 }
 
-void rt_mutex_unlock(struct rt_mutex *lock)
+void __rt_mutex_unlock(struct rt_mutex *lock)
 {
 	uintptr_t me = (uintptr_t)current;
 
@@ -327,6 +332,42 @@ void rt_mutex_unlock(struct rt_mutex *lock)
 					__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		return;
 	rt_mutex_slowunlock(lock);
+}
+
+int rt_mutex_lock_nested(struct rt_mutex *lock, unsigned int subclass)
+{
+	int ret;
+
+	lock_acquire(&lock->dep_map, subclass, 0, _RET_IP_);
+	ret = __rt_mutex_lock(lock);
+	if (ret)
+		lock_release(&lock->dep_map, _RET_IP_); /* not taken */
+	return ret;
+}
+
+int rt_mutex_lock(struct rt_mutex *lock)
+{
+	int ret;
+
+	lock_acquire(&lock->dep_map, 0, 0, _RET_IP_);
+	ret = __rt_mutex_lock(lock);
+	if (ret)
+		lock_release(&lock->dep_map, _RET_IP_);
+	return ret;
+}
+
+bool rt_mutex_trylock(struct rt_mutex *lock)
+{
+	if (!__rt_mutex_trylock(lock))
+		return false;
+	lock_acquire(&lock->dep_map, 0, LOCK_TRYLOCK, _RET_IP_);
+	return true;
+}
+
+void rt_mutex_unlock(struct rt_mutex *lock)
+{
+	if (lock_release(&lock->dep_map, _RET_IP_))
+		__rt_mutex_unlock(lock);
 }
 
 void rt_mutex_adjust_pi(struct task *p)

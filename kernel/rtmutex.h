@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "list.h"
+#include "lockdep.h"
 
 struct task;
 
@@ -25,6 +26,7 @@ struct rt_mutex {
 	struct list_head pi_node;    /* on the owner's pi_locks while waited on */
 	bool no_pi;                  /* a plain FIFO sleeping lock (mutex, RT=0) */
 	const char *name;
+	struct lockdep_map dep_map;  /* the validator's view (lockdep.h) */
 };
 
 #define RT_MUTEX_HAS_WAITERS 1ul
@@ -33,16 +35,32 @@ struct rt_mutex {
 /* The lists start zeroed and are set up on first contention, so that a
  * static initialiser holds no address of the lock itself: a per-CPU
  * template's copies (local_lock_t on RT) would all point at the template. */
-#define __RT_MUTEX_INITIALIZER(lockname) {.owner = 0, .name = #lockname}
+#define __RT_MUTEX_INIT(lockname, wt)                                         \
+	{.owner = 0, .name = #lockname, .dep_map = LOCKDEP_MAP_INIT(lockname, wt)}
+#define __RT_MUTEX_INITIALIZER(lockname) __RT_MUTEX_INIT(lockname, LD_WAIT_SLEEP)
 #define DEFINE_RT_MUTEX(name) struct rt_mutex name = __RT_MUTEX_INITIALIZER(name)
 
-void rt_mutex_init(struct rt_mutex *lock);
+/* A class per call site (the static key), as for every lock type. */
+void __rt_mutex_init(struct rt_mutex *lock, const char *name,
+		     struct lock_class_key *key, int wait_type);
+#define rt_mutex_init(l)                                                      \
+	do {                                                                  \
+		static struct lock_class_key __key;                           \
+		__rt_mutex_init((l), #l, &__key, LD_WAIT_SLEEP);              \
+	} while (0)
 
 /* 0, or -EDEADLK when waiting would close a cycle of blocked owners (the
  * cycle is reported and the lock is not taken). */
 int rt_mutex_lock(struct rt_mutex *lock);
+int rt_mutex_lock_nested(struct rt_mutex *lock, unsigned int subclass);
 bool rt_mutex_trylock(struct rt_mutex *lock);
 void rt_mutex_unlock(struct rt_mutex *lock);
+
+/* The same without telling the validator: for spinlock_t and mutex, whose
+ * inline wrappers tell it themselves, with their caller's address. */
+int __rt_mutex_lock(struct rt_mutex *lock);
+bool __rt_mutex_trylock(struct rt_mutex *lock);
+void __rt_mutex_unlock(struct rt_mutex *lock);
 
 static inline struct task *rt_mutex_owner(const struct rt_mutex *lock)
 {

@@ -25,7 +25,7 @@
 DEFINE_PER_CPU(struct rq, runqueues);
 DEFINE_PER_CPU(struct task *, current_task);
 DEFINE_PER_CPU(bool, need_resched_flag);
-DEFINE_PER_CPU(unsigned long, nr_switches);
+DEFINE_PER_CPU_STAT(unsigned long, nr_switches);
 cpumask_t rt_overload_mask;
 
 uint64_t __switch_to(uint64_t *prev_sp, uint64_t next_sp, struct task *prev);
@@ -165,7 +165,7 @@ void resched_curr(struct rq *rq)
 		raw_cpu_write(need_resched_flag, true);
 		return;
 	}
-	if (!__atomic_exchange_n(&per_cpu(need_resched_flag, cpu), true,
+	if (!__atomic_exchange_n(raw_per_cpu_ptr(&need_resched_flag, cpu), true,
 				 __ATOMIC_SEQ_CST))
 		arch_send_ipi(cpu, IPI_RESCHEDULE);
 }
@@ -325,8 +325,15 @@ static void __schedule(bool preempt)
 	local_irq_restore(flags);
 }
 
+/* Counted with might_sleep()'s reports (one kind for both); a sleep that
+ * might_sleep() just reported is not reported twice. */
 static void schedule_bug(void)
 {
+	if (current->sleep_reported) {
+		current->sleep_reported = false;
+		return;
+	}
+	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
 	printk("BUG: scheduling while atomic: %s/%d, preempt count %#x%s\n",
 	       current->name, current->id, preempt_count(),
 	       irqs_disabled() ? ", interrupts off" : "");
@@ -337,6 +344,8 @@ void schedule(void)
 {
 	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
 		schedule_bug();
+	else
+		current->sleep_reported = false;
 	do {
 		preempt_disable();
 		__schedule(false);
@@ -504,6 +513,8 @@ unsigned long smp_processor_id_warnings, might_sleep_warnings;
 
 void might_sleep_report(void)
 {
+	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
+	current->sleep_reported = true;
 	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
 		return;
 	printk("BUG: sleeping function called from invalid context: %s/%d, "
@@ -514,6 +525,7 @@ void might_sleep_report(void)
 
 void debug_smp_processor_id_report(void)
 {
+	lockdep_count(LOCKDEP_PREEMPTIBLE_CPU_ID);
 	/* Only the first few: a hot path gone wrong would flood the log. */
 	if (__atomic_fetch_add(&smp_processor_id_warnings, 1,
 			       __ATOMIC_RELAXED) >= 10)

@@ -79,6 +79,11 @@ struct task {
 	int refcount;                /* the task's own, and its creator's */
 	struct list_head tasks;      /* all tasks: for the timeout report */
 	struct list_head reap;       /* on the reaper's list */
+
+	/* The lock validator: locks held, in order (lockdep.c). */
+	struct lockdep_task lockdep;
+	bool sleep_reported;         /* might_sleep() reported; schedule()
+				      * need not report the same sleep */
 };
 
 DECLARE_PER_CPU(struct task *, current_task);
@@ -204,7 +209,7 @@ static inline void might_sleep(void)
 #endif
 
 /* Counters for tests and benchmarks. */
-DECLARE_PER_CPU(unsigned long, nr_switches);
+DECLARE_PER_CPU_STAT(unsigned long, nr_switches);
 extern unsigned long smp_processor_id_warnings;
 extern unsigned long might_sleep_warnings;
 

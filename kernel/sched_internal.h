@@ -23,9 +23,11 @@ struct rq {
 	int cpu;
 };
 
+/* Unchecked (raw_*_ptr): a run queue is protected by rq->lock, an arch
+ * spinlock below the validator, taken after the pointer is formed. */
 DECLARE_PER_CPU(struct rq, runqueues);
-#define cpu_rq(cpu) per_cpu_ptr(&runqueues, cpu)
-#define this_rq() this_cpu_ptr(&runqueues)
+#define cpu_rq(cpu) raw_per_cpu_ptr(&runqueues, cpu)
+#define this_rq() raw_cpu_ptr(&runqueues)
 
 /* CPUs with RT tasks queued but not running: candidates for pulling. */
 extern cpumask_t rt_overload_mask;

@@ -26,14 +26,16 @@ struct call_data {
 };
 
 /* A CPU's pending calls; any CPU adds under the lock, the owner empties
- * it from its call-function interrupt. */
+ * it from its call-function interrupt. Reached with the unchecked raw_*
+ * accessors: the lock inside (an arch spinlock) is what protects it. */
 struct call_queue {
 	arch_spinlock_t lock;
 	struct call_data *head;
 	struct call_data **tail;
 };
 
-/* Where a CPU was when the stop NMI caught it, for the panic report. */
+/* Where a CPU was when the stop NMI caught it, for the panic report.
+ * Used from NMIs and the panic path, unchecked (raw_*_ptr). */
 struct stop_state {
 	uintptr_t rip, rbp;
 	volatile bool stopped;
@@ -45,7 +47,7 @@ static volatile unsigned nr_online;
 
 static DEFINE_PER_CPU(struct call_queue, call_queue);
 static DEFINE_PER_CPU(struct stop_state, stop_state);
-DEFINE_PER_CPU(unsigned long, resched_ipi_count);
+DEFINE_PER_CPU_STAT(unsigned long, resched_ipi_count);
 
 static cpumask_t cpu_bit_masks[NR_CPUS];
 
@@ -69,7 +71,7 @@ void set_cpu_possible(int cpu)
 
 void set_cpu_online(int cpu)
 {
-	struct call_queue *q = per_cpu_ptr(&call_queue, cpu);
+	struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
 
 	q->head = 0;
 	q->tail = &q->head;
@@ -79,7 +81,7 @@ void set_cpu_online(int cpu)
 
 static void call_enqueue(int cpu, struct call_data *cd)
 {
-	struct call_queue *q = per_cpu_ptr(&call_queue, cpu);
+	struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
 	unsigned long flags = arch_local_irq_save();
 
 	arch_spin_lock(&q->lock);
@@ -166,7 +168,7 @@ void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
 
 void smp_call_function_interrupt(void)
 {
-	struct call_queue *q = this_cpu_ptr(&call_queue);
+	struct call_queue *q = raw_cpu_ptr(&call_queue);
 	struct call_data *cd, *next;
 
 	arch_spin_lock(&q->lock);
@@ -211,8 +213,8 @@ static void nmi_backtrace(uintptr_t rip, uintptr_t rbp)
 
 void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp)
 {
-	struct stop_state *s = this_cpu_ptr(&stop_state);
-	int req = __atomic_exchange_n(this_cpu_ptr(&nmi_request), NMI_NONE,
+	struct stop_state *s = raw_cpu_ptr(&stop_state);
+	int req = __atomic_exchange_n(raw_cpu_ptr(&nmi_request), NMI_NONE,
 				      __ATOMIC_ACQ_REL);
 
 	if (req == NMI_BACKTRACE) {
@@ -243,14 +245,14 @@ static void nmi_others(int req)
 	for_each_online_cpu(cpu) {
 		if (cpu == self)
 			continue;
-		per_cpu(stop_state, cpu).stopped = false;
-		__atomic_store_n(&per_cpu(nmi_request, cpu), req,
+		raw_per_cpu_ptr(&stop_state, cpu)->stopped = false;
+		__atomic_store_n(raw_per_cpu_ptr(&nmi_request, cpu), req,
 				 __ATOMIC_RELEASE);
 		arch_send_ipi(cpu, IPI_STOP);
 	}
 	for_each_online_cpu(cpu) {
 		for (long i = 0; i < 20000000 && cpu != self &&
-				 !per_cpu(stop_state, cpu).stopped; i++)
+				 !raw_per_cpu_ptr(&stop_state, cpu)->stopped; i++)
 			cpu_relax();
 	}
 }
@@ -267,7 +269,7 @@ void trigger_all_cpu_backtrace(void)
 
 static void show_stopped_cpu(int cpu)
 {
-	struct stop_state *s = per_cpu_ptr(&stop_state, cpu);
+	struct stop_state *s = raw_per_cpu_ptr(&stop_state, cpu);
 
 	if (!s->stopped) {
 		printk("CPU %d: did not answer the stop NMI\n", cpu);

@@ -38,6 +38,6 @@ void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp);
 void trigger_all_cpu_backtrace(void);
 
 /* Reschedule IPIs this CPU has taken (the scheduler's, and the tests'). */
-DECLARE_PER_CPU(unsigned long, resched_ipi_count);
+DECLARE_PER_CPU_STAT(unsigned long, resched_ipi_count);
 
 #endif

@@ -15,7 +15,7 @@
 #define MIN_EVENT_NS 2000 /* sooner than this: not worth an interrupt */
 
 volatile unsigned long jiffies;
-DEFINE_PER_CPU(unsigned long, cpu_ticks);
+DEFINE_PER_CPU_STAT(unsigned long, cpu_ticks);
 static DEFINE_PER_CPU(uint64_t, next_tick);  /* when this CPU ticks next */
 static DEFINE_PER_CPU(uint64_t, next_event); /* when its timer is armed for */
 

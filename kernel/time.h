@@ -13,7 +13,7 @@
 /* Ticks seen by the boot CPU since the timer started. */
 extern volatile unsigned long jiffies;
 /* Ticks seen by each CPU: every CPU's timer counts its own. */
-DECLARE_PER_CPU(unsigned long, cpu_ticks);
+DECLARE_PER_CPU_STAT(unsigned long, cpu_ticks);
 
 /* Nanoseconds since time_init(), from the TSC. */
 uint64_t ktime_get_ns(void);

@@ -12,6 +12,9 @@
 #include "arch_spinlock.h"
 #include "time.h"
 
+/* Reached with the unchecked raw_*_ptr accessors: a base is protected by
+ * its own lock (an arch spinlock, below the validator), taken after the
+ * pointer to it is formed. */
 struct timer_base {
 	arch_spinlock_t lock;
 	struct list_head pending;    /* sorted by expires */
@@ -24,7 +27,7 @@ void timers_init(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		INIT_LIST_HEAD(&per_cpu(timer_bases, cpu).pending);
+		INIT_LIST_HEAD(&raw_per_cpu_ptr(&timer_bases, cpu)->pending);
 }
 
 void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *t))
@@ -37,7 +40,7 @@ void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *t))
 void add_timer(struct timer_list *t, uint64_t expires)
 {
 	unsigned long flags = arch_local_irq_save();
-	struct timer_base *base = this_cpu_ptr(&timer_bases);
+	struct timer_base *base = raw_cpu_ptr(&timer_bases);
 	struct timer_list *pos;
 
 	arch_spin_lock(&base->lock);
@@ -63,7 +66,7 @@ bool del_timer(struct timer_list *t)
 
 		if (cpu < 0)
 			break;
-		base = per_cpu_ptr(&timer_bases, cpu);
+		base = raw_per_cpu_ptr(&timer_bases, cpu);
 		arch_spin_lock(&base->lock);
 		if (t->cpu == cpu) {
 			list_del_init(&t->entry);
@@ -80,7 +83,7 @@ bool del_timer(struct timer_list *t)
 
 void run_local_timers(void)
 {
-	struct timer_base *base = this_cpu_ptr(&timer_bases);
+	struct timer_base *base = raw_cpu_ptr(&timer_bases);
 	uint64_t now = ktime_get_ns();
 
 	arch_spin_lock(&base->lock);
@@ -101,7 +104,7 @@ void run_local_timers(void)
 
 uint64_t timers_next_expiry(void)
 {
-	struct timer_base *base = this_cpu_ptr(&timer_bases);
+	struct timer_base *base = raw_cpu_ptr(&timer_bases);
 	uint64_t when = ~0ul;
 
 	arch_spin_lock(&base->lock);
@@ -145,6 +148,7 @@ static void sleep_ns(uint64_t ns)
 {
 	uint64_t end = ktime_get_ns() + ns, now;
 
+	might_sleep();
 	while ((now = ktime_get_ns()) < end) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		schedule_timeout(end - now);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Usage: gensyms.sh NM KERNEL_ELF > ksyms.asm
-# Writes the kernel's function symbols as a NASM table for the .ksyms
+# Writes the kernel's function and data symbols (data, for the per-CPU
+# checker's reports) as a NASM table for the .ksyms
 # section (kernel/ksyms.c reads it): a count, (address, name offset) pairs
 # sorted by address, then the names. With no ELF it writes an empty table,
 # which the first link uses.
@@ -16,7 +17,7 @@ if [ -z "$elf" ]; then
 	exit 0
 fi
 "$nm_tool" -n --defined-only "$elf" | awk '
-	$2 ~ /^[tTwW]$/ && $1 ~ /^ffffffff8/ { addr[n] = $1; name[n] = $3; n++ }
+	$2 ~ /^[tTwWdDbBrR]$/ && $1 ~ /^ffffffff8/ { addr[n] = $1; name[n] = $3; n++ }
 	END {
 		printf "ksyms_count: dq %d\nksyms_table:\n", n
 		off = 0

@@ -106,7 +106,7 @@ static void reset_counters(void)
 
 	shared.atomic = shared.locked = shared.racy = 0;
 	for_each_possible_cpu(cpu)
-		per_cpu(bench_counter, cpu) = 0;
+		*raw_per_cpu_ptr(&bench_counter, cpu) = 0; /* workers stopped */
 }
 
 static long percpu_sum(void)
@@ -115,7 +115,7 @@ static long percpu_sum(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(bench_counter, cpu);
+		sum += *raw_per_cpu_ptr(&bench_counter, cpu);
 	return sum;
 }
 

@@ -165,5 +165,11 @@ KTEST(boot, ksyms_lookup_and_address)
 	KEXPECT_NE(ksym_address("kmain"), 0);
 	KEXPECT_EQ(ksym_address("kmain"), (uintptr_t)kmain);
 	KEXPECT_EQ(ksym_address("no_such_symbol_in_the_kernel"), 0);
-	KEXPECT_FALSE(ksym_lookup((uintptr_t)&boot_info, &off, &size));
+	/* Data too (the per-CPU checker names variables), but nothing
+	 * outside the kernel image. */
+	name = ksym_lookup((uintptr_t)&boot_info + 1, &off, &size);
+	KASSERT_TRUE(name);
+	KEXPECT_STREQ(name, "boot_info");
+	KEXPECT_EQ(off, 1);
+	KEXPECT_FALSE(ksym_lookup(0xffff800000001000ul, &off, &size));
 }

@@ -634,7 +634,8 @@ KTEST(locks, local_lock_percpu_consistent)
 	long total = 0;
 
 	for_each_online_cpu(cpu) {
-		struct ll_data *p = per_cpu_ptr(&ll_pcp, cpu);
+		/* Unchecked: no worker runs yet (and below: all joined). */
+		struct ll_data *p = raw_per_cpu_ptr(&ll_pcp, cpu);
 
 		p->counter = p->a = p->b = 0;
 		p->inside = 0;
@@ -668,7 +669,7 @@ KTEST(locks, local_lock_percpu_consistent)
 		total += llw[i].count;
 	}
 	for_each_online_cpu(cpu) {
-		struct ll_data *p = per_cpu_ptr(&ll_pcp, cpu);
+		struct ll_data *p = raw_per_cpu_ptr(&ll_pcp, cpu);
 		long want = 0;
 
 		for (int i = 0; i < n; i++)

@@ -408,7 +408,7 @@ KTEST(locks_rt, local_lock_data_consistent_under_preemption)
 	long total = 0, found = 0, inside = 0;
 
 	lp = (typeof(lp)){.cpu = last_cpu()};
-	p = per_cpu_ptr(&pcpc, lp.cpu);
+	p = raw_per_cpu_ptr(&pcpc, lp.cpu); /* no worker runs yet */
 	p->counter = p->a = p->b = p->violations = 0;
 	p->inside = 0;
 	for (int i = 0; i < PRE_TASKS; i++)

@@ -512,7 +512,7 @@ KTEST(migrate, get_cpu_var_updates_exact)
 	int cpu, c = last_cpu();
 
 	for_each_possible_cpu(cpu)
-		per_cpu(pcp_pair, cpu) = (struct pcp_pair){0, 0};
+		*raw_per_cpu_ptr(&pcp_pair, cpu) = (struct pcp_pair){0, 0};
 	for (int i = 0; i < 6; i++) {
 		args[i] = (struct pair_arg){cfg[i].iters, cfg[i].sleep_every,
 					    0};
@@ -525,7 +525,8 @@ KTEST(migrate, get_cpu_var_updates_exact)
 		KEXPECT_EQ(args[i].done, cfg[i].iters);
 	}
 	for_each_possible_cpu(cpu) {
-		struct pcp_pair *v = per_cpu_ptr(&pcp_pair, cpu);
+		/* Unchecked: the workers have been joined. */
+		struct pcp_pair *v = raw_per_cpu_ptr(&pcp_pair, cpu);
 
 		sum_a += v->a;
 		sum_b += v->b;

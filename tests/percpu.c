@@ -3,6 +3,10 @@
  * CPU has its own area, its GS base points at it, and the this_cpu_*
  * operations on every operand size act on the running CPU's copy only.
  *
+ * These tests check the mechanism itself, so they reach copies through the
+ * unchecked raw_* accessors; the per-CPU checker has its own suite
+ * (lockdep_percpu).
+ *
  * Work on other CPUs runs through smp_call_function_*() in their interrupt
  * context; it only records what it saw (KEXPECT_* and KASSERT_* belong to
  * the test task on CPU 0), and the test checks the record afterwards.
@@ -14,6 +18,7 @@
 #include "cpumask.h"
 #include "ktest.h"
 #include "percpu.h"
+#include "preempt.h"
 #include "smp.h"
 #include "time.h"
 
@@ -64,16 +69,16 @@ static void zero_on_every_cpu(long *var)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(var, cpu) = 0;
+		*raw_per_cpu_ptr(var, cpu) = 0;
 }
 
-/* per_cpu(cpu_number, i) names CPU i, and the tests run on the boot CPU. */
+/* (*raw_per_cpu_ptr(&cpu_number, i)) names CPU i, and the tests run on the boot CPU. */
 KTEST(percpu, cpu_number_matches_cpu)
 {
 	int cpu, n = 0;
 
 	for_each_possible_cpu(cpu) {
-		KEXPECT_EQ(per_cpu(cpu_number, cpu), cpu);
+		KEXPECT_EQ((*raw_per_cpu_ptr(&cpu_number, cpu)), cpu);
 		n++;
 	}
 	KEXPECT_EQ(n, nr_cpu_ids);
@@ -87,7 +92,7 @@ KTEST(percpu, initialiser_copied_to_every_cpu)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		KEXPECT_EQ(per_cpu(initialised, cpu), 4242);
+		KEXPECT_EQ((*raw_per_cpu_ptr(&initialised, cpu)), 4242);
 	KEXPECT_EQ(this_cpu_read(initialised), 4242);
 }
 
@@ -120,7 +125,7 @@ KTEST(percpu, gs_base_is_per_cpu_offset)
 		KEXPECT_NE(__per_cpu_offset[cpu], 0);
 		KEXPECT_EQ(view[cpu].gs_base, __per_cpu_offset[cpu]);
 		KEXPECT_EQ(view[cpu].off, __per_cpu_offset[cpu]);
-		KEXPECT_EQ(per_cpu(this_cpu_off, cpu), __per_cpu_offset[cpu]);
+		KEXPECT_EQ((*raw_per_cpu_ptr(&this_cpu_off, cpu)), __per_cpu_offset[cpu]);
 	}
 }
 
@@ -175,7 +180,7 @@ KTEST(percpu, inc_lands_in_own_copy)
 	for_each_online_cpu(cpu)
 		on_cpu(cpu, inc_n_times, (void *)(long)(cpu + 1));
 	for_each_possible_cpu(cpu)
-		KEXPECT_EQ(per_cpu(inc_counter, cpu),
+		KEXPECT_EQ((*raw_per_cpu_ptr(&inc_counter, cpu)),
 			   cpu_online(cpu) ? cpu + 1 : 0);
 }
 
@@ -255,7 +260,7 @@ static void expect_guards(const struct op_sizes *p)
  * own width. */
 KTEST(percpu, xchg_cmpxchg_every_size)
 {
-	struct op_sizes *mine = this_cpu_ptr(&op_sizes);
+	struct op_sizes *mine = raw_cpu_ptr(&op_sizes);
 
 	set_guards(mine);
 	CHECK_XCHG_OPS(op_sizes.c, 0x12, 0x34, 0x56);
@@ -271,12 +276,12 @@ KTEST(percpu, xchg_cmpxchg_every_size)
  * exactly its own width, and on this CPU's copy only. */
 KTEST(percpu, arith_ops_every_size)
 {
-	struct op_sizes *mine = this_cpu_ptr(&op_sizes);
+	struct op_sizes *mine = raw_cpu_ptr(&op_sizes);
 	int cpu, self = raw_smp_processor_id();
 
 	for_each_possible_cpu(cpu) {
-		*per_cpu_ptr(&op_sizes, cpu) = (struct op_sizes){0};
-		set_guards(per_cpu_ptr(&op_sizes, cpu));
+		*raw_per_cpu_ptr(&op_sizes, cpu) = (struct op_sizes){0};
+		set_guards(raw_per_cpu_ptr(&op_sizes, cpu));
 	}
 	CHECK_ARITH_OPS(op_sizes.c, 0x70, 0x20);
 	CHECK_ARITH_OPS(op_sizes.s, 0x7ff0, 0x1234);
@@ -284,7 +289,7 @@ KTEST(percpu, arith_ops_every_size)
 	CHECK_ARITH_OPS(op_sizes.l, 0x7ffffffffffffff0l, 0x123456789l);
 	expect_guards(mine);
 	for_each_possible_cpu(cpu) {
-		const struct op_sizes *other = per_cpu_ptr(&op_sizes, cpu);
+		const struct op_sizes *other = raw_per_cpu_ptr(&op_sizes, cpu);
 
 		if (cpu == self)
 			continue;
@@ -312,7 +317,7 @@ KTEST(percpu, remote_read_sees_owner_write)
 	for (unsigned r = 0; r < sizeof(round_keys) / sizeof(round_keys[0]); r++) {
 		for_each_online_cpu(cpu) {
 			on_cpu(cpu, write_remote_value, (void *)round_keys[r]);
-			KEXPECT_EQ(per_cpu(remote_value, cpu),
+			KEXPECT_EQ((*raw_per_cpu_ptr(&remote_value, cpu)),
 				   round_keys[r] ^ cpu);
 		}
 	}
@@ -328,26 +333,31 @@ static void read_this_cpu_ptr(void *arg)
 	struct ptr_view *v = arg;
 
 	v->cpu = raw_smp_processor_id();
-	v->ptr = this_cpu_ptr(&inc_counter);
+	v->ptr = raw_cpu_ptr(&inc_counter);
 }
 
-/* this_cpu_ptr(&v) is per_cpu_ptr(&v, the running CPU), here and on every
+/* raw_cpu_ptr(&v) is raw_per_cpu_ptr(&v, the running CPU), here and on every
  * other CPU, and the pointers of different CPUs differ. */
 KTEST(percpu, this_cpu_ptr_matches_per_cpu_ptr)
 {
 	static struct ptr_view view[NR_CPUS];
 	int cpu, other;
 
+	/* The checked forms, with preemption off as they require. */
+	preempt_disable();
 	KEXPECT_EQ((uintptr_t)this_cpu_ptr(&inc_counter),
 		   (uintptr_t)per_cpu_ptr(&inc_counter, raw_smp_processor_id()));
-	KEXPECT_NE((uintptr_t)this_cpu_ptr(&inc_counter),
+	KEXPECT_EQ((uintptr_t)this_cpu_ptr(&inc_counter),
+		   (uintptr_t)raw_cpu_ptr(&inc_counter));
+	preempt_enable();
+	KEXPECT_NE((uintptr_t)raw_cpu_ptr(&inc_counter),
 		   (uintptr_t)&inc_counter);
 	for_each_online_cpu(cpu) {
 		view[cpu] = (struct ptr_view){-1, 0};
 		on_cpu(cpu, read_this_cpu_ptr, &view[cpu]);
 		KEXPECT_EQ(view[cpu].cpu, cpu);
 		KEXPECT_EQ((uintptr_t)view[cpu].ptr,
-			   (uintptr_t)per_cpu_ptr(&inc_counter, cpu));
+			   (uintptr_t)raw_per_cpu_ptr(&inc_counter, cpu));
 	}
 	for_each_online_cpu(cpu)
 		for_each_online_cpu(other)
@@ -383,9 +393,9 @@ KTEST(percpu, concurrent_incs_exact_total)
 			       "only %d of %d CPUs finished within 10 s",
 			       __atomic_load_n(&total_done, __ATOMIC_ACQUIRE), n);
 	for_each_possible_cpu(cpu) {
-		KEXPECT_EQ(per_cpu(total_counter, cpu),
+		KEXPECT_EQ((*raw_per_cpu_ptr(&total_counter, cpu)),
 			   cpu_online(cpu) ? TOTAL_INCS : 0);
-		sum += per_cpu(total_counter, cpu);
+		sum += (*raw_per_cpu_ptr(&total_counter, cpu));
 	}
 	KEXPECT_EQ(sum, (long)TOTAL_INCS * n);
 }

@@ -30,7 +30,7 @@ KTEST(percpu_ops, checked_functions_behave)
 
 	percpu_op_write(10);
 	KEXPECT_EQ(percpu_op_read(), 10);
-	KEXPECT_EQ(per_cpu(op_var, cpu), 10);
+	KEXPECT_EQ((*raw_per_cpu_ptr(&op_var, cpu)), 10);
 	percpu_op_add(5);
 	percpu_op_inc();
 	percpu_op_dec();
@@ -40,5 +40,5 @@ KTEST(percpu_ops, checked_functions_behave)
 	KEXPECT_EQ(percpu_op_cmpxchg(2, 7), 3);  /* fails: 3 != 2 */
 	KEXPECT_EQ(percpu_op_read(), 3);
 	KEXPECT_EQ(percpu_op_cmpxchg(3, 7), 3);  /* succeeds */
-	KEXPECT_EQ(per_cpu(op_var, cpu), 7);
+	KEXPECT_EQ((*raw_per_cpu_ptr(&op_var, cpu)), 7);
 }

@@ -808,6 +808,8 @@ KTEST(pi, self_deadlock_returns_edeadlk)
 	KEXPECT_FALSE(blocked);
 	KEXPECT_EQ(lock_a.owner, 0);
 	KEXPECT_EQ(task_prio(current), 0);
+	/* The validator saw it coming, before the lock code refused it. */
+	KEXPECT_LOCKDEP_REPORTS(LOCKDEP_RECURSIVE, 1);
 }
 
 /* X holds L1 and waits for L2; Y holds L2 and asks for L1: Y gets
@@ -843,6 +845,7 @@ KTEST(pi, abba_deadlock_detected_and_recovered)
 	KEXPECT_EQ(lock_a.owner, 0);
 	KEXPECT_EQ(lock_b.owner, 0);
 	expect_log(1, (int[]){1}, (int[]){20});
+	KEXPECT_LOCKDEP_REPORTS(LOCKDEP_CIRCULAR, 1);
 }
 
 /* The same with a cycle of three: X (L1 -> L2), Y (L2 -> L3), Z (L3 ->
@@ -882,6 +885,7 @@ KTEST(pi, three_task_cycle_detected)
 	KEXPECT_EQ(Y->ret, 0);
 	/* Y (boosted by nobody above it: X is 20) gets L3 first, then X. */
 	expect_log(2, (int[]){2, 1}, (int[]){30, 20});
+	KEXPECT_LOCKDEP_REPORTS(LOCKDEP_CIRCULAR, 1);
 }
 
 /* ---- the classic inversion ---- */

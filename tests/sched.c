@@ -1223,6 +1223,7 @@ KTEST_CPUS(sched, smp_processor_id_warns_when_migratable, 2)
 	KASSERT_EQ(set_cpus_allowed(current, cpumask_of(last_cpu())), 0);
 	KEXPECT_EQ(smp_processor_id(), last_cpu());
 	KEXPECT_EQ(warnings(), w0);
+	KEXPECT_LOCKDEP_REPORTS(LOCKDEP_PREEMPTIBLE_CPU_ID, 2);
 }
 
 /* A task bound to one CPU (every test task starts bound to CPU 0) may call

@@ -42,12 +42,13 @@ struct ap_boot {
 extern const char trampoline_start[], trampoline_end[];
 extern const char tr_cr3[], tr_stack[], tr_entry[], tr_cpu[];
 
+/* Written at boot before the CPU runs, read-only after: unchecked. */
 DEFINE_PER_CPU(uint32_t, cpu_apic_id);
 static struct ap_boot *ap_boot[NR_CPUS];
 
 uint32_t arch_cpu_hw_id(int cpu)
 {
-	return per_cpu(cpu_apic_id, cpu);
+	return *raw_per_cpu_ptr(&cpu_apic_id, cpu);
 }
 
 void arch_send_ipi(int cpu, enum ipi_kind kind)
@@ -201,7 +202,7 @@ bool smp_boot_cpu(int cpu, uint32_t apic_id, uint64_t timeout_us)
 	*tramp_slot(tr_entry) = (uintptr_t)ap_start;
 	*tramp_slot(tr_cpu) = cpu;
 	if (percpu_area_ready(cpu))
-		per_cpu(cpu_apic_id, cpu) = apic_id;
+		*raw_per_cpu_ptr(&cpu_apic_id, cpu) = apic_id;
 	ok = kick_cpu(b, apic_id, timeout_us);
 	trampoline_remove();
 	if (!ok) {
@@ -269,7 +270,7 @@ void smp_prepare_cpus(void)
 		apic_ids[0] = lapic_id();
 	setup_per_cpu_areas(n);
 	for (int cpu = 0; cpu < n; cpu++) {
-		per_cpu(cpu_apic_id, cpu) = apic_ids[cpu];
+		*raw_per_cpu_ptr(&cpu_apic_id, cpu) = apic_ids[cpu];
 		set_cpu_possible(cpu);
 	}
 	smp_prepare_boot_cpu();

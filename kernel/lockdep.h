@@ -1,0 +1,205 @@
+/*
+ * The lock validator (lockdep), with Linux's names: see docs/lockdep.md.
+ *
+ * Every lock carries a struct lockdep_map naming its class: the
+ * initialisation site (the static struct lock_class_key each *_init()
+ * macro expands to) or, for a statically defined lock, the lock's own
+ * address. Each acquisition is pushed on the running task's stack of held
+ * locks; each nesting "B taken while A held" is an edge A -> B between
+ * classes, and a new edge that closes a cycle is a possible deadlock
+ * whether or not it ever happens. The same file checks the context a lock
+ * is taken in (IRQ usage, sleeping locks in atomic context) and, as the
+ * RT article proposed, whether each per-CPU variable is accessed under a
+ * consistent protection.
+ *
+ * With LOCKDEP=0 the hooks compile away; the counters below still exist
+ * and read 0.
+ */
+#ifndef LOCKDEP_H
+#define LOCKDEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum lockdep_report_kind {
+	LOCKDEP_RECURSIVE,          /* same class acquired twice */
+	LOCKDEP_CIRCULAR,           /* cycle in the class graph, any length */
+	LOCKDEP_IRQ_STATE,          /* inconsistent IRQ usage or IRQ-safe -> IRQ-unsafe order */
+	LOCKDEP_BAD_UNLOCK,         /* release of a lock not held by this task */
+	LOCKDEP_HELD_REINIT,        /* a held lock initialised again */
+	LOCKDEP_WAIT_CONTEXT,       /* sleeping lock under raw spinlock / preempt off / IRQs off / hardirq */
+	LOCKDEP_SLEEP_IN_ATOMIC,    /* might_sleep() or schedule() in atomic context */
+	LOCKDEP_HELD_AT_EXIT,       /* task exited holding a lock */
+	LOCKDEP_PREEMPTIBLE_CPU_ID, /* smp_processor_id() preemptible and migratable */
+	LOCKDEP_PERCPU_UNPROTECTED, /* per-CPU data accessed with no protection */
+	LOCKDEP_PERCPU_INCONSISTENT,/* per-CPU data with no protection common to its accesses */
+	LOCKDEP_PERCPU_IRQ,         /* per-CPU data used in hardirq and in task context with IRQs on */
+	LOCKDEP_NR_REPORT_KINDS
+};
+
+
+/* What waiting for a lock means, as in Linux's wait-type checks:
+ *   SPIN    raw_spinlock_t: spins everywhere; fine in any context;
+ *   CONFIG  spinlock_t, local_lock_t: spins without PREEMPT_RT, sleeps
+ *           with it, so checked as sleeping in both worlds;
+ *   SLEEP   mutex, rt_mutex: always sleeps. */
+enum lockdep_wait_type { LD_WAIT_SPIN = 1, LD_WAIT_CONFIG, LD_WAIT_SLEEP };
+
+/* The address of a key names a class: one static key per init site. */
+struct lock_class_key {
+	char unused;
+};
+
+/* Same-class nesting levels (spin_lock_nested()). */
+#define MAX_LOCKDEP_SUBCLASSES 8
+#define SINGLE_DEPTH_NESTING 1
+
+/* The address of the instruction where this expands: in an always-inline
+ * lock function, the caller's site. */
+#define _THIS_IP_ ({ __label__ __here; __here: (unsigned long)&&__here; })
+#define _RET_IP_ ((unsigned long)__builtin_return_address(0))
+
+/* lock_acquire() flags: what the acquisition itself turns off, so that the
+ * context checks can tell it from what the caller had already turned off. */
+#define LOCK_PREEMPT_OFF 1u
+#define LOCK_IRQS_OFF 2u
+#define LOCK_TRYLOCK 4u
+
+#ifdef CONFIG_LOCKDEP
+
+unsigned long lockdep_reports(enum lockdep_report_kind kind);
+unsigned long lockdep_reports_total(void);
+/* Forget dependencies, IRQ usage, per-CPU locksets and counters (and turn
+ * the validator back on after an overflow); classes and held locks stay. */
+void lockdep_reset(void);
+/* Whether the validator is checking (LOCKDEP=1 and no table overflowed). */
+bool lockdep_enabled(void);
+
+struct lock_class;
+
+struct lockdep_map {
+	const struct lock_class_key *key; /* 0: a static lock, its own key */
+	const char *name;
+	struct lock_class *class_cache;   /* subclass 0's class, once known */
+	uint8_t wait_type;                /* enum lockdep_wait_type */
+	bool untracked;                   /* non-static and never initialised */
+	int16_t cpu;                      /* in a per-CPU area: whose; else -1
+					   * (valid once class_cache is set) */
+};
+
+#define LOCKDEP_MAP_INIT(lockname, wt) {.name = #lockname, .wait_type = (wt)}
+
+/* One entry of a task's stack of held locks. Written only by the task (or
+ * an interrupt handler on its CPU, which pops what it pushed). */
+struct held_lock {
+	struct lockdep_map *map;
+	unsigned long ip;          /* where it was taken */
+	uint64_t chain_key;        /* the classes held up to this one */
+	uint16_t class_idx;
+	uint8_t flags;             /* LOCK_* */
+	bool hardirq;              /* taken in hardirq context */
+	int16_t cpu;               /* a per-CPU lock: whose copy; else -1 */
+};
+
+#define MAX_LOCK_DEPTH 24
+
+struct lockdep_task {
+	int depth;                 /* entries used in held[] */
+	struct held_lock held[MAX_LOCK_DEPTH];
+};
+
+void lockdep_init_map(struct lockdep_map *map, const char *name,
+		      const struct lock_class_key *key, int wait_type);
+/* Refuses (and reports) re-initialising a lock the caller holds. */
+bool lockdep_init_ok(struct lockdep_map *map);
+void lock_acquire(struct lockdep_map *map, unsigned int subclass,
+		  unsigned int flags, unsigned long ip);
+/* False (with a report) when the caller does not hold the lock: the
+ * unlock must then leave the lock alone. */
+bool lock_release(struct lockdep_map *map, unsigned long ip);
+bool lock_is_held(const struct lockdep_map *map);
+void lockdep_assert_held_failed(const struct lockdep_map *map);
+
+/* Per-CPU access checking: cpu's copy of the variable at template
+ * address var is being reached. */
+void lockdep_percpu_access(const void *var, int cpu, unsigned long ip);
+
+/* A report made elsewhere (sched.c's context checks): count it. */
+void lockdep_count(enum lockdep_report_kind kind);
+/* The running task is exiting: it should hold no lock. */
+void lockdep_task_exit(void);
+void lockdep_init(void);
+
+#define lockdep_set_class(lock, k)                                            \
+	lockdep_init_map(&(lock)->dep_map, #k, (k), (lock)->dep_map.wait_type)
+#define lockdep_set_class_and_name(lock, k, n)                                \
+	lockdep_init_map(&(lock)->dep_map, (n), (k), (lock)->dep_map.wait_type)
+#define lockdep_assert_held(l)                                                \
+	do {                                                                  \
+		if (!lock_is_held(&(l)->dep_map))                             \
+			lockdep_assert_held_failed(&(l)->dep_map);            \
+	} while (0)
+
+#else /* !CONFIG_LOCKDEP */
+
+struct lockdep_map {
+};
+struct lockdep_task {
+};
+
+#define LOCKDEP_MAP_INIT(lockname, wt) {}
+
+static inline unsigned long lockdep_reports(enum lockdep_report_kind kind)
+{
+	return 0;
+}
+static inline unsigned long lockdep_reports_total(void)
+{
+	return 0;
+}
+static inline void lockdep_reset(void)
+{
+}
+static inline bool lockdep_enabled(void)
+{
+	return false;
+}
+
+static inline void lockdep_init_map(struct lockdep_map *map, const char *name,
+				    const struct lock_class_key *key,
+				    int wait_type)
+{
+}
+static inline bool lockdep_init_ok(struct lockdep_map *map)
+{
+	return true;
+}
+static inline void lock_acquire(struct lockdep_map *map, unsigned int subclass,
+				unsigned int flags, unsigned long ip)
+{
+}
+static inline bool lock_release(struct lockdep_map *map, unsigned long ip)
+{
+	return true;
+}
+static inline void lockdep_percpu_access(const void *var, int cpu,
+					 unsigned long ip)
+{
+}
+static inline void lockdep_count(enum lockdep_report_kind kind)
+{
+}
+static inline void lockdep_task_exit(void)
+{
+}
+static inline void lockdep_init(void)
+{
+}
+
+#define lockdep_set_class(lock, k) ((void)(lock), (void)(k))
+#define lockdep_set_class_and_name(lock, k, n) ((void)(lock), (void)(k))
+#define lockdep_assert_held(l) ((void)(l))
+
+#endif /* CONFIG_LOCKDEP */
+
+#endif

@@ -1,0 +1,261 @@
+/*
+ * The per-CPU access checker: the validator's extension the RT article
+ * asked for (see docs/lockdep.md). PREEMPT_RT bets that every per-CPU
+ * access is protected by something; this file checks the bet.
+ *
+ * Each access through this_cpu_ptr(), get_cpu_var(), per_cpu() or
+ * per_cpu_ptr() names a variable (its template address) and the CPU whose
+ * copy is reached. The protections in force are collected: the locks held
+ * (by class; a lock inside a per-CPU area only protects the same CPU's
+ * copy), and, for the running CPU's own copy, "preemption off" and "IRQs
+ * off" (as on PREEMPT_RT: what a spinlock_t or local_lock turned off on a
+ * !RT build does not count). Then, per variable:
+ *   - no protection at all is reported at once (migrate_disable() alone is
+ *     none: another task on this CPU may preempt and use the same copy);
+ *   - the set of protections common to every access so far is kept and
+ *     intersected with each new access, as in the Eraser lockset
+ *     algorithm; an empty intersection means no consistent protection;
+ *   - use in hardirq context and in task context with IRQs on is the
+ *     article's interrupt race, reported on its own.
+ * Each kind is reported once per variable (until lockdep_reset()).
+ * DEFINE_PER_CPU_STAT data is skipped.
+ */
+#ifdef CONFIG_LOCKDEP
+
+#include "lockdep.h"
+#include "lockdep_internal.h"
+#include "printk.h"
+
+/* Protection ids: lock classes by index, and these two. */
+#define PROT_PREEMPT 0xfffe
+#define PROT_IRQS 0xffff
+#define MAX_LOCKSET 8
+
+#define REPORTED_UNPROTECTED 1u
+#define REPORTED_INCONSISTENT 2u
+#define REPORTED_IRQ 4u
+
+/* One checked variable; all of it under the graph lock. */
+struct percpu_var {
+	const void *var;             /* template address; 0: a free slot */
+	uint16_t set[MAX_LOCKSET];   /* protections common to all accesses */
+	uint8_t nr;                  /* entries in set */
+	bool seen;                   /* set holds at least one access */
+	uint8_t reported;            /* REPORTED_* */
+	unsigned long last_ip;       /* the previous access */
+	unsigned long hardirq_ip;    /* an access in hardirq context, or 0 */
+	unsigned long irqs_on_ip;    /* a task access with IRQs on, or 0 */
+};
+
+struct lockset {
+	uint16_t id[MAX_LOCKSET];
+	int nr;
+};
+
+static struct percpu_var vars[MAX_PERCPU_VARS];
+static int nr_vars;
+
+void lockdep_percpu_reset(void)
+{
+	for (int i = 0; i < MAX_PERCPU_VARS; i++)
+		vars[i] = (struct percpu_var){0};
+	nr_vars = 0;
+}
+
+static void lockset_add(struct lockset *s, unsigned int id)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (s->id[i] == id)
+			return;
+	if (s->nr < MAX_LOCKSET)
+		s->id[s->nr++] = id;
+}
+
+/* What protects cpu's copy right now. */
+static void current_lockset(struct task *t, int cpu, bool irqs_off,
+			    struct lockset *s)
+{
+	bool hardirq = in_irq();
+
+	s->nr = 0;
+	for (int i = 0; i < t->lockdep.depth; i++) {
+		const struct held_lock *h = &t->lockdep.held[i];
+
+		if (h->class_idx && h->hardirq == hardirq &&
+		    (h->cpu < 0 || h->cpu == cpu))
+			lockset_add(s, h->class_idx);
+	}
+	if (cpu != raw_smp_processor_id())
+		return; /* no CPU-local state protects another CPU's copy */
+	if (irqs_off && irqs_off_for_real(t, 0, 0)) {
+		lockset_add(s, PROT_IRQS);
+		lockset_add(s, PROT_PREEMPT); /* no interrupt, no preemption */
+	} else if (preempt_off_for_real(t, 0, 0)) {
+		lockset_add(s, PROT_PREEMPT);
+	}
+}
+
+static void print_lockset(const char *prefix, const uint16_t *id, int nr)
+{
+	printk("%s{", prefix);
+	for (int i = 0; i < nr; i++)
+		printk("%s%s", i ? ", " : "",
+		       id[i] == PROT_PREEMPT ? "preemption off" :
+		       id[i] == PROT_IRQS ? "IRQs off" : lockdep_class_name(id[i]));
+	printk("}\n");
+}
+
+static struct percpu_var *find_var(const void *var)
+{
+	unsigned int s = ((uintptr_t)var >> 3) % MAX_PERCPU_VARS;
+
+	for (; vars[s].var; s = (s + 1) % MAX_PERCPU_VARS)
+		if (vars[s].var == var)
+			return &vars[s];
+	if (nr_vars >= MAX_PERCPU_VARS * 3 / 4) {
+		lockdep_overflow("BUG: MAX_PERCPU_VARS too low");
+		return 0;
+	}
+	nr_vars++;
+	vars[s].var = var;
+	return &vars[s];
+}
+
+static void print_access(const char *what, const void *var, int cpu,
+			 unsigned long ip)
+{
+	char a[96], b[96];
+
+	printk("%s CPU %d's copy of %s (%p) at %s\n", what, cpu,
+	       lockdep_sym(a, sizeof(a), (unsigned long)var), var,
+	       lockdep_sym(b, sizeof(b), ip));
+}
+
+static void report_unprotected(const void *var, int cpu, unsigned long ip)
+{
+	struct task *t = current;
+
+	if (!report_begin(LOCKDEP_PERCPU_UNPROTECTED,
+			  "WARNING: unprotected per-CPU access"))
+		return;
+	print_access("is accessing", var, cpu, ip);
+	if (cpu != raw_smp_processor_id())
+		printk("another CPU's copy, and no lock of it is held.\n");
+	else
+		printk("preemptible%s, and no lock is held: another task on "
+		       "this CPU may preempt and use the same copy.\n",
+		       t->migration_disabled ? " with only migration disabled" :
+					       "");
+	report_end();
+}
+
+static void report_inconsistent(struct percpu_var *v, int cpu,
+				const struct lockset *before,
+				const struct lockset *now, unsigned long ip)
+{
+	char a[96];
+
+	if (!report_begin(LOCKDEP_PERCPU_INCONSISTENT,
+			  "WARNING: inconsistent per-CPU protection"))
+		return;
+	print_access("is accessing", v->var, cpu, ip);
+	print_lockset("under ", now->id, now->nr);
+	printk("but the earlier accesses (the last at %s) were all under\n",
+	       lockdep_sym(a, sizeof(a), v->last_ip));
+	print_lockset(" ", before->id, before->nr);
+	printk("no protection is common to all accesses.\n");
+	report_end();
+}
+
+static void report_irq(struct percpu_var *v, int cpu)
+{
+	char a[96];
+
+	if (!report_begin(LOCKDEP_PERCPU_IRQ,
+			  "WARNING: per-CPU data used in hardirq and with IRQs "
+			  "on"))
+		return;
+	printk("CPU %d's copy of %s (%p)\n", cpu,
+	       lockdep_sym(a, sizeof(a), (unsigned long)v->var), v->var);
+	printk("  used in hardirq context at %s\n",
+	       lockdep_sym(a, sizeof(a), v->hardirq_ip));
+	printk("  used in task context with IRQs on at %s\n",
+	       lockdep_sym(a, sizeof(a), v->irqs_on_ip));
+	printk("an interrupt may come in the middle of the task's update.\n");
+	report_end();
+}
+
+/* Graph lock held. */
+static void check_access(struct percpu_var *v, int cpu,
+			 const struct lockset *now, bool irqs_on,
+			 unsigned long ip)
+{
+	struct lockset before = {.nr = v->nr};
+	int n = 0;
+
+	for (int i = 0; i < v->nr; i++)
+		before.id[i] = v->set[i];
+	if (!now->nr) {
+		if (!(v->reported & REPORTED_UNPROTECTED)) {
+			v->reported |= REPORTED_UNPROTECTED;
+			report_unprotected(v->var, cpu, ip);
+		}
+	} else if (!v->seen) {
+		for (int i = 0; i < now->nr; i++)
+			v->set[i] = now->id[i];
+		v->nr = now->nr;
+		v->seen = true;
+	} else {
+		for (int i = 0; i < v->nr; i++)
+			for (int j = 0; j < now->nr; j++)
+				if (v->set[i] == now->id[j])
+					v->set[n++] = v->set[i];
+		v->nr = n;
+		if (!n && before.nr && !(v->reported & REPORTED_INCONSISTENT)) {
+			v->reported |= REPORTED_INCONSISTENT;
+			report_inconsistent(v, cpu, &before, now, ip);
+		}
+	}
+	if (cpu == raw_smp_processor_id()) {
+		if (in_irq())
+			v->hardirq_ip = v->hardirq_ip ? v->hardirq_ip : ip;
+		else if (irqs_on)
+			v->irqs_on_ip = v->irqs_on_ip ? v->irqs_on_ip : ip;
+		if (v->hardirq_ip && v->irqs_on_ip &&
+		    !(v->reported & REPORTED_IRQ)) {
+			v->reported |= REPORTED_IRQ;
+			report_irq(v, cpu);
+		}
+	}
+	v->last_ip = ip;
+}
+
+void lockdep_percpu_access(const void *var, int cpu, unsigned long ip)
+{
+	struct lockset now;
+	struct percpu_var *v;
+	struct task *t;
+	unsigned long irqf, flags;
+	bool irqs_off;
+
+	if (!ip)
+		ip = _RET_IP_;
+	if (!lockdep_on || in_nmi())
+		return;
+	if ((const char *)var >= __per_cpu_stat_start &&
+	    (const char *)var < __per_cpu_stat_end)
+		return;
+	irqf = arch_local_irq_save();
+	irqs_off = irqs_disabled_flags(irqf);
+	t = current;
+	current_lockset(t, cpu, irqs_off, &now);
+	flags = graph_lock();
+	v = lockdep_on ? find_var(var) : 0;
+	if (v)
+		check_access(v, cpu, &now,
+			     !irqs_off || !irqs_off_for_real(t, 0, 0), ip);
+	graph_unlock(flags);
+	local_irq_restore(irqf);
+}
+
+#endif /* CONFIG_LOCKDEP */
