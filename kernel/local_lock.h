@@ -64,29 +64,39 @@ typedef struct local_lock {
 
 #define INIT_LOCAL_LOCK(name) {.dep_map = LOCKDEP_MAP_INIT(name, LD_WAIT_CONFIG)}
 
-/* A release the validator refuses leaves preemption as it was. */
+/* This CPU's copy of the lock, for the validator: compiled away with
+ * LOCKDEP=0 (it costs a %gs: load). A release the validator refuses
+ * leaves preemption and interrupts as they were. */
+#ifdef CONFIG_LOCKDEP
+#define __local_lock_acquire(l, flags)                                        \
+	lock_acquire(&raw_cpu_ptr(l)->dep_map, 0, (flags), 0)
+#define __local_lock_release(l) lock_release(&raw_cpu_ptr(l)->dep_map, 0)
+#else
+#define __local_lock_acquire(l, flags) ((void)(l))
+#define __local_lock_release(l) ((void)(l), true)
+#endif
+
 #define local_lock(l)                                                         \
 	do {                                                                  \
 		preempt_disable();                                            \
-		lock_acquire(&raw_cpu_ptr(l)->dep_map, 0, LOCK_PREEMPT_OFF,   \
-			     0);                                              \
+		__local_lock_acquire(l, LOCK_PREEMPT_OFF);                    \
 	} while (0)
 
 #define local_unlock(l)                                                       \
 	do {                                                                  \
-		if (lock_release(&raw_cpu_ptr(l)->dep_map, 0))                \
+		if (__local_lock_release(l))                                  \
 			preempt_enable();                                     \
 	} while (0)
 
 #define local_lock_irqsave(l, flags)                                          \
 	do {                                                                  \
 		local_irq_save(flags);                                        \
-		lock_acquire(&raw_cpu_ptr(l)->dep_map, 0, LOCK_IRQS_OFF, 0);  \
+		__local_lock_acquire(l, LOCK_IRQS_OFF);                       \
 	} while (0)
 
 #define local_unlock_irqrestore(l, flags)                                     \
 	do {                                                                  \
-		if (lock_release(&raw_cpu_ptr(l)->dep_map, 0))                \
+		if (__local_lock_release(l))                                  \
 			local_irq_restore(flags);                             \
 	} while (0)
 
