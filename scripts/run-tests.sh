@@ -123,7 +123,7 @@ parse_ktap() {
 	BEGIN { top_plan = -1 }
 	{ sub(/[ \t]+$/, "") }
 	# Whatever precedes the report (BIOS, GRUB, boot messages) is ignored,
-	# but for the validator's reports during boot.
+	# but for lockdep reports made during boot.
 	!started && /^# ktest: .*lockdep report/ {
 		nfail++; printf "FAIL %s %s\n", label, substr($0, 3); next
 	}
