@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
-# The host side of `make bench`: builds a benchmark kernel (LOCKDEP=0, so
-# the validator's hooks cost nothing) for each RT setting, boots it with
-# kbench=$KBENCH on $CPUS CPUs, prints each run's table and writes its
-# figures as JSON lines to $O/bench/rt$RT.json (one object per figure:
-# bench, variant, cpus, value, unit, plus rt).
+# The host side of `make bench`. For each RT setting:
+#
+# 1. builds a benchmark kernel with LOCKDEP=0 (so the validator's hooks
+#    cost nothing) in $O/bench-rt$RT, boots it with kbench=$KBENCH on $CPUS
+#    CPUs, prints its table and writes its figures as JSON lines to
+#    $O/bench/rt$RT.json (one object per figure: bench, variant, cpus,
+#    value, unit, plus rt and "lockdep": 0);
+# 2. if $KBENCH selects lockdep_overhead (tests/bench_lockdep.c), builds
+#    the same kernel with LOCKDEP=1 in $O/bench-rt$RT-lockdep, boots it on
+#    $CPUS CPUs with kbench=lockdep_overhead only, prints its table and
+#    writes its figures to $O/bench/rt$RT-lockdep.json ("lockdep": 1);
+# 3. then prints, for each lock type and validator path, the cycles per
+#    acquire+release with LOCKDEP=0 and with LOCKDEP=1 and their ratio
+#    (LOCKDEP=1 over LOCKDEP=0), and writes those rows as JSON lines to
+#    $O/bench/rt$RT-lockdep-overhead.json. That ratio compares two boots of
+#    two different kernels, so it is coarser than the ratios taken within
+#    one run.
 #
 # Environment: CPUS (default 4), RT_LIST (default "0 1"), KBENCH (glob,
 # default '*'), TIMEOUT (seconds per boot, default 600), O (default build).
+# Exit status: 2 if a build failed; 1 if a boot did not end with QEMU exit
+# 33 and `== bench done`, if a log contains ERROR, or if an overhead row
+# lacks a side; else 0.
 # Figures are for comparing within one run: QEMU on a shared host is noisy.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,31 +34,118 @@ O=${O:-build}
 JOBS=${JOBS:-$(nproc)}
 unset MAKEFLAGS MFLAGS
 
-mkdir -p "$O/bench"
-status=0
-for rt in $RT_LIST; do
-	dir=$O/bench-rt$rt
-	log=$O/bench/rt$rt.log
-	json=$O/bench/rt$rt.json
-	echo "[bench rt$rt] building (LOCKDEP=0)..."
-	if ! make -s -j"$JOBS" O="$dir" RT="$rt" LOCKDEP=0 kernel; then
-		echo "[bench rt$rt] build failed" >&2
+# Whether the comma-separated globs in $KBENCH select benchmark $1 (the
+# kernel's globs: * and ?).
+selects() {
+	local g globs
+	IFS=, read -ra globs <<<"$KBENCH"
+	for g in "${globs[@]}"; do
+		# shellcheck disable=SC2053 # $g is a pattern on purpose
+		[[ $1 == $g ]] && return 0
+	done
+	return 1
+}
+
+# run_bench TAG RT LOCKDEP DIR GLOB LOG JSON: build, boot, print the table,
+# write the JSON lines; exits 2 on a build failure, returns 1 on a failed
+# run.
+run_bench() {
+	local tag=$1 rt=$2 lockdep=$3 dir=$4 glob=$5 log=$6 json=$7 rc ok=0
+
+	echo "[bench $tag] building (LOCKDEP=$lockdep)..."
+	if ! make -s -j"$JOBS" O="$dir" RT="$rt" LOCKDEP="$lockdep" kernel; then
+		echo "[bench $tag] build failed" >&2
 		exit 2
 	fi
-	bash scripts/mkiso.sh "$dir/kernel.elf" "kbench=$KBENCH" "$dir/bench.iso" || exit 2
-	echo "[bench rt$rt] running on $CPUS CPUs..."
+	bash scripts/mkiso.sh "$dir/kernel.elf" "kbench=$glob" "$dir/bench.iso" || exit 2
+	echo "[bench $tag] running on $CPUS CPUs..."
 	timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh "$dir/bench.iso" "$CPUS" \
 		</dev/null >"$log" 2>&1
 	rc=$?
 	tr -d '\r' <"$log" | sed -n '/^== bench /,/^== bench done/p' | grep -v '^BENCH '
-	tr -d '\r' <"$log" | sed -n 's/^BENCH {\(.*\)}$/{"rt": '"$rt"', \1}/p' >"$json"
+	tr -d '\r' <"$log" |
+		sed -n 's/^BENCH {\(.*\)}$/{"rt": '"$rt"', "lockdep": '"$lockdep"', \1}/p' >"$json"
 	if [ "$rc" -ne 33 ] || ! grep -q '^== bench done' <(tr -d '\r' <"$log"); then
-		echo "[bench rt$rt] FAILED (QEMU exit $rc); last lines of $log:" >&2
+		echo "[bench $tag] FAILED (QEMU exit $rc); last lines of $log:" >&2
 		tail -n 40 "$log" >&2
-		status=1
+		ok=1
 	elif grep -q 'ERROR' "$log"; then
-		status=1
+		ok=1
 	fi
-	echo "[bench rt$rt] $(wc -l <"$json") figures in $json"
+	echo "[bench $tag] $(wc -l <"$json") figures in $json"
+	return $ok
+}
+
+# overhead RT JSON0 JSON1 OUT: the lockdep_overhead figures of the two
+# boots side by side ("LOCK PATH" variants), the ratio, and OUT's JSON
+# lines. Returns 1 when a row lacks one side, or when there is no row.
+overhead() {
+	awk -v rt="$1" -v out="$4" '
+	function str(s, name,   re) {
+		re = "\"" name "\": \"[^\"]*\""
+		if (!match(s, re))
+			return ""
+		return substr(s, RSTART + length(name) + 5, RLENGTH - length(name) - 6)
+	}
+	function num(s, name,   re) {
+		re = "\"" name "\": [0-9.]+"
+		if (!match(s, re))
+			return ""
+		return substr(s, RSTART + length(name) + 4, RLENGTH - length(name) - 4)
+	}
+	str($0, "bench") != "lockdep_overhead" { next }
+	{
+		v = str($0, "variant")
+		if (!(v in seen)) {
+			seen[v] = 1
+			order[n++] = v
+		}
+		val[FILENAME == ARGV[1] ? 0 : 1, v] = num($0, "value")
+	}
+	END {
+		printf "[bench rt%s] lockdep overhead: cycles per acquire+release, LOCKDEP=1 over LOCKDEP=0 (two boots)\n", rt
+		printf "  %-16s %-12s %12s %12s %9s\n", "lock", "path", "LOCKDEP=0", "LOCKDEP=1", "ratio"
+		bad = (n == 0)
+		printf "" > out
+		for (i = 0; i < n; i++) {
+			v = order[i]
+			lock = v; path = v
+			sub(/ [^ ]*$/, "", lock)
+			sub(/^.* /, "", path)
+			a = ((0, v) in val) ? val[0, v] : ""
+			b = ((1, v) in val) ? val[1, v] : ""
+			if (a == "" || b == "") {
+				printf "  %-16s %-12s %12s %12s %9s\n", lock, path,
+				       a == "" ? "-" : a, b == "" ? "-" : b, "-"
+				bad = 1
+				continue
+			}
+			ratio = a + 0 > 0 ? sprintf("%.2f", b / a) : ""
+			printf "  %-16s %-12s %12s %12s %9s\n", lock, path, a, b,
+			       ratio == "" ? "-" : ratio "x"
+			printf("{\"rt\": %s, \"bench\": \"lockdep_overhead\", \"lock\": \"%s\", \"path\": \"%s\", \"cycles_lockdep0\": %s, \"cycles_lockdep1\": %s, \"ratio\": %s}\n",
+			       rt, lock, path, a, b, ratio == "" ? "null" : ratio) > out
+		}
+		if (n == 0)
+			printf "  (no lockdep_overhead figures)\n"
+		exit bad
+	}' "$2" "$3"
+}
+
+mkdir -p "$O/bench"
+status=0
+for rt in $RT_LIST; do
+	json=$O/bench/rt$rt.json
+	run_bench "rt$rt" "$rt" 0 "$O/bench-rt$rt" "$KBENCH" \
+		"$O/bench/rt$rt.log" "$json" || status=1
+	if ! selects lockdep_overhead; then
+		continue
+	fi
+	ldjson=$O/bench/rt$rt-lockdep.json
+	run_bench "rt$rt-lockdep" "$rt" 1 "$O/bench-rt$rt-lockdep" \
+		lockdep_overhead "$O/bench/rt$rt-lockdep.log" "$ldjson" || status=1
+	ovjson=$O/bench/rt$rt-lockdep-overhead.json
+	overhead "$rt" "$json" "$ldjson" "$ovjson" || status=1
+	echo "[bench rt$rt] $(wc -l <"$ovjson") overhead rows in $ovjson"
 done
 exit $status
