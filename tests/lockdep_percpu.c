@@ -1,0 +1,775 @@
+/*
+ * The per-CPU access checker (kernel/lockdep_percpu.c; see
+ * docs/lockdep.md): each access through this_cpu_ptr(), get_cpu_var(),
+ * per_cpu() or per_cpu_ptr() is checked against what protects that CPU's
+ * copy right now: the locks held (a lock inside a per-CPU area only for
+ * its own CPU's copy), and for the running CPU's own copy preemption off
+ * and IRQs off, as PREEMPT_RT would have them (what a spinlock_t or
+ * local_lock turned off on RT=0 does not count). Three reports:
+ *   PERCPU_UNPROTECTED   nothing protects the access;
+ *   PERCPU_INCONSISTENT  no protection is common to all the accesses of
+ *                        the variable (the Eraser lockset);
+ *   PERCPU_IRQ           used in hardirq and in a task with IRQs on.
+ *
+ * Each test uses variables and locks of its own, starts and ends with
+ * lockdep_reset() and checks the counters, as in lockdep.c. Several-CPU
+ * tests run their helpers one after the other unless the accesses are
+ * correctly protected.
+ */
+#ifdef CONFIG_LOCKDEP
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpumask.h"
+#include "irqflags.h"
+#include "ktest.h"
+#include "ktest_util.h"
+#include "local_lock.h"
+#include "lockdep.h"
+#include "mutex.h"
+#include "percpu.h"
+#include "preempt.h"
+#include "sched.h"
+#include "smp.h"
+#include "spinlock.h"
+
+#define EXPECT_ONLY(kind, n)                                                  \
+	do {                                                                  \
+		KEXPECT_EQ(lockdep_reports(kind), (n));                       \
+		KEXPECT_EQ(lockdep_reports_total(), (n));                     \
+	} while (0)
+
+#define EXPECT_NONE() KEXPECT_EQ(lockdep_reports_total(), 0)
+
+/* One access to a copy: a read-modify-write through the pointer. */
+#define TOUCH(p) ((*(p))++)
+
+static struct task *spawn(int (*fn)(void *), void *arg, const char *name,
+			  int cpu)
+{
+	struct task *t = kthread_create(fn, arg, name);
+
+	if (!t) {
+		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
+			       name);
+		return 0;
+	}
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	return t;
+}
+
+static int run_on(int cpu, int (*fn)(void *), void *arg, const char *name)
+{
+	struct task *t = spawn(fn, arg, name, cpu);
+
+	return t ? kthread_join(t) : -1;
+}
+
+/* In hardirq context: touch this CPU's copy of the long at template
+ * address arg. */
+static void irq_touch(void *arg)
+{
+	long *var = arg;
+
+	TOUCH(this_cpu_ptr(var));
+}
+
+/* A helper's job: touch its CPU's copy of var under spin or mutex. */
+struct touch_job {
+	long *var;
+	spinlock_t *spin;
+	struct mutex *mutex;
+};
+
+static int touch_fn(void *arg)
+{
+	struct touch_job *j = arg;
+
+	if (j->spin)
+		spin_lock(j->spin);
+	else
+		mutex_lock(j->mutex);
+	TOUCH(this_cpu_ptr(j->var));
+	if (j->spin)
+		spin_unlock(j->spin);
+	else
+		mutex_unlock(j->mutex);
+	return 0;
+}
+
+struct ll_counter {
+	local_lock_t lock;
+	long n;
+};
+
+struct sl_counter {
+	spinlock_t lock;
+	long n;
+};
+
+/* ======================= LOCKDEP_PERCPU_UNPROTECTED ======================= */
+
+/* Preemptible, no lock: another task on this CPU may preempt the update
+ * and make its own. */
+static DEFINE_PER_CPU(long, pc_unprot);
+
+KTEST(lockdep_percpu, unprotected_preemptible)
+{
+	lockdep_reset();
+	TOUCH(this_cpu_ptr(&pc_unprot));
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* One report per variable, however often it is accessed. */
+static DEFINE_PER_CPU(long, pc_unprot_once);
+
+KTEST(lockdep_percpu, unprotected_reported_once)
+{
+	lockdep_reset();
+	for (int i = 0; i < 3; i++)
+		TOUCH(this_cpu_ptr(&pc_unprot_once));
+	TOUCH(per_cpu_ptr(&pc_unprot_once, raw_smp_processor_id()));
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* per_cpu() of the running CPU's own copy is checked like this_cpu_ptr. */
+static DEFINE_PER_CPU(long, pc_unprot_own);
+
+KTEST(lockdep_percpu, unprotected_per_cpu_own_copy)
+{
+	lockdep_reset();
+	per_cpu(pc_unprot_own, raw_smp_processor_id())++;
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* migrate_disable() keeps the task on the CPU, but another task on the
+ * same CPU can still preempt it: no protection. */
+static DEFINE_PER_CPU(long, pc_migr);
+
+KTEST(lockdep_percpu, unprotected_migrate_disable_only)
+{
+	lockdep_reset();
+	migrate_disable();
+	TOUCH(this_cpu_ptr(&pc_migr));
+	migrate_enable();
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* smp_processor_id() is fine with migration disabled; the data access
+ * that follows is still unprotected. */
+static DEFINE_PER_CPU(long, pc_migr_id);
+
+KTEST_CPUS(lockdep_percpu, unprotected_after_cpu_id_migrate_disabled, 2)
+{
+	int cpu;
+
+	lockdep_reset();
+	KEXPECT_EQ(set_cpus_allowed(current, cpu_online_mask), 0);
+	migrate_disable();
+	cpu = smp_processor_id();
+	per_cpu(pc_migr_id, cpu)++;
+	migrate_enable();
+	KEXPECT_EQ(set_cpus_allowed(current, cpumask_of(0)), 0);
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_PREEMPTIBLE_CPU_ID), 0);
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* Another CPU's copy: preemption and IRQs off here protect nothing there. */
+static DEFINE_PER_CPU(long, pc_remote);
+
+KTEST_CPUS(lockdep_percpu, unprotected_remote, 2)
+{
+	lockdep_reset();
+	per_cpu(pc_remote, last_cpu())++;
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_remote_preempt);
+
+KTEST_CPUS(lockdep_percpu, unprotected_remote_preempt_disabled, 2)
+{
+	lockdep_reset();
+	preempt_disable();
+	TOUCH(per_cpu_ptr(&pc_remote_preempt, last_cpu()));
+	preempt_enable();
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_remote_irqs);
+
+KTEST_CPUS(lockdep_percpu, unprotected_remote_irqs_disabled, 2)
+{
+	unsigned long flags;
+
+	lockdep_reset();
+	local_irq_save(flags);
+	per_cpu(pc_remote_irqs, last_cpu())++;
+	local_irq_restore(flags);
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* A per-CPU lock protects its own CPU's copy only. */
+static DEFINE_PER_CPU(struct sl_counter, pc_sl_wrong) = {
+	.lock = __SPIN_LOCK_UNLOCKED(pc_sl_wrong.lock)};
+
+KTEST_CPUS(lockdep_percpu, unprotected_remote_other_cpus_lock, 2)
+{
+	int c = 0, d = last_cpu();
+
+	lockdep_reset();
+	spin_lock(per_cpu_ptr(&pc_sl_wrong.lock, c));
+	per_cpu(pc_sl_wrong, d).n++;
+	spin_unlock(per_cpu_ptr(&pc_sl_wrong.lock, c));
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* This CPU's local_lock does not protect another CPU's copy. */
+static DEFINE_PER_CPU(struct ll_counter, pc_ll_remote) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
+
+KTEST_CPUS(lockdep_percpu, unprotected_remote_under_local_lock, 2)
+{
+	lockdep_reset();
+	local_lock(&pc_ll_remote.lock);
+	per_cpu(pc_ll_remote, last_cpu()).n++;
+	local_unlock(&pc_ll_remote.lock);
+	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* --- protected: silent --- */
+
+static DEFINE_PER_CPU(long, pc_get_cpu_var);
+
+KTEST(lockdep_percpu, get_cpu_var_silent)
+{
+	lockdep_reset();
+	for (int i = 0; i < 2; i++) {
+		get_cpu_var(pc_get_cpu_var)++;
+		put_cpu_var(pc_get_cpu_var);
+	}
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_preempt);
+
+KTEST(lockdep_percpu, preempt_disable_silent)
+{
+	lockdep_reset();
+	preempt_disable();
+	TOUCH(this_cpu_ptr(&pc_preempt));
+	preempt_enable();
+	preempt_disable();
+	per_cpu(pc_preempt, raw_smp_processor_id())++;
+	preempt_enable();
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_irqs_off);
+
+KTEST(lockdep_percpu, irqs_disabled_silent)
+{
+	unsigned long flags;
+
+	lockdep_reset();
+	local_irq_save(flags);
+	TOUCH(this_cpu_ptr(&pc_irqs_off));
+	local_irq_restore(flags);
+	local_irq_disable();
+	TOUCH(this_cpu_ptr(&pc_irqs_off));
+	local_irq_enable();
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_raw);
+static DEFINE_RAW_SPINLOCK(pc_raw_lock);
+
+KTEST(lockdep_percpu, raw_spinlock_silent)
+{
+	lockdep_reset();
+	for (int i = 0; i < 2; i++) {
+		raw_spin_lock(&pc_raw_lock);
+		TOUCH(this_cpu_ptr(&pc_raw));
+		raw_spin_unlock(&pc_raw_lock);
+	}
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(struct ll_counter, pc_ll) = {.lock = INIT_LOCAL_LOCK(lock)};
+
+KTEST(lockdep_percpu, local_lock_silent)
+{
+	unsigned long flags;
+
+	lockdep_reset();
+	local_lock(&pc_ll.lock);
+	this_cpu_ptr(&pc_ll)->n++;
+	local_unlock(&pc_ll.lock);
+	local_lock_irqsave(&pc_ll.lock, flags);
+	this_cpu_ptr(&pc_ll)->n++;
+	local_unlock_irqrestore(&pc_ll.lock, flags);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* Every CPU's task under its own CPU's local_lock: one class, each copy
+ * under its own lock. */
+static DEFINE_PER_CPU(struct ll_counter, pc_ll_all) = {.lock = INIT_LOCAL_LOCK(lock)};
+
+static int ll_all_fn(void *arg)
+{
+	for (int i = 0; i < 2; i++) {
+		local_lock(&pc_ll_all.lock);
+		this_cpu_ptr(&pc_ll_all)->n++;
+		local_unlock(&pc_ll_all.lock);
+	}
+	return 0;
+}
+
+KTEST_CPUS(lockdep_percpu, local_lock_all_cpus_silent, 2)
+{
+	static struct task *t[NR_CPUS];
+	int cpu;
+
+	lockdep_reset();
+	for_each_online_cpu(cpu)
+		t[cpu] = spawn(ll_all_fn, 0, "ld-ll", cpu);
+	for_each_online_cpu(cpu)
+		if (t[cpu])
+			kthread_join(t[cpu]);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* One global spinlock_t for every access, from every CPU. */
+static DEFINE_PER_CPU(long, pc_global);
+static DEFINE_SPINLOCK(pc_global_lock);
+
+KTEST_CPUS(lockdep_percpu, global_spinlock_all_cpus_silent, 2)
+{
+	struct touch_job j = {.var = &pc_global, .spin = &pc_global_lock};
+	int cpu;
+
+	lockdep_reset();
+	touch_fn(&j);
+	for_each_online_cpu(cpu)
+		run_on(cpu, touch_fn, &j, "ld-touch");
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_mutex);
+static DEFINE_MUTEX(pc_mutex_lock);
+
+KTEST_CPUS(lockdep_percpu, global_mutex_all_cpus_silent, 2)
+{
+	struct touch_job j = {.var = &pc_mutex, .mutex = &pc_mutex_lock};
+	int cpu;
+
+	lockdep_reset();
+	for_each_online_cpu(cpu)
+		run_on(cpu, touch_fn, &j, "ld-touch");
+	touch_fn(&j);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* Another CPU's copy under that CPU's lock (the lock in the same per-CPU
+ * struct), and under a global lock: both protected. */
+static DEFINE_PER_CPU(struct sl_counter, pc_sl_right) = {
+	.lock = __SPIN_LOCK_UNLOCKED(pc_sl_right.lock)};
+
+KTEST_CPUS(lockdep_percpu, remote_under_its_own_lock_silent, 2)
+{
+	int cpu;
+
+	lockdep_reset();
+	for_each_online_cpu(cpu) {
+		spin_lock(per_cpu_ptr(&pc_sl_right.lock, cpu));
+		per_cpu(pc_sl_right, cpu).n++;
+		spin_unlock(per_cpu_ptr(&pc_sl_right.lock, cpu));
+	}
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_remote_global);
+static DEFINE_SPINLOCK(pc_remote_global_lock);
+
+KTEST_CPUS(lockdep_percpu, remote_under_global_lock_silent, 2)
+{
+	lockdep_reset();
+	spin_lock(&pc_remote_global_lock);
+	per_cpu(pc_remote_global, last_cpu())++;
+	TOUCH(this_cpu_ptr(&pc_remote_global));
+	spin_unlock(&pc_remote_global_lock);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* --- not checked at all --- */
+
+/* DEFINE_PER_CPU_STAT: statistics where a lost update is acceptable. */
+static DEFINE_PER_CPU_STAT(long, pc_stat);
+
+KTEST(lockdep_percpu, stat_variable_unchecked)
+{
+	lockdep_reset();
+	TOUCH(this_cpu_ptr(&pc_stat));
+	per_cpu(pc_stat, last_cpu())++;
+	TOUCH(per_cpu_ptr(&pc_stat, 0));
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* One-instruction operations and raw_cpu_ptr() are not checked. */
+static DEFINE_PER_CPU(long, pc_ops);
+
+KTEST(lockdep_percpu, this_cpu_ops_unchecked)
+{
+	long v;
+
+	lockdep_reset();
+	this_cpu_inc(pc_ops);
+	this_cpu_add(pc_ops, 2);
+	this_cpu_dec(pc_ops);
+	__this_cpu_inc(pc_ops);
+	v = this_cpu_read(pc_ops);
+	this_cpu_write(pc_ops, v + 1);
+	TOUCH(raw_cpu_ptr(&pc_ops));
+	TOUCH(raw_per_cpu_ptr(&pc_ops, 0));
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* Forming a pointer to a per-CPU lock is not a data access. */
+struct pc_locks {
+	raw_spinlock_t raw;
+	spinlock_t spin;
+	struct mutex mutex;
+	long n;
+};
+static DEFINE_PER_CPU(struct pc_locks, pc_locks) = {
+	.raw = __RAW_SPIN_LOCK_UNLOCKED(pc_locks.raw),
+	.spin = __SPIN_LOCK_UNLOCKED(pc_locks.spin),
+	.mutex = __MUTEX_INITIALIZER(pc_locks.mutex)};
+static DEFINE_PER_CPU(struct ll_counter, pc_ll_ptr) = {.lock = INIT_LOCAL_LOCK(lock)};
+
+KTEST(lockdep_percpu, lock_pointer_unchecked)
+{
+	int cpu, locked = 0;
+
+	lockdep_reset();
+	for_each_online_cpu(cpu) {
+		locked += raw_spin_is_locked(per_cpu_ptr(&pc_locks.raw, cpu));
+		locked += spin_is_locked(per_cpu_ptr(&pc_locks.spin, cpu));
+		locked += mutex_is_locked(per_cpu_ptr(&pc_locks.mutex, cpu));
+		(void)per_cpu_ptr(&pc_ll_ptr.lock, cpu);
+	}
+	(void)this_cpu_ptr(&pc_locks.spin);
+	(void)this_cpu_ptr(&pc_ll_ptr.lock);
+	KEXPECT_EQ(locked, 0);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* ======================= LOCKDEP_PERCPU_INCONSISTENT ======================= */
+
+/* Under lock A, then under lock B: each access protected, but not
+ * against each other. */
+static DEFINE_PER_CPU(long, pc_ab);
+static DEFINE_SPINLOCK(pc_ab_a);
+static DEFINE_SPINLOCK(pc_ab_b);
+
+KTEST(lockdep_percpu, inconsistent_lock_a_then_lock_b)
+{
+	lockdep_reset();
+	spin_lock(&pc_ab_a);
+	TOUCH(this_cpu_ptr(&pc_ab));
+	spin_unlock(&pc_ab_a);
+	KEXPECT_EQ(lockdep_reports_total(), 0);
+	spin_lock(&pc_ab_b);
+	TOUCH(this_cpu_ptr(&pc_ab));
+	spin_unlock(&pc_ab_b);
+	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_abab);
+static DEFINE_MUTEX(pc_abab_a);
+static DEFINE_MUTEX(pc_abab_b);
+
+KTEST(lockdep_percpu, inconsistent_reported_once)
+{
+	lockdep_reset();
+	for (int i = 0; i < 2; i++) {
+		mutex_lock(&pc_abab_a);
+		TOUCH(this_cpu_ptr(&pc_abab));
+		mutex_unlock(&pc_abab_a);
+		mutex_lock(&pc_abab_b);
+		TOUCH(this_cpu_ptr(&pc_abab));
+		mutex_unlock(&pc_abab_b);
+	}
+	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	lockdep_reset();
+}
+
+/* A, then A and B together, then A: A is common to all. */
+static DEFINE_PER_CPU(long, pc_a_ab);
+static DEFINE_SPINLOCK(pc_a_ab_a);
+static DEFINE_SPINLOCK(pc_a_ab_b);
+
+KTEST(lockdep_percpu, lock_a_then_a_and_b_silent)
+{
+	lockdep_reset();
+	spin_lock(&pc_a_ab_a);
+	TOUCH(this_cpu_ptr(&pc_a_ab));
+	spin_unlock(&pc_a_ab_a);
+	spin_lock(&pc_a_ab_a);
+	spin_lock(&pc_a_ab_b);
+	TOUCH(this_cpu_ptr(&pc_a_ab));
+	spin_unlock(&pc_a_ab_b);
+	spin_unlock(&pc_a_ab_a);
+	spin_lock(&pc_a_ab_a);
+	TOUCH(this_cpu_ptr(&pc_a_ab));
+	spin_unlock(&pc_a_ab_a);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* Two members of one per-CPU struct are two variables: each may have a
+ * lock of its own. */
+struct pc_pair {
+	long pad;
+	long a;
+	long b;
+};
+static DEFINE_PER_CPU(struct pc_pair, pc_members);
+static DEFINE_SPINLOCK(pc_members_a);
+static DEFINE_SPINLOCK(pc_members_b);
+
+KTEST(lockdep_percpu, members_are_separate_variables_silent)
+{
+	lockdep_reset();
+	for (int i = 0; i < 2; i++) {
+		spin_lock(&pc_members_a);
+		TOUCH(this_cpu_ptr(&pc_members.a));
+		spin_unlock(&pc_members_a);
+		spin_lock(&pc_members_b);
+		TOUCH(this_cpu_ptr(&pc_members.b));
+		spin_unlock(&pc_members_b);
+	}
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* local_lock, then preemption off alone: on RT the first leaves
+ * preemption on, so the two exclude nothing of each other. */
+static DEFINE_PER_CPU(struct ll_counter, pc_ll_preempt) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
+
+KTEST(lockdep_percpu, inconsistent_local_lock_then_preempt_disable)
+{
+	lockdep_reset();
+	local_lock(&pc_ll_preempt.lock);
+	this_cpu_ptr(&pc_ll_preempt)->n++;
+	local_unlock(&pc_ll_preempt.lock);
+	KEXPECT_EQ(lockdep_reports_total(), 0);
+	preempt_disable();
+	this_cpu_ptr(&pc_ll_preempt)->n++;
+	preempt_enable();
+	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	lockdep_reset();
+}
+
+/* The same with local_lock_irqsave() then IRQs off alone: the IRQs the
+ * local lock turns off on RT=0 do not count. */
+static DEFINE_PER_CPU(struct ll_counter, pc_ll_irq) = {.lock = INIT_LOCAL_LOCK(lock)};
+
+KTEST(lockdep_percpu, inconsistent_local_lock_irqsave_then_irqs_off)
+{
+	unsigned long flags;
+
+	lockdep_reset();
+	local_lock_irqsave(&pc_ll_irq.lock, flags);
+	this_cpu_ptr(&pc_ll_irq)->n++;
+	local_unlock_irqrestore(&pc_ll_irq.lock, flags);
+	KEXPECT_EQ(lockdep_reports_total(), 0);
+	local_irq_save(flags);
+	this_cpu_ptr(&pc_ll_irq)->n++;
+	local_irq_restore(flags);
+	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	lockdep_reset();
+}
+
+/* A spinlock_t's preemption-off on RT=0 does not count (the checker
+ * reasons as on RT), so "spinlock_t, then preemption off" shares nothing;
+ * a raw spinlock's does count, so "raw spinlock, then preemption off"
+ * shares "preemption off". */
+static DEFINE_PER_CPU(long, pc_spin_preempt);
+static DEFINE_SPINLOCK(pc_spin_preempt_lock);
+
+KTEST(lockdep_percpu, inconsistent_spinlock_then_preempt_disable)
+{
+	lockdep_reset();
+	spin_lock(&pc_spin_preempt_lock);
+	TOUCH(this_cpu_ptr(&pc_spin_preempt));
+	spin_unlock(&pc_spin_preempt_lock);
+	KEXPECT_EQ(lockdep_reports_total(), 0);
+	preempt_disable();
+	TOUCH(this_cpu_ptr(&pc_spin_preempt));
+	preempt_enable();
+	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_raw_preempt);
+static DEFINE_RAW_SPINLOCK(pc_raw_preempt_lock);
+
+KTEST(lockdep_percpu, raw_spinlock_then_preempt_disable_silent)
+{
+	lockdep_reset();
+	raw_spin_lock(&pc_raw_preempt_lock);
+	TOUCH(this_cpu_ptr(&pc_raw_preempt));
+	raw_spin_unlock(&pc_raw_preempt_lock);
+	preempt_disable();
+	TOUCH(this_cpu_ptr(&pc_raw_preempt));
+	preempt_enable();
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* IRQs off implies preemption off: "preemption off" stays common. */
+static DEFINE_PER_CPU(long, pc_preempt_irq);
+
+KTEST(lockdep_percpu, preempt_disable_then_irqs_off_silent)
+{
+	unsigned long flags;
+
+	lockdep_reset();
+	preempt_disable();
+	TOUCH(this_cpu_ptr(&pc_preempt_irq));
+	preempt_enable();
+	local_irq_save(flags);
+	TOUCH(this_cpu_ptr(&pc_preempt_irq));
+	local_irq_restore(flags);
+	get_cpu_var(pc_preempt_irq)++;
+	put_cpu_var(pc_preempt_irq);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* The lockset is the variable's, over all CPUs: lock A in a task on one
+ * CPU and lock B in a task on another are inconsistent. */
+static DEFINE_PER_CPU(long, pc_cpus_ab);
+static DEFINE_SPINLOCK(pc_cpus_ab_a);
+static DEFINE_SPINLOCK(pc_cpus_ab_b);
+
+KTEST_CPUS(lockdep_percpu, inconsistent_across_cpus, 2)
+{
+	struct touch_job ja = {.var = &pc_cpus_ab, .spin = &pc_cpus_ab_a};
+	struct touch_job jb = {.var = &pc_cpus_ab, .spin = &pc_cpus_ab_b};
+
+	lockdep_reset();
+	run_on(0, touch_fn, &ja, "ld-touch-a");
+	KEXPECT_EQ(lockdep_reports_total(), 0);
+	run_on(last_cpu(), touch_fn, &jb, "ld-touch-b");
+	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	lockdep_reset();
+}
+
+/* ======================= LOCKDEP_PERCPU_IRQ ======================= */
+
+/* Used in hardirq, and in a task with only preemption off: the interrupt
+ * can come in the middle of the task's update. */
+static DEFINE_PER_CPU(long, pc_irq_first);
+
+KTEST(lockdep_percpu, irq_hardirq_then_task_preempt_disabled)
+{
+	lockdep_reset();
+	ktest_in_hardirq(irq_touch, &pc_irq_first);
+	KEXPECT_EQ(lockdep_reports_total(), 0);
+	preempt_disable();
+	TOUCH(this_cpu_ptr(&pc_irq_first));
+	preempt_enable();
+	EXPECT_ONLY(LOCKDEP_PERCPU_IRQ, 1);
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_irq_task_first);
+
+KTEST(lockdep_percpu, irq_task_get_cpu_var_then_hardirq)
+{
+	lockdep_reset();
+	get_cpu_var(pc_irq_task_first)++;
+	put_cpu_var(pc_irq_task_first);
+	KEXPECT_EQ(lockdep_reports_total(), 0);
+	ktest_in_hardirq(irq_touch, &pc_irq_task_first);
+	ktest_in_hardirq(irq_touch, &pc_irq_task_first);
+	get_cpu_var(pc_irq_task_first)++;
+	put_cpu_var(pc_irq_task_first);
+	EXPECT_ONLY(LOCKDEP_PERCPU_IRQ, 1);
+	lockdep_reset();
+}
+
+/* The task side with IRQs off: correct. */
+static DEFINE_PER_CPU(long, pc_irq_ok);
+
+KTEST(lockdep_percpu, irq_task_irqs_off_silent)
+{
+	unsigned long flags;
+
+	lockdep_reset();
+	ktest_in_hardirq(irq_touch, &pc_irq_ok);
+	local_irq_save(flags);
+	TOUCH(this_cpu_ptr(&pc_irq_ok));
+	local_irq_restore(flags);
+	ktest_in_hardirq(irq_touch, &pc_irq_ok);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+static DEFINE_PER_CPU(long, pc_irq_raw_ok);
+static DEFINE_RAW_SPINLOCK(pc_irq_raw_lock);
+
+KTEST(lockdep_percpu, irq_task_raw_spinlock_irqsave_silent)
+{
+	unsigned long flags;
+
+	lockdep_reset();
+	raw_spin_lock_irqsave(&pc_irq_raw_lock, flags);
+	TOUCH(this_cpu_ptr(&pc_irq_raw_ok));
+	raw_spin_unlock_irqrestore(&pc_irq_raw_lock, flags);
+	ktest_in_hardirq(irq_touch, &pc_irq_raw_ok);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+/* Only ever in hardirq: IRQs are off there, nothing to report. */
+static DEFINE_PER_CPU(long, pc_irq_only);
+
+KTEST(lockdep_percpu, irq_hardirq_only_silent)
+{
+	lockdep_reset();
+	for (int i = 0; i < 2; i++)
+		ktest_in_hardirq(irq_touch, &pc_irq_only);
+	EXPECT_NONE();
+	lockdep_reset();
+}
+
+#endif /* CONFIG_LOCKDEP */
