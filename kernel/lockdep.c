@@ -139,7 +139,7 @@ const char *lockdep_sym(char *buf, unsigned long size, unsigned long ip)
 	const char *name = ksym_lookup(ip, &off, &len);
 
 	if (name)
-		snprintf(buf, size, "%s+%#lx/%#lx", name, (unsigned long)off,
+		snprintf(buf, size, "%s+0x%lx/0x%lx", name, (unsigned long)off,
 			 (unsigned long)len);
 	else
 		snprintf(buf, size, "%#lx", ip);
@@ -611,13 +611,12 @@ static void report_recursive(const struct held_lock *prev,
 	report_end();
 }
 
-/* The top entry is new: check it against what is held in its context,
- * and add the edge from the nearest held lock (and from the ones below a
- * trylock, which added no edge of its own). Graph lock held. */
-static void check_chain(struct task *t)
+/* next, about to be pushed, against what is held in its context: the
+ * edge from the nearest held lock (and from the ones below a trylock,
+ * which added no edge of its own). Graph lock held. */
+static void check_chain(struct task *t, const struct held_lock *next)
 {
-	int top = t->lockdep.depth - 1;
-	const struct held_lock *next = &t->lockdep.held[top];
+	int top = t->lockdep.depth;
 
 	for (int i = 0; i < top; i++) {
 		const struct held_lock *h = &t->lockdep.held[i];
@@ -640,16 +639,16 @@ static void check_chain(struct task *t)
 	}
 }
 
-static void validate_chain(struct task *t)
+static void validate_chain(struct task *t, const struct held_lock *next)
 {
-	uint64_t key = t->lockdep.held[t->lockdep.depth - 1].chain_key;
+	uint64_t key = next->chain_key;
 	unsigned long flags;
 
 	if (chain_cached(key))
 		return;
 	flags = graph_lock();
 	if (lockdep_on && !chain_cached(key)) {
-		check_chain(t);
+		check_chain(t, next);
 		chain_add(key);
 	}
 	graph_unlock(flags);
@@ -820,12 +819,15 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 		local_irq_restore(irqf);
 		return;
 	}
-	h = &t->lockdep.held[t->lockdep.depth++];
+	/* Filled in, validated against the locks below it, then pushed: a
+	 * report lists the locks held before this one. */
+	h = &t->lockdep.held[t->lockdep.depth];
 	*h = (struct held_lock){.map = map, .ip = ip, .class_idx = idx,
 				.flags = flags, .hardirq = in_irq(), .cpu = cpu};
-	h->chain_key = chain_key_of(t, t->lockdep.depth - 1);
+	h->chain_key = chain_key_of(t, t->lockdep.depth);
 	if (idx && !(flags & LOCK_TRYLOCK) && lockdep_on)
-		validate_chain(t);
+		validate_chain(t, h);
+	t->lockdep.depth++;
 	local_irq_restore(irqf);
 }
 
