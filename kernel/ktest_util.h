@@ -1,12 +1,15 @@
 /*
  * Small helpers the test files share: atomic loads and stores of the flags
- * tests and their helper tasks signal each other with, elapsed time, and
- * the CPU tests put their helpers on.
+ * tests and their helper tasks signal each other with, elapsed time, the
+ * CPU tests put their helpers on, starting a helper task on a CPU, and the
+ * lockdep suites' counter checks.
  */
 #ifndef KTEST_UTIL_H
 #define KTEST_UTIL_H
 
 #include <stdint.h>
+#include "ktest.h"
+#include "sched.h"
 #include "smp.h"
 #include "time.h"
 
@@ -37,6 +40,41 @@ static inline void store_int(volatile int *p, int v)
 static inline int last_cpu(void)
 {
 	return (int)num_online_cpus() - 1;
+}
+
+/* For the validator's suites: exactly n reports of kind since the last
+ * lockdep_reset(), and none of any other kind. */
+#define KEXPECT_LOCKDEP_ONLY(kind, n)                                         \
+	do {                                                                  \
+		KEXPECT_EQ(lockdep_reports(kind), (n));                       \
+		KEXPECT_EQ(lockdep_reports_total(), (n));                     \
+	} while (0)
+#define KEXPECT_LOCKDEP_NONE() KEXPECT_EQ(lockdep_reports_total(), 0)
+
+/* fn(arg) in a task of its own, bound to cpu and started; NULL (and the
+ * test fails) when no task could be made. */
+static inline struct task *ktest_spawn_on(int cpu, int (*fn)(void *),
+					  void *arg, const char *name)
+{
+	struct task *t = kthread_create(fn, arg, name);
+
+	if (!t) {
+		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
+			       name);
+		return 0;
+	}
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	return t;
+}
+
+/* The same, waited for: fn's result, or -1 when it could not start. */
+static inline int ktest_run_on(int cpu, int (*fn)(void *), void *arg,
+			       const char *name)
+{
+	struct task *t = ktest_spawn_on(cpu, fn, arg, name);
+
+	return t ? kthread_join(t) : -1;
 }
 
 #endif

@@ -62,7 +62,8 @@ typedef struct local_lock {
 	struct lockdep_map dep_map;
 } local_lock_t;
 
-#define INIT_LOCAL_LOCK(name) {.dep_map = LOCKDEP_MAP_INIT(name, LD_WAIT_CONFIG)}
+#define INIT_LOCAL_LOCK(name)                                                 \
+	{.dep_map = LOCKDEP_MAP_INIT(name, LD_WAIT_CONFIG)}
 
 /* This CPU's copy of the lock, for the validator: compiled away with
  * LOCKDEP=0 (it costs a %gs: load). A release the validator refuses

@@ -42,7 +42,7 @@ struct lock_class {
 	uint8_t wait_type;
 	uint8_t usage;          /* USED_IN_HARDIRQ | ENABLED_HARDIRQ */
 	unsigned long usage_ip[2]; /* where each usage was first seen */
-	int fwd, bwd;           /* first edge out of / into the class; 0: none */
+	int fwd, bwd;           /* first edge out of / into it; 0: none */
 	uint32_t bfs_gen;       /* reached by the search of this generation */
 	int bfs_parent;         /* the edge that search came by */
 };
@@ -277,7 +277,8 @@ static unsigned int class_lookup(const void *key, unsigned int subclass)
 
 		if (!idx)
 			return 0;
-		if (classes[idx].key == key && classes[idx].subclass == subclass)
+		if (classes[idx].key == key &&
+		    classes[idx].subclass == subclass)
 			return idx;
 	}
 }
@@ -436,7 +437,8 @@ static void chain_add(uint64_t key)
 		lockdep_overflow("BUG: MAX_LOCKDEP_CHAINS too low");
 		return;
 	}
-	for (s = key % CHAINHASH_SIZE; chain_hash[s]; s = (s + 1) % CHAINHASH_SIZE)
+	for (s = key % CHAINHASH_SIZE; chain_hash[s];
+	     s = (s + 1) % CHAINHASH_SIZE)
 		;
 	__atomic_store_n(&chain_hash[s], key, __ATOMIC_RELAXED);
 	nr_chains++;
@@ -506,24 +508,33 @@ static int print_path(unsigned int start, unsigned int end, bool forward)
 	return n;
 }
 
+/* "is trying to acquire next ... but is already holding (what) prev". */
+static void print_acquire(const struct held_lock *next, const char *what,
+			  const struct held_lock *prev)
+{
+	char a[96], b[96];
+
+	printk("is trying to acquire lock:\n (%s), at: %s\n"
+	       "but is already holding %s:\n (%s), at: %s\n",
+	       classes[next->class_idx].name,
+	       lockdep_sym(a, sizeof(a), next->ip), what,
+	       classes[prev->class_idx].name,
+	       lockdep_sym(b, sizeof(b), prev->ip));
+}
+
 static void report_circular(const struct held_lock *prev,
 			    const struct held_lock *next, unsigned int found)
 {
-	char a[96], b[96];
+	int n;
 
 	if (!report_begin(LOCKDEP_CIRCULAR,
 			  "WARNING: possible circular locking dependency "
 			  "detected"))
 		return;
-	printk("is trying to acquire lock:\n (%s), at: %s\n"
-	       "but is already holding lock:\n (%s), at: %s\n"
-	       "which lock already depends on the new lock.\n\n"
-	       "the existing dependency chain (in reverse order) is:\n",
-	       classes[next->class_idx].name,
-	       lockdep_sym(a, sizeof(a), next->ip),
-	       classes[prev->class_idx].name,
-	       lockdep_sym(b, sizeof(b), prev->ip));
-	int n = print_path(next->class_idx, found, true);
+	print_acquire(next, "lock", prev);
+	printk("which lock already depends on the new lock.\n\n"
+	       "the existing dependency chain (in reverse order) is:\n");
+	n = print_path(next->class_idx, found, true);
 	printk("and now (%s) -> (%s) closes a cycle of %d locks\n",
 	       classes[prev->class_idx].name, classes[next->class_idx].name,
 	       n + 1);
@@ -534,17 +545,13 @@ static void report_irq_order(const struct held_lock *prev,
 			     const struct held_lock *next, unsigned int safe,
 			     unsigned int unsafe)
 {
-	char a[96], b[96];
+	char a[96];
 
 	if (!report_begin(LOCKDEP_IRQ_STATE,
 			  "WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order "
 			  "detected"))
 		return;
-	printk("is trying to acquire (%s) at %s\nwhile holding (%s) at %s\n",
-	       classes[next->class_idx].name,
-	       lockdep_sym(a, sizeof(a), next->ip),
-	       classes[prev->class_idx].name,
-	       lockdep_sym(b, sizeof(b), prev->ip));
+	print_acquire(next, "lock", prev);
 	print_class("the HARDIRQ-safe lock: ", safe);
 	printk("  taken in hardirq at %s\n",
 	       lockdep_sym(a, sizeof(a), classes[safe].usage_ip[0]));
@@ -594,20 +601,12 @@ static bool add_edge(const struct held_lock *prev, const struct held_lock *next)
 static void report_recursive(const struct held_lock *prev,
 			     const struct held_lock *next)
 {
-	char a[96], b[96];
-
 	if (!report_begin(LOCKDEP_RECURSIVE,
 			  "WARNING: possible recursive locking detected"))
 		return;
-	printk("is trying to acquire lock:\n (%s), at: %s\n"
-	       "but is already holding a lock of the same class:\n"
-	       " (%s), at: %s\n"
-	       "May be due to missing lock nesting notation "
-	       "(spin_lock_nested()).\n",
-	       classes[next->class_idx].name,
-	       lockdep_sym(a, sizeof(a), next->ip),
-	       classes[prev->class_idx].name,
-	       lockdep_sym(b, sizeof(b), prev->ip));
+	print_acquire(next, "a lock of the same class", prev);
+	printk("May be due to missing lock nesting notation "
+	       "(spin_lock_nested()).\n");
 	report_end();
 }
 
@@ -662,7 +661,8 @@ static void report_inconsistent(unsigned int idx, unsigned int new_bit,
 	char a[96];
 	const struct lock_class *c = &classes[idx];
 
-	if (!report_begin(LOCKDEP_IRQ_STATE, "WARNING: inconsistent lock state"))
+	if (!report_begin(LOCKDEP_IRQ_STATE,
+			  "WARNING: inconsistent lock state"))
 		return;
 	printk("inconsistent {%s} -> {%s} usage.\n",
 	       new_bit == USED_IN_HARDIRQ ? "HARDIRQ-ON-W" : "IN-HARDIRQ-W",
@@ -769,8 +769,8 @@ static void check_wait_context(struct task *t, struct lockdep_map *map,
 		int hw = held_wait_type(h);
 
 		if (hw == LD_WAIT_SPIN) {
-			report_wait_context(map, ip,
-					    "while holding the raw spinlock", h);
+			report_wait_context(map, ip, "while holding the raw "
+					    "spinlock", h);
 			return;
 		}
 		if (wt == LD_WAIT_SLEEP && hw == LD_WAIT_CONFIG) {
@@ -823,7 +823,8 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 	 * report lists the locks held before this one. */
 	h = &t->lockdep.held[t->lockdep.depth];
 	*h = (struct held_lock){.map = map, .ip = ip, .class_idx = idx,
-				.flags = flags, .hardirq = in_irq(), .cpu = cpu};
+				.flags = flags, .hardirq = in_irq(),
+				.cpu = cpu};
 	h->chain_key = chain_key_of(t, t->lockdep.depth);
 	if (idx && !(flags & LOCK_TRYLOCK) && lockdep_on)
 		validate_chain(t, h);

@@ -101,7 +101,8 @@ static void print_lockset(const char *prefix, const uint16_t *id, int nr)
 	for (int i = 0; i < nr; i++)
 		printk("%s%s", i ? ", " : "",
 		       id[i] == PROT_PREEMPT ? "preemption off" :
-		       id[i] == PROT_IRQS ? "IRQs off" : lockdep_class_name(id[i]));
+		       id[i] == PROT_IRQS ? "IRQs off" :
+					     lockdep_class_name(id[i]));
 	printk("}\n");
 }
 

@@ -96,7 +96,8 @@ static __always_inline bool raw_spin_trylock(raw_spinlock_t *l)
 {
 	preempt_disable();
 	if (arch_spin_trylock(&l->raw_lock)) {
-		lock_acquire(&l->dep_map, 0, LOCK_PREEMPT_OFF | LOCK_TRYLOCK, 0);
+		lock_acquire(&l->dep_map, 0, LOCK_PREEMPT_OFF | LOCK_TRYLOCK,
+			     0);
 		return true;
 	}
 	preempt_enable();

@@ -158,9 +158,11 @@ static void init_first_seen_locks(void)
 		lockdep_set_class(&fs_mutex[i], &fs_keys[MUTEX][i]);
 		rt_mutex_init(&fs_rtmutex[i]);
 		lockdep_set_class(&fs_rtmutex[i], &fs_keys[RTMUTEX][i]);
-		for_each_possible_cpu(cpu)
-			lockdep_set_class(raw_per_cpu_ptr(&fs_local[i].lock, cpu),
-					  &fs_keys[LOCAL][i]);
+		for_each_possible_cpu(cpu) {
+			local_lock_t *l = per_cpu_ptr(&fs_local[i].lock, cpu);
+
+			lockdep_set_class(l, &fs_keys[LOCAL][i]);
+		}
 	}
 }
 
@@ -251,5 +253,6 @@ KBENCH(lockdep_overhead)
 			    "benchmark", reports);
 	if (validator_went_off)
 		kbench_note("ERROR: the lock validator turned itself off (a "
-			    "table overflowed); the LOCKDEP=1 figures are wrong");
+			    "table overflowed); the LOCKDEP=1 figures are "
+			    "wrong");
 }

@@ -45,41 +45,6 @@
 /* No helper waits for the test task longer than this. */
 #define HELPER_MAX_NS (5000 * NS_PER_MS)
 
-/* Exactly n reports of kind, and no report of any other kind. */
-#define EXPECT_ONLY(kind, n)                                                  \
-	do {                                                                  \
-		KEXPECT_EQ(lockdep_reports(kind), (n));                       \
-		KEXPECT_EQ(lockdep_reports_total(), (n));                     \
-	} while (0)
-
-#define EXPECT_NONE() KEXPECT_EQ(lockdep_reports_total(), 0)
-
-static struct task *spawn(int (*fn)(void *), void *arg, const char *name,
-			  int cpu)
-{
-	struct task *t = kthread_create(fn, arg, name);
-
-	if (!t) {
-		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
-			       name);
-		return 0;
-	}
-	kthread_bind(t, cpu);
-	wake_up_process(t);
-	return t;
-}
-
-static int join(struct task *t)
-{
-	return t ? kthread_join(t) : -1;
-}
-
-/* Run fn(arg) in a task of its own on cpu, and wait for it to end. */
-static int run_on(int cpu, int (*fn)(void *), void *arg, const char *name)
-{
-	return join(spawn(fn, arg, name, cpu));
-}
-
 /* The i-th helper of a test goes to CPU i, modulo the online CPUs. */
 static int cpu_for(int i)
 {
@@ -184,7 +149,7 @@ KTEST(lockdep, recursive_raw_same_class)
 	raw_spin_lock(&rec_raw_b);
 	raw_spin_unlock(&rec_raw_b);
 	raw_spin_unlock(&rec_raw_a);
-	EXPECT_ONLY(LOCKDEP_RECURSIVE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 	lockdep_reset();
 }
 
@@ -201,7 +166,7 @@ KTEST(lockdep, recursive_spinlock_same_class)
 	spin_lock(&rec_spin_b);
 	spin_unlock(&rec_spin_b);
 	spin_unlock(&rec_spin_a);
-	EXPECT_ONLY(LOCKDEP_RECURSIVE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 	lockdep_reset();
 }
 
@@ -218,7 +183,7 @@ KTEST(lockdep, recursive_mutex_same_class)
 	mutex_lock(&rec_mutex_b);
 	mutex_unlock(&rec_mutex_b);
 	mutex_unlock(&rec_mutex_a);
-	EXPECT_ONLY(LOCKDEP_RECURSIVE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 	lockdep_reset();
 }
 
@@ -235,7 +200,7 @@ KTEST(lockdep, recursive_rt_mutex_same_class)
 	KEXPECT_EQ(rt_mutex_lock(&rec_rtm_b), 0);
 	rt_mutex_unlock(&rec_rtm_b);
 	rt_mutex_unlock(&rec_rtm_a);
-	EXPECT_ONLY(LOCKDEP_RECURSIVE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 	lockdep_reset();
 }
 
@@ -251,7 +216,7 @@ KTEST(lockdep, recursive_init_site_class)
 	spin_lock(&rec_site[1]);
 	spin_unlock(&rec_site[1]);
 	spin_unlock(&rec_site[0]);
-	EXPECT_ONLY(LOCKDEP_RECURSIVE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 	lockdep_reset();
 }
 
@@ -267,7 +232,7 @@ KTEST(lockdep, recursive_two_init_sites_silent)
 	mutex_lock(&rec_two_sites_b);
 	mutex_unlock(&rec_two_sites_b);
 	mutex_unlock(&rec_two_sites_a);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -285,7 +250,7 @@ KTEST(lockdep, recursive_raw_nested_silent)
 	raw_spin_lock_nested(&rec_nest_raw_b, SINGLE_DEPTH_NESTING);
 	raw_spin_unlock(&rec_nest_raw_b);
 	raw_spin_unlock(&rec_nest_raw_a);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -302,7 +267,7 @@ KTEST(lockdep, recursive_spinlock_nested_silent)
 	spin_lock_nested(&rec_nest_spin_b, SINGLE_DEPTH_NESTING);
 	spin_unlock(&rec_nest_spin_b);
 	spin_unlock(&rec_nest_spin_a);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -319,7 +284,7 @@ KTEST(lockdep, recursive_mutex_nested_silent)
 	mutex_lock_nested(&rec_nest_mutex_b, SINGLE_DEPTH_NESTING);
 	mutex_unlock(&rec_nest_mutex_b);
 	mutex_unlock(&rec_nest_mutex_a);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -337,7 +302,7 @@ KTEST(lockdep, recursive_rt_mutex_nested_silent)
 		   0);
 	rt_mutex_unlock(&rec_nest_rtm_b);
 	rt_mutex_unlock(&rec_nest_rtm_a);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -359,7 +324,7 @@ KTEST(lockdep, recursive_same_subclass_twice)
 	raw_spin_unlock(&rec_sub_c);
 	raw_spin_unlock(&rec_sub_b);
 	raw_spin_unlock(&rec_sub_a);
-	EXPECT_ONLY(LOCKDEP_RECURSIVE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 	lockdep_reset();
 }
 
@@ -381,7 +346,7 @@ KTEST(lockdep, recursive_trylock_silent)
 		spin_unlock(&rec_try_b);
 	spin_unlock(&rec_try_a);
 	KEXPECT_TRUE(got);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -402,7 +367,7 @@ KTEST(lockdep, recursive_reported_once)
 		mutex_unlock(&rec_once_b);
 		mutex_unlock(&rec_once_a);
 	}
-	EXPECT_ONLY(LOCKDEP_RECURSIVE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 	lockdep_reset();
 }
 
@@ -428,7 +393,7 @@ KTEST(lockdep, recursive_task_vs_hardirq_not_recursive)
 	ktest_in_hardirq(rec_irq_fn, 0);
 	raw_spin_unlock(&rec_irq_task);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_RECURSIVE), 0);
-	EXPECT_ONLY(LOCKDEP_IRQ_STATE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
 	lockdep_reset();
 }
 
@@ -451,7 +416,7 @@ KTEST(lockdep, recursive_in_hardirq)
 	lockdep_set_class(&rec_in_irq_a, &rec_in_irq_key);
 	lockdep_set_class(&rec_in_irq_b, &rec_in_irq_key);
 	ktest_in_hardirq(rec_in_irq_fn, 0);
-	EXPECT_ONLY(LOCKDEP_RECURSIVE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 	lockdep_reset();
 }
 
@@ -470,7 +435,7 @@ KTEST(lockdep, circular_two_locks)
 	take_in_order(&ab);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	take_in_order(&ba);
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -490,7 +455,7 @@ KTEST(lockdep, circular_three_locks)
 	take_in_order(&bc);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	take_in_order(&ca);
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -514,7 +479,7 @@ KTEST(lockdep, circular_four_locks)
 		take_in_order(&j[i]);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	take_in_order(&j[3]);
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -529,10 +494,10 @@ KTEST_CPUS(lockdep, circular_two_tasks_two_cpus, 2)
 	struct order_job ba = {2, {M(circ_tasks2_b), M(circ_tasks2_a)}};
 
 	lockdep_reset();
-	run_on(0, order_fn, &ab, "ld-ab");
+	ktest_run_on(0, order_fn, &ab, "ld-ab");
 	KEXPECT_EQ(lockdep_reports_total(), 0);
-	run_on(last_cpu(), order_fn, &ba, "ld-ba");
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	ktest_run_on(last_cpu(), order_fn, &ba, "ld-ba");
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -551,10 +516,10 @@ KTEST_CPUS(lockdep, circular_three_tasks, 2)
 
 	lockdep_reset();
 	for (int i = 0; i < 2; i++)
-		run_on(cpu_for(i + 1), order_fn, &j[i], "ld-circ3");
+		ktest_run_on(cpu_for(i + 1), order_fn, &j[i], "ld-circ3");
 	KEXPECT_EQ(lockdep_reports_total(), 0);
-	run_on(cpu_for(3), order_fn, &j[2], "ld-circ3");
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	ktest_run_on(cpu_for(3), order_fn, &j[2], "ld-circ3");
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -575,10 +540,10 @@ KTEST_CPUS(lockdep, circular_four_tasks_four_cpus, 4)
 
 	lockdep_reset();
 	for (int i = 0; i < 3; i++)
-		run_on(i, order_fn, &j[i], "ld-circ4");
+		ktest_run_on(i, order_fn, &j[i], "ld-circ4");
 	KEXPECT_EQ(lockdep_reports_total(), 0);
-	run_on(3, order_fn, &j[3], "ld-circ4");
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	ktest_run_on(3, order_fn, &j[3], "ld-circ4");
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -599,7 +564,7 @@ KTEST(lockdep, circular_consistent_order_silent)
 	take_in_order(&ab);
 	take_in_order(&abc);
 	take_in_order(&ac);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -616,8 +581,8 @@ KTEST_CPUS(lockdep, circular_consistent_order_all_cpus_silent, 2)
 
 	lockdep_reset();
 	for_each_online_cpu(cpu)
-		run_on(cpu, order_fn, &abc, "ld-abc");
-	EXPECT_NONE();
+		ktest_run_on(cpu, order_fn, &abc, "ld-abc");
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -639,7 +604,7 @@ KTEST(lockdep, circular_trylock_adds_no_edge)
 	spin_unlock(&circ_try_a);
 	KEXPECT_TRUE(got);
 	take_in_order(&ba);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -656,9 +621,9 @@ KTEST(lockdep, circular_reported_once)
 	take_in_order(&ab);
 	take_in_order(&ba);
 	take_in_order(&ba);
-	run_on(last_cpu(), order_fn, &ba, "ld-ba");
+	ktest_run_on(last_cpu(), order_fn, &ba, "ld-ba");
 	take_in_order(&ab);
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -682,7 +647,7 @@ KTEST(lockdep, circular_closing_edge_not_added)
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_CIRCULAR), 1);
 	take_in_order(&ax);
 	take_in_order(&xb);
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -699,8 +664,8 @@ KTEST(lockdep, circular_mutex_rt_mutex)
 	lockdep_reset();
 	take_in_order(&mr);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
-	run_on(last_cpu(), order_fn, &rm, "ld-rm");
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	ktest_run_on(last_cpu(), order_fn, &rm, "ld-rm");
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -709,7 +674,8 @@ struct circ_ll {
 	local_lock_t lock;
 	long n;
 };
-static DEFINE_PER_CPU(struct circ_ll, circ_ll_pcp) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct circ_ll, circ_ll_pcp) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 static DEFINE_SPINLOCK(circ_ll_spin);
 
 KTEST(lockdep, circular_local_lock_spinlock)
@@ -724,7 +690,7 @@ KTEST(lockdep, circular_local_lock_spinlock)
 	local_lock(&circ_ll_pcp.lock);
 	local_unlock(&circ_ll_pcp.lock);
 	spin_unlock(&circ_ll_spin);
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -745,7 +711,7 @@ KTEST(lockdep, circular_raw_irqsave)
 	raw_spin_lock_irqsave(&circ_irqsave_a, f2);
 	raw_spin_unlock_irqrestore(&circ_irqsave_a, f2);
 	raw_spin_unlock_irqrestore(&circ_irqsave_b, f1);
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -773,7 +739,7 @@ KTEST(lockdep, circular_task_and_hardirq)
 	raw_spin_unlock_irqrestore(&circ_irq_a, f1);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	ktest_in_hardirq(circ_irq_fn, 0);
-	EXPECT_ONLY(LOCKDEP_CIRCULAR, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 	lockdep_reset();
 }
 
@@ -799,7 +765,7 @@ KTEST(lockdep, irq_hardirq_then_task_irqs_on)
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	raw_spin_lock(&irq_then_task);
 	raw_spin_unlock(&irq_then_task);
-	EXPECT_ONLY(LOCKDEP_IRQ_STATE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
 	lockdep_reset();
 }
 
@@ -812,7 +778,7 @@ KTEST(lockdep, irq_task_irqs_on_then_hardirq)
 	raw_spin_unlock(&irq_task_then);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	ktest_in_hardirq(irq_lock_fn, &irq_task_then);
-	EXPECT_ONLY(LOCKDEP_IRQ_STATE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
 	lockdep_reset();
 }
 
@@ -828,7 +794,7 @@ KTEST(lockdep, irq_inconsistent_reported_once)
 		raw_spin_unlock(&irq_once);
 		ktest_in_hardirq(irq_lock_fn, &irq_once);
 	}
-	EXPECT_ONLY(LOCKDEP_IRQ_STATE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
 	lockdep_reset();
 }
 
@@ -844,7 +810,7 @@ KTEST(lockdep, irq_hardirq_and_task_irqsave_silent)
 	raw_spin_lock_irqsave(&irq_irqsave_ok, flags);
 	raw_spin_unlock_irqrestore(&irq_irqsave_ok, flags);
 	ktest_in_hardirq(irq_lock_fn, &irq_irqsave_ok);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -858,7 +824,7 @@ KTEST(lockdep, irq_hardirq_and_task_lock_irq_silent)
 	ktest_in_hardirq(irq_lock_fn, &irq_irq_ok);
 	raw_spin_lock_irq(&irq_irq_ok);
 	raw_spin_unlock_irq(&irq_irq_ok);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -884,7 +850,7 @@ KTEST(lockdep, irq_hardirq_trylock_silent)
 	KEXPECT_TRUE(got);
 	raw_spin_lock(&irq_try);
 	raw_spin_unlock(&irq_try);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -907,7 +873,7 @@ KTEST(lockdep, irq_safe_before_unsafe)
 	raw_spin_lock(&irq_order_unsafe);
 	raw_spin_unlock(&irq_order_unsafe);
 	raw_spin_unlock_irqrestore(&irq_order_safe, flags);
-	EXPECT_ONLY(LOCKDEP_IRQ_STATE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
 	lockdep_reset();
 }
 
@@ -926,7 +892,7 @@ KTEST(lockdep, irq_unsafe_before_safe_silent)
 	raw_spin_lock_irqsave(&irq_rev_safe, flags);
 	raw_spin_unlock_irqrestore(&irq_rev_safe, flags);
 	raw_spin_unlock(&irq_rev_unsafe);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -948,7 +914,7 @@ KTEST(lockdep, irq_usage_after_edge)
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	raw_spin_lock(&irq_late_unsafe);
 	raw_spin_unlock(&irq_late_unsafe);
-	EXPECT_ONLY(LOCKDEP_IRQ_STATE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
 	lockdep_reset();
 }
 
@@ -974,7 +940,7 @@ KTEST(lockdep, irq_safe_before_unsafe_transitive)
 	raw_spin_lock_irqsave(&irq_path_b, f2);
 	raw_spin_unlock_irqrestore(&irq_path_b, f2);
 	raw_spin_unlock_irqrestore(&irq_path_a, f1);
-	EXPECT_ONLY(LOCKDEP_IRQ_STATE, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
 	lockdep_reset();
 }
 
@@ -996,7 +962,7 @@ KTEST(lockdep, bad_unlock_raw_never_locked)
 	raw_spin_unlock(&bad_raw);
 	KEXPECT_FALSE(raw_spin_is_locked(&bad_raw));
 	KEXPECT_EQ(preempt_count(), pc);
-	EXPECT_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 	lockdep_reset();
 }
 
@@ -1015,7 +981,7 @@ KTEST(lockdep, bad_unlock_spinlock_never_locked)
 	KEXPECT_TRUE(spin_is_locked(&bad_spin));
 	spin_unlock(&bad_spin);
 	KEXPECT_FALSE(spin_is_locked(&bad_spin));
-	EXPECT_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 	lockdep_reset();
 }
 
@@ -1030,7 +996,7 @@ KTEST(lockdep, bad_unlock_mutex_never_locked)
 	KEXPECT_TRUE(mutex_is_locked(&bad_mutex));
 	mutex_unlock(&bad_mutex);
 	KEXPECT_FALSE(mutex_is_locked(&bad_mutex));
-	EXPECT_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 	lockdep_reset();
 }
 
@@ -1045,7 +1011,7 @@ KTEST(lockdep, bad_unlock_rt_mutex_never_locked)
 	KEXPECT_TRUE(rt_mutex_owner(&bad_rtm) == current);
 	rt_mutex_unlock(&bad_rtm);
 	KEXPECT_FALSE(rt_mutex_is_locked(&bad_rtm));
-	EXPECT_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 	lockdep_reset();
 }
 
@@ -1062,7 +1028,7 @@ KTEST(lockdep, bad_unlock_double_unlock)
 	KEXPECT_FALSE(mutex_is_locked(&bad_twice));
 	mutex_lock(&bad_twice);
 	mutex_unlock(&bad_twice);
-	EXPECT_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 	lockdep_reset();
 }
 
@@ -1110,15 +1076,16 @@ KTEST(lockdep, bad_unlock_mutex_held_by_other_task)
 	struct task *t;
 
 	lockdep_reset();
-	t = spawn(holder_fn, &h, "ld-holder", last_cpu());
+	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
+	KASSERT_TRUE(t);
 	KEXPECT_TRUE(wait_flag(&h.locked, 2000));
 	mutex_unlock(&bad_other_mutex);
 	KEXPECT_TRUE(t && rt_mutex_owner(&bad_other_mutex.rtmutex) == t);
 	store_int(&h.release, 1);
-	join(t);
+	kthread_join(t);
 	KEXPECT_TRUE(h.held_after);
 	KEXPECT_FALSE(mutex_is_locked(&bad_other_mutex));
-	EXPECT_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 	lockdep_reset();
 }
 
@@ -1130,15 +1097,16 @@ KTEST_CPUS(lockdep, bad_unlock_raw_held_by_other_task, 2)
 	struct task *t;
 
 	lockdep_reset();
-	t = spawn(holder_fn, &h, "ld-holder", last_cpu());
+	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
+	KASSERT_TRUE(t);
 	KEXPECT_TRUE(wait_flag(&h.locked, 2000));
 	raw_spin_unlock(&bad_other_raw);
 	KEXPECT_TRUE(raw_spin_is_locked(&bad_other_raw));
 	store_int(&h.release, 1);
-	join(t);
+	kthread_join(t);
 	KEXPECT_TRUE(h.held_after);
 	KEXPECT_FALSE(raw_spin_is_locked(&bad_other_raw));
-	EXPECT_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 	lockdep_reset();
 }
 
@@ -1150,15 +1118,16 @@ KTEST_CPUS(lockdep, bad_unlock_spinlock_held_by_other_task, 2)
 	struct task *t;
 
 	lockdep_reset();
-	t = spawn(holder_fn, &h, "ld-holder", last_cpu());
+	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
+	KASSERT_TRUE(t);
 	KEXPECT_TRUE(wait_flag(&h.locked, 2000));
 	spin_unlock(&bad_other_spin);
 	KEXPECT_TRUE(spin_is_locked(&bad_other_spin));
 	store_int(&h.release, 1);
-	join(t);
+	kthread_join(t);
 	KEXPECT_TRUE(h.held_after);
 	KEXPECT_FALSE(spin_is_locked(&bad_other_spin));
-	EXPECT_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 	lockdep_reset();
 }
 
@@ -1184,7 +1153,7 @@ KTEST(lockdep, bad_unlock_out_of_order_silent)
 	mutex_lock(&bad_ooo_b);
 	mutex_unlock(&bad_ooo_a);
 	mutex_unlock(&bad_ooo_b);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1199,7 +1168,7 @@ KTEST(lockdep, bad_unlock_reset_keeps_held_locks)
 	lockdep_reset();
 	spin_unlock(&bad_reset_held);
 	KEXPECT_FALSE(spin_is_locked(&bad_reset_held));
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1216,7 +1185,7 @@ KTEST(lockdep, reinit_held_spinlock)
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_HELD_REINIT), 1);
 	spin_unlock(&reinit_spin);
 	KEXPECT_FALSE(spin_is_locked(&reinit_spin));
-	EXPECT_ONLY(LOCKDEP_HELD_REINIT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
 	lockdep_reset();
 }
 
@@ -1230,7 +1199,7 @@ KTEST(lockdep, reinit_held_raw_spinlock)
 	KEXPECT_TRUE(raw_spin_is_locked(&reinit_raw));
 	raw_spin_unlock(&reinit_raw);
 	KEXPECT_FALSE(raw_spin_is_locked(&reinit_raw));
-	EXPECT_ONLY(LOCKDEP_HELD_REINIT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
 	lockdep_reset();
 }
 
@@ -1244,7 +1213,7 @@ KTEST(lockdep, reinit_held_mutex)
 	KEXPECT_TRUE(rt_mutex_owner(&reinit_mutex.rtmutex) == current);
 	mutex_unlock(&reinit_mutex);
 	KEXPECT_FALSE(mutex_is_locked(&reinit_mutex));
-	EXPECT_ONLY(LOCKDEP_HELD_REINIT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
 	lockdep_reset();
 }
 
@@ -1258,7 +1227,7 @@ KTEST(lockdep, reinit_held_rt_mutex)
 	KEXPECT_TRUE(rt_mutex_owner(&reinit_rtm) == current);
 	rt_mutex_unlock(&reinit_rtm);
 	KEXPECT_FALSE(rt_mutex_is_locked(&reinit_rtm));
-	EXPECT_ONLY(LOCKDEP_HELD_REINIT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
 	lockdep_reset();
 }
 
@@ -1273,7 +1242,7 @@ KTEST(lockdep, reinit_free_lock_silent)
 	spin_lock_init(&reinit_free);
 	spin_lock(&reinit_free);
 	spin_unlock(&reinit_free);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1286,7 +1255,7 @@ KTEST(lockdep, reinit_free_lock_silent)
 #define EXPECT_WAIT_CONTEXT()                                                 \
 	do {                                                                  \
 		KEXPECT_EQ(lockdep_reports(LOCKDEP_SLEEP_IN_ATOMIC), 0);      \
-		EXPECT_ONLY(LOCKDEP_WAIT_CONTEXT, 1);                         \
+		KEXPECT_LOCKDEP_ONLY(LOCKDEP_WAIT_CONTEXT, 1);                \
 	} while (0)
 
 struct wc_pcp {
@@ -1339,7 +1308,8 @@ KTEST(lockdep, wait_rt_mutex_under_raw_spinlock_irqsave)
 }
 
 static DEFINE_RAW_SPINLOCK(wc_raw4);
-static DEFINE_PER_CPU(struct wc_pcp, wc_pcp4) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct wc_pcp, wc_pcp4) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 KTEST(lockdep, wait_local_lock_under_raw_spinlock)
 {
@@ -1378,7 +1348,8 @@ KTEST(lockdep, wait_mutex_under_preempt_disable)
 	lockdep_reset();
 }
 
-static DEFINE_PER_CPU(struct wc_pcp, wc_pcp7) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct wc_pcp, wc_pcp7) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 KTEST(lockdep, wait_local_lock_under_get_cpu)
 {
@@ -1453,7 +1424,8 @@ KTEST(lockdep, wait_mutex_under_spinlock)
 	lockdep_reset();
 }
 
-static DEFINE_PER_CPU(struct wc_pcp, wc_pcp12) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct wc_pcp, wc_pcp12) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 static DEFINE_MUTEX(wc_mutex12);
 
 KTEST(lockdep, wait_mutex_under_local_lock)
@@ -1494,7 +1466,7 @@ KTEST(lockdep, wait_spinlock_in_task_silent)
 	spin_unlock(&wc_ok_plain);
 	spin_lock_irq(&wc_ok_plain);
 	spin_unlock_irq(&wc_ok_plain);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1508,7 +1480,7 @@ KTEST(lockdep, wait_spinlock_in_spinlock_silent)
 	spin_lock(&wc_ok_inner);
 	spin_unlock(&wc_ok_inner);
 	spin_unlock(&wc_ok_outer);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1530,13 +1502,14 @@ KTEST(lockdep, wait_spinlock_in_spinlock_irqsave_silent)
 	spin_lock(&wc_ok_irq_inner);
 	spin_unlock(&wc_ok_irq_inner);
 	spin_unlock_irq(&wc_ok_irq_outer);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
 /* local_lock and spinlock_t nest either way (different inner locks, so
  * the two orders are no cycle). */
-static DEFINE_PER_CPU(struct wc_pcp, wc_ok_pcp) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct wc_pcp, wc_ok_pcp) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 static DEFINE_SPINLOCK(wc_ok_ll_in);
 static DEFINE_SPINLOCK(wc_ok_ll_out);
 
@@ -1557,7 +1530,7 @@ KTEST(lockdep, wait_local_lock_and_spinlock_silent)
 	local_lock(&wc_ok_pcp.lock);
 	local_unlock(&wc_ok_pcp.lock);
 	spin_unlock(&wc_ok_ll_out);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1565,7 +1538,8 @@ KTEST(lockdep, wait_local_lock_and_spinlock_silent)
 static DEFINE_MUTEX(wc_ok_mutex);
 static DEFINE_SPINLOCK(wc_ok_m_spin);
 static DEFINE_RAW_SPINLOCK(wc_ok_m_raw);
-static DEFINE_PER_CPU(struct wc_pcp, wc_ok_m_pcp) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct wc_pcp, wc_ok_m_pcp) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 KTEST(lockdep, wait_locks_in_mutex_silent)
 {
@@ -1578,7 +1552,7 @@ KTEST(lockdep, wait_locks_in_mutex_silent)
 	local_lock(&wc_ok_m_pcp.lock);
 	local_unlock(&wc_ok_m_pcp.lock);
 	mutex_unlock(&wc_ok_mutex);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1595,7 +1569,7 @@ KTEST(lockdep, wait_mutex_in_mutex_silent)
 	rt_mutex_unlock(&wc_ok_mm_rtm);
 	mutex_unlock(&wc_ok_mm_inner);
 	mutex_unlock(&wc_ok_mm_outer);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1625,7 +1599,7 @@ KTEST(lockdep, wait_raw_spinlock_anywhere_silent)
 	raw_spin_lock(&wc_ok_r_inner);
 	raw_spin_unlock(&wc_ok_r_inner);
 	local_irq_restore(flags);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1644,7 +1618,7 @@ KTEST(lockdep, wait_trylock_under_raw_spinlock_silent)
 		mutex_unlock(&wc_ok_try_mutex);
 	raw_spin_unlock(&wc_ok_try_raw);
 	KEXPECT_TRUE(got);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1658,7 +1632,7 @@ KTEST(lockdep, wait_mutex_migrate_disabled_silent)
 	mutex_lock(&wc_ok_migr);
 	mutex_unlock(&wc_ok_migr);
 	migrate_enable();
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1670,7 +1644,7 @@ KTEST(lockdep, sleep_might_sleep_preempt_disabled)
 	preempt_disable();
 	might_sleep();
 	preempt_enable();
-	EXPECT_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
 	lockdep_reset();
 }
 
@@ -1682,7 +1656,7 @@ KTEST(lockdep, sleep_might_sleep_irqs_disabled)
 	local_irq_save(flags);
 	might_sleep();
 	local_irq_restore(flags);
-	EXPECT_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
 	lockdep_reset();
 }
 
@@ -1694,7 +1668,7 @@ KTEST(lockdep, sleep_might_sleep_raw_spinlock)
 	raw_spin_lock(&sleep_raw);
 	might_sleep();
 	raw_spin_unlock(&sleep_raw);
-	EXPECT_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
 	lockdep_reset();
 }
 
@@ -1707,7 +1681,7 @@ KTEST(lockdep, sleep_might_sleep_hardirq)
 {
 	lockdep_reset();
 	ktest_in_hardirq(sleep_irq_fn, 0);
-	EXPECT_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
 	lockdep_reset();
 }
 
@@ -1719,7 +1693,7 @@ KTEST(lockdep, sleep_msleep_preempt_disabled_once)
 	preempt_disable();
 	msleep(1);
 	preempt_enable();
-	EXPECT_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
 	lockdep_reset();
 }
 
@@ -1730,7 +1704,7 @@ KTEST(lockdep, sleep_schedule_preempt_disabled)
 	preempt_disable();
 	schedule();
 	preempt_enable();
-	EXPECT_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
 	lockdep_reset();
 }
 
@@ -1739,7 +1713,7 @@ KTEST(lockdep, sleep_might_sleep_task_silent)
 	lockdep_reset();
 	might_sleep();
 	msleep(1);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1756,7 +1730,7 @@ KTEST(lockdep, sleep_might_sleep_holding_mutex_silent)
 	msleep(1);
 	rt_mutex_unlock(&sleep_rtm);
 	mutex_unlock(&sleep_mutex);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1766,7 +1740,7 @@ KTEST(lockdep, sleep_might_sleep_migrate_disabled_silent)
 	migrate_disable();
 	might_sleep();
 	migrate_enable();
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1792,19 +1766,19 @@ static int exit_released_fn(void *arg)
 KTEST(lockdep, exit_holding_mutex)
 {
 	lockdep_reset();
-	KEXPECT_EQ(run_on(last_cpu(), exit_holding_fn, &exit_abandoned,
+	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_holding_fn, &exit_abandoned,
 			  "ld-exit"), 0);
-	EXPECT_ONLY(LOCKDEP_HELD_AT_EXIT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_AT_EXIT, 1);
 	lockdep_reset();
 }
 
 KTEST(lockdep, exit_after_unlock_silent)
 {
 	lockdep_reset();
-	KEXPECT_EQ(run_on(last_cpu(), exit_released_fn, &exit_released,
+	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_released_fn, &exit_released,
 			  "ld-exit"), 0);
 	KEXPECT_FALSE(mutex_is_locked(&exit_released));
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1831,7 +1805,7 @@ KTEST_CPUS(lockdep, cpu_id_preemptible_migratable, 2)
 	cpu = smp_processor_id();
 	back_to_cpu0();
 	KEXPECT_LT(cpu, (int)num_online_cpus());
-	EXPECT_ONLY(LOCKDEP_PREEMPTIBLE_CPU_ID, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PREEMPTIBLE_CPU_ID, 1);
 	lockdep_reset();
 }
 
@@ -1846,7 +1820,7 @@ KTEST_CPUS(lockdep, cpu_id_preempt_disabled_silent, 2)
 	KEXPECT_EQ(cpu, raw_smp_processor_id());
 	preempt_enable();
 	back_to_cpu0();
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1862,7 +1836,7 @@ KTEST_CPUS(lockdep, cpu_id_migrate_disabled_silent, 2)
 	KEXPECT_EQ(cpu, raw_smp_processor_id());
 	migrate_enable();
 	back_to_cpu0();
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1876,7 +1850,7 @@ KTEST_CPUS(lockdep, cpu_id_irqs_disabled_silent, 2)
 	(void)smp_processor_id();
 	local_irq_restore(flags);
 	back_to_cpu0();
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1894,7 +1868,7 @@ KTEST_CPUS(lockdep, cpu_id_hardirq_silent, 2)
 	ktest_in_hardirq(cpu_id_irq_fn, &cpu);
 	back_to_cpu0();
 	KEXPECT_GE(cpu, 0);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1903,7 +1877,7 @@ KTEST(lockdep, cpu_id_single_cpu_affinity_silent)
 	lockdep_reset();
 	KEXPECT_EQ(set_cpus_allowed(current, cpumask_of(0)), 0);
 	KEXPECT_EQ(smp_processor_id(), 0);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -1913,7 +1887,7 @@ KTEST_CPUS(lockdep, cpu_id_raw_unchecked_silent, 2)
 	allow_all_cpus();
 	(void)raw_smp_processor_id();
 	back_to_cpu0();
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 

@@ -34,38 +34,8 @@
 #include "smp.h"
 #include "spinlock.h"
 
-#define EXPECT_ONLY(kind, n)                                                  \
-	do {                                                                  \
-		KEXPECT_EQ(lockdep_reports(kind), (n));                       \
-		KEXPECT_EQ(lockdep_reports_total(), (n));                     \
-	} while (0)
-
-#define EXPECT_NONE() KEXPECT_EQ(lockdep_reports_total(), 0)
-
 /* One access to a copy: a read-modify-write through the pointer. */
 #define TOUCH(p) ((*(p))++)
-
-static struct task *spawn(int (*fn)(void *), void *arg, const char *name,
-			  int cpu)
-{
-	struct task *t = kthread_create(fn, arg, name);
-
-	if (!t) {
-		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
-			       name);
-		return 0;
-	}
-	kthread_bind(t, cpu);
-	wake_up_process(t);
-	return t;
-}
-
-static int run_on(int cpu, int (*fn)(void *), void *arg, const char *name)
-{
-	struct task *t = spawn(fn, arg, name, cpu);
-
-	return t ? kthread_join(t) : -1;
-}
 
 /* In hardirq context: touch this CPU's copy of the long at template
  * address arg. */
@@ -119,7 +89,7 @@ KTEST(lockdep_percpu, unprotected_preemptible)
 {
 	lockdep_reset();
 	TOUCH(this_cpu_ptr(&pc_unprot));
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -132,7 +102,7 @@ KTEST(lockdep_percpu, unprotected_reported_once)
 	for (int i = 0; i < 3; i++)
 		TOUCH(this_cpu_ptr(&pc_unprot_once));
 	TOUCH(per_cpu_ptr(&pc_unprot_once, raw_smp_processor_id()));
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -143,7 +113,7 @@ KTEST(lockdep_percpu, unprotected_per_cpu_own_copy)
 {
 	lockdep_reset();
 	per_cpu(pc_unprot_own, raw_smp_processor_id())++;
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -157,7 +127,7 @@ KTEST(lockdep_percpu, unprotected_migrate_disable_only)
 	migrate_disable();
 	TOUCH(this_cpu_ptr(&pc_migr));
 	migrate_enable();
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -177,7 +147,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_after_cpu_id_migrate_disabled, 2)
 	migrate_enable();
 	KEXPECT_EQ(set_cpus_allowed(current, cpumask_of(0)), 0);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_PREEMPTIBLE_CPU_ID), 0);
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -188,7 +158,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote, 2)
 {
 	lockdep_reset();
 	per_cpu(pc_remote, last_cpu())++;
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -200,7 +170,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote_preempt_disabled, 2)
 	preempt_disable();
 	TOUCH(per_cpu_ptr(&pc_remote_preempt, last_cpu()));
 	preempt_enable();
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -214,7 +184,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote_irqs_disabled, 2)
 	local_irq_save(flags);
 	per_cpu(pc_remote_irqs, last_cpu())++;
 	local_irq_restore(flags);
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -230,7 +200,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote_other_cpus_lock, 2)
 	spin_lock(per_cpu_ptr(&pc_sl_wrong.lock, c));
 	per_cpu(pc_sl_wrong, d).n++;
 	spin_unlock(per_cpu_ptr(&pc_sl_wrong.lock, c));
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -244,7 +214,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote_under_local_lock, 2)
 	local_lock(&pc_ll_remote.lock);
 	per_cpu(pc_ll_remote, last_cpu()).n++;
 	local_unlock(&pc_ll_remote.lock);
-	EXPECT_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
 
@@ -259,7 +229,7 @@ KTEST(lockdep_percpu, get_cpu_var_silent)
 		get_cpu_var(pc_get_cpu_var)++;
 		put_cpu_var(pc_get_cpu_var);
 	}
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -274,7 +244,7 @@ KTEST(lockdep_percpu, preempt_disable_silent)
 	preempt_disable();
 	per_cpu(pc_preempt, raw_smp_processor_id())++;
 	preempt_enable();
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -291,7 +261,7 @@ KTEST(lockdep_percpu, irqs_disabled_silent)
 	local_irq_disable();
 	TOUCH(this_cpu_ptr(&pc_irqs_off));
 	local_irq_enable();
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -306,11 +276,12 @@ KTEST(lockdep_percpu, raw_spinlock_silent)
 		TOUCH(this_cpu_ptr(&pc_raw));
 		raw_spin_unlock(&pc_raw_lock);
 	}
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
-static DEFINE_PER_CPU(struct ll_counter, pc_ll) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct ll_counter, pc_ll) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 KTEST(lockdep_percpu, local_lock_silent)
 {
@@ -323,13 +294,14 @@ KTEST(lockdep_percpu, local_lock_silent)
 	local_lock_irqsave(&pc_ll.lock, flags);
 	this_cpu_ptr(&pc_ll)->n++;
 	local_unlock_irqrestore(&pc_ll.lock, flags);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
 /* Every CPU's task under its own CPU's local_lock: one class, each copy
  * under its own lock. */
-static DEFINE_PER_CPU(struct ll_counter, pc_ll_all) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct ll_counter, pc_ll_all) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 static int ll_all_fn(void *arg)
 {
@@ -348,11 +320,11 @@ KTEST_CPUS(lockdep_percpu, local_lock_all_cpus_silent, 2)
 
 	lockdep_reset();
 	for_each_online_cpu(cpu)
-		t[cpu] = spawn(ll_all_fn, 0, "ld-ll", cpu);
+		t[cpu] = ktest_spawn_on(cpu, ll_all_fn, 0, "ld-ll");
 	for_each_online_cpu(cpu)
 		if (t[cpu])
 			kthread_join(t[cpu]);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -368,8 +340,8 @@ KTEST_CPUS(lockdep_percpu, global_spinlock_all_cpus_silent, 2)
 	lockdep_reset();
 	touch_fn(&j);
 	for_each_online_cpu(cpu)
-		run_on(cpu, touch_fn, &j, "ld-touch");
-	EXPECT_NONE();
+		ktest_run_on(cpu, touch_fn, &j, "ld-touch");
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -383,9 +355,9 @@ KTEST_CPUS(lockdep_percpu, global_mutex_all_cpus_silent, 2)
 
 	lockdep_reset();
 	for_each_online_cpu(cpu)
-		run_on(cpu, touch_fn, &j, "ld-touch");
+		ktest_run_on(cpu, touch_fn, &j, "ld-touch");
 	touch_fn(&j);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -404,7 +376,7 @@ KTEST_CPUS(lockdep_percpu, remote_under_its_own_lock_silent, 2)
 		per_cpu(pc_sl_right, cpu).n++;
 		spin_unlock(per_cpu_ptr(&pc_sl_right.lock, cpu));
 	}
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -418,7 +390,7 @@ KTEST_CPUS(lockdep_percpu, remote_under_global_lock_silent, 2)
 	per_cpu(pc_remote_global, last_cpu())++;
 	TOUCH(this_cpu_ptr(&pc_remote_global));
 	spin_unlock(&pc_remote_global_lock);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -433,7 +405,7 @@ KTEST(lockdep_percpu, stat_variable_unchecked)
 	TOUCH(this_cpu_ptr(&pc_stat));
 	per_cpu(pc_stat, last_cpu())++;
 	TOUCH(per_cpu_ptr(&pc_stat, 0));
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -453,7 +425,7 @@ KTEST(lockdep_percpu, this_cpu_ops_unchecked)
 	this_cpu_write(pc_ops, v + 1);
 	TOUCH(raw_cpu_ptr(&pc_ops));
 	TOUCH(raw_per_cpu_ptr(&pc_ops, 0));
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -468,7 +440,8 @@ static DEFINE_PER_CPU(struct pc_locks, pc_locks) = {
 	.raw = __RAW_SPIN_LOCK_UNLOCKED(pc_locks.raw),
 	.spin = __SPIN_LOCK_UNLOCKED(pc_locks.spin),
 	.mutex = __MUTEX_INITIALIZER(pc_locks.mutex)};
-static DEFINE_PER_CPU(struct ll_counter, pc_ll_ptr) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct ll_counter, pc_ll_ptr) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 KTEST(lockdep_percpu, lock_pointer_unchecked)
 {
@@ -484,11 +457,11 @@ KTEST(lockdep_percpu, lock_pointer_unchecked)
 	(void)this_cpu_ptr(&pc_locks.spin);
 	(void)this_cpu_ptr(&pc_ll_ptr.lock);
 	KEXPECT_EQ(locked, 0);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
-/* ======================= LOCKDEP_PERCPU_INCONSISTENT ======================= */
+/* ================== LOCKDEP_PERCPU_INCONSISTENT ================== */
 
 /* Under lock A, then under lock B: each access protected, but not
  * against each other. */
@@ -506,7 +479,7 @@ KTEST(lockdep_percpu, inconsistent_lock_a_then_lock_b)
 	spin_lock(&pc_ab_b);
 	TOUCH(this_cpu_ptr(&pc_ab));
 	spin_unlock(&pc_ab_b);
-	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 	lockdep_reset();
 }
 
@@ -525,7 +498,7 @@ KTEST(lockdep_percpu, inconsistent_reported_once)
 		TOUCH(this_cpu_ptr(&pc_abab));
 		mutex_unlock(&pc_abab_b);
 	}
-	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 	lockdep_reset();
 }
 
@@ -548,7 +521,7 @@ KTEST(lockdep_percpu, lock_a_then_a_and_b_silent)
 	spin_lock(&pc_a_ab_a);
 	TOUCH(this_cpu_ptr(&pc_a_ab));
 	spin_unlock(&pc_a_ab_a);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -574,7 +547,7 @@ KTEST(lockdep_percpu, members_are_separate_variables_silent)
 		TOUCH(this_cpu_ptr(&pc_members.b));
 		spin_unlock(&pc_members_b);
 	}
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -593,13 +566,14 @@ KTEST(lockdep_percpu, inconsistent_local_lock_then_preempt_disable)
 	preempt_disable();
 	this_cpu_ptr(&pc_ll_preempt)->n++;
 	preempt_enable();
-	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 	lockdep_reset();
 }
 
 /* The same with local_lock_irqsave() then IRQs off alone: the IRQs the
  * local lock turns off on RT=0 do not count. */
-static DEFINE_PER_CPU(struct ll_counter, pc_ll_irq) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct ll_counter, pc_ll_irq) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 KTEST(lockdep_percpu, inconsistent_local_lock_irqsave_then_irqs_off)
 {
@@ -613,7 +587,7 @@ KTEST(lockdep_percpu, inconsistent_local_lock_irqsave_then_irqs_off)
 	local_irq_save(flags);
 	this_cpu_ptr(&pc_ll_irq)->n++;
 	local_irq_restore(flags);
-	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 	lockdep_reset();
 }
 
@@ -634,7 +608,7 @@ KTEST(lockdep_percpu, inconsistent_spinlock_then_preempt_disable)
 	preempt_disable();
 	TOUCH(this_cpu_ptr(&pc_spin_preempt));
 	preempt_enable();
-	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 	lockdep_reset();
 }
 
@@ -650,7 +624,7 @@ KTEST(lockdep_percpu, raw_spinlock_then_preempt_disable_silent)
 	preempt_disable();
 	TOUCH(this_cpu_ptr(&pc_raw_preempt));
 	preempt_enable();
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -670,7 +644,7 @@ KTEST(lockdep_percpu, preempt_disable_then_irqs_off_silent)
 	local_irq_restore(flags);
 	get_cpu_var(pc_preempt_irq)++;
 	put_cpu_var(pc_preempt_irq);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -686,10 +660,10 @@ KTEST_CPUS(lockdep_percpu, inconsistent_across_cpus, 2)
 	struct touch_job jb = {.var = &pc_cpus_ab, .spin = &pc_cpus_ab_b};
 
 	lockdep_reset();
-	run_on(0, touch_fn, &ja, "ld-touch-a");
+	ktest_run_on(0, touch_fn, &ja, "ld-touch-a");
 	KEXPECT_EQ(lockdep_reports_total(), 0);
-	run_on(last_cpu(), touch_fn, &jb, "ld-touch-b");
-	EXPECT_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	ktest_run_on(last_cpu(), touch_fn, &jb, "ld-touch-b");
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 	lockdep_reset();
 }
 
@@ -707,7 +681,7 @@ KTEST(lockdep_percpu, irq_hardirq_then_task_preempt_disabled)
 	preempt_disable();
 	TOUCH(this_cpu_ptr(&pc_irq_first));
 	preempt_enable();
-	EXPECT_ONLY(LOCKDEP_PERCPU_IRQ, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_IRQ, 1);
 	lockdep_reset();
 }
 
@@ -723,7 +697,7 @@ KTEST(lockdep_percpu, irq_task_get_cpu_var_then_hardirq)
 	ktest_in_hardirq(irq_touch, &pc_irq_task_first);
 	get_cpu_var(pc_irq_task_first)++;
 	put_cpu_var(pc_irq_task_first);
-	EXPECT_ONLY(LOCKDEP_PERCPU_IRQ, 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_IRQ, 1);
 	lockdep_reset();
 }
 
@@ -740,7 +714,7 @@ KTEST(lockdep_percpu, irq_task_irqs_off_silent)
 	TOUCH(this_cpu_ptr(&pc_irq_ok));
 	local_irq_restore(flags);
 	ktest_in_hardirq(irq_touch, &pc_irq_ok);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -756,7 +730,7 @@ KTEST(lockdep_percpu, irq_task_raw_spinlock_irqsave_silent)
 	TOUCH(this_cpu_ptr(&pc_irq_raw_ok));
 	raw_spin_unlock_irqrestore(&pc_irq_raw_lock, flags);
 	ktest_in_hardirq(irq_touch, &pc_irq_raw_ok);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
@@ -768,7 +742,7 @@ KTEST(lockdep_percpu, irq_hardirq_only_silent)
 	lockdep_reset();
 	for (int i = 0; i < 2; i++)
 		ktest_in_hardirq(irq_touch, &pc_irq_only);
-	EXPECT_NONE();
+	KEXPECT_LOCKDEP_NONE();
 	lockdep_reset();
 }
 
