@@ -112,8 +112,11 @@ void lockdep_init(void)
 
 /* ---- counters and report helpers ---- */
 
+/* Reading the counters is a validator event: what the reader has left
+ * pending is counted first (struct percpu_access). */
 unsigned long lockdep_reports(enum lockdep_report_kind kind)
 {
+	lockdep_percpu_flush();
 	if ((unsigned int)kind >= LOCKDEP_NR_REPORT_KINDS)
 		return 0;
 	return __atomic_load_n(&report_count[kind], __ATOMIC_RELAXED);
@@ -804,6 +807,8 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 	irqf = arch_local_irq_save();
 	irqs_off = irqs_disabled_flags(irqf);
 	t = current;
+	if (lockdep_on)
+		percpu_pending_lock(t, map);
 	if (lockdep_on && subclass < MAX_LOCKDEP_SUBCLASSES)
 		idx = get_class(map, subclass, &cpu);
 	if (lockdep_on && !(flags & LOCK_TRYLOCK))
@@ -859,6 +864,8 @@ bool lock_release(struct lockdep_map *map, unsigned long ip)
 		return true;
 	irqf = arch_local_irq_save();
 	t = current;
+	if (lockdep_on)
+		percpu_pending_flush(t);
 	h = find_held(t, map);
 	if (!h) {
 		bool on = lockdep_on;
@@ -898,7 +905,10 @@ void lockdep_task_exit(void)
 {
 	struct task *t = current;
 
-	if (!lockdep_started || !t->lockdep.depth)
+	if (!lockdep_started)
+		return;
+	lockdep_percpu_flush();
+	if (!t->lockdep.depth)
 		return;
 	if (report_begin(LOCKDEP_HELD_AT_EXIT, "WARNING: lock held at task "
 			 "exit!")) {
@@ -906,6 +916,9 @@ void lockdep_task_exit(void)
 		       "locked.\n", t->name, t->id);
 		report_end();
 	}
+	/* A spinning lock left preemption or interrupts off: the
+	 * schedule() that ends the task need not report that again. */
+	t->sleep_reported = !preemptible();
 	t->lockdep.depth = 0;
 }
 
@@ -922,6 +935,7 @@ void lockdep_reset(void)
 		__atomic_store_n(&chain_hash[s], 0, __ATOMIC_RELAXED);
 	nr_chains = 0;
 	lockdep_percpu_reset();
+	current->lockdep.pending.var = 0; /* made before the reset */
 	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++) {
 		__atomic_store_n(&report_count[k], 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&reports_printed[k], 0, __ATOMIC_RELAXED);

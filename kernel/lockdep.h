@@ -103,9 +103,26 @@ struct held_lock {
 
 #define MAX_LOCK_DEPTH 24
 
+/* A per-CPU access with no protection, not yet reported: it may only be
+ * forming the address of a lock inside the variable, to take it
+ * (spin_lock(&per_cpu(v, cpu).lock)). Reported at the task's next
+ * validator event unless that event takes a lock inside [var, var+size)
+ * of that CPU's copy (lockdep_percpu.c). */
+struct percpu_access {
+	const void *var;           /* template address; 0: none pending */
+	unsigned long size;
+	unsigned long ip;
+	int16_t cpu;               /* whose copy */
+	bool local;                /* the running CPU's own copy */
+	bool hardirq;              /* made in hardirq context */
+	bool irqs_on;              /* made in task context with IRQs on */
+	bool migrate_only;         /* migration disabled, nothing else */
+};
+
 struct lockdep_task {
 	int depth;                 /* entries used in held[] */
 	struct held_lock held[MAX_LOCK_DEPTH];
+	struct percpu_access pending;
 };
 
 void lockdep_init_map(struct lockdep_map *map, const char *name,
@@ -120,9 +137,12 @@ bool lock_release(struct lockdep_map *map, unsigned long ip);
 bool lock_is_held(const struct lockdep_map *map);
 void lockdep_assert_held_failed(const struct lockdep_map *map);
 
-/* Per-CPU access checking: cpu's copy of the variable at template
- * address var is being reached. */
-void lockdep_percpu_access(const void *var, int cpu, unsigned long ip);
+/* Per-CPU access checking: cpu's copy of the variable of size bytes at
+ * template address var is being reached. */
+void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
+			   unsigned long ip);
+/* The task sleeps (schedule()): report a pending unprotected access. */
+void lockdep_percpu_flush(void);
 
 /* A report made elsewhere (sched.c's context checks): count it. */
 void lockdep_count(enum lockdep_report_kind kind);
@@ -182,8 +202,11 @@ static inline bool lock_release(struct lockdep_map *map, unsigned long ip)
 {
 	return true;
 }
-static inline void lockdep_percpu_access(const void *var, int cpu,
-					 unsigned long ip)
+static inline void lockdep_percpu_access(const void *var, unsigned long size,
+					 int cpu, unsigned long ip)
+{
+}
+static inline void lockdep_percpu_flush(void)
 {
 }
 static inline void lockdep_count(enum lockdep_report_kind kind)

@@ -47,4 +47,10 @@ bool irqs_off_for_real(const struct task *t, unsigned int flags,
 /* lockdep_percpu.c's part of lockdep_reset() (graph lock held). */
 void lockdep_percpu_reset(void);
 
+/* t's pending unprotected per-CPU access (see struct percpu_access): t is
+ * taking the lock at map, which cancels it if the lock lies inside the
+ * variable; or t does something else, which reports it. Interrupts off. */
+void percpu_pending_lock(struct task *t, const void *map);
+void percpu_pending_flush(struct task *t);
+
 #endif

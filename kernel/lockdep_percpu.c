@@ -19,6 +19,14 @@
  *     article's interrupt race, reported on its own.
  * Each kind is reported once per variable (until lockdep_reset()).
  * DEFINE_PER_CPU_STAT data is skipped.
+ *
+ * The check runs where the pointer is formed, which is also how code
+ * reaches a lock inside a per-CPU variable to take it:
+ * spin_lock(&per_cpu(v, cpu).lock). So an access with no protection is
+ * held back (struct percpu_access) until the task's next validator event:
+ * taking a lock inside that copy of the variable cancels it; anything else
+ * (another access, another lock, an unlock, a sleep, exit, reading the
+ * counters) reports it.
  */
 #ifdef CONFIG_LOCKDEP
 
@@ -122,47 +130,44 @@ static struct percpu_var *find_var(const void *var)
 	return &vars[s];
 }
 
-static void print_access(const char *what, const void *var, int cpu,
-			 unsigned long ip)
+static void print_access(const struct percpu_access *a)
 {
-	char a[96], b[96];
+	char s[96], t[96];
 
-	printk("%s CPU %d's copy of %s (%p) at %s\n", what, cpu,
-	       lockdep_sym(a, sizeof(a), (unsigned long)var), var,
-	       lockdep_sym(b, sizeof(b), ip));
+	printk("is accessing CPU %d's copy of %s (%p) at %s\n", a->cpu,
+	       lockdep_sym(s, sizeof(s), (unsigned long)a->var), a->var,
+	       lockdep_sym(t, sizeof(t), a->ip));
 }
 
-static void report_unprotected(const void *var, int cpu, unsigned long ip)
+static void report_unprotected(const struct percpu_access *a)
 {
-	struct task *t = current;
-
 	if (!report_begin(LOCKDEP_PERCPU_UNPROTECTED,
 			  "WARNING: unprotected per-CPU access"))
 		return;
-	print_access("is accessing", var, cpu, ip);
-	if (cpu != raw_smp_processor_id())
+	print_access(a);
+	if (!a->local)
 		printk("another CPU's copy, and no lock of it is held.\n");
 	else
 		printk("preemptible%s, and no lock is held: another task on "
 		       "this CPU may preempt and use the same copy.\n",
-		       t->migration_disabled ? " with only migration disabled" :
-					       "");
+		       a->migrate_only ? " with only migration disabled" : "");
 	report_end();
 }
 
-static void report_inconsistent(struct percpu_var *v, int cpu,
+static void report_inconsistent(struct percpu_var *v,
+				const struct percpu_access *a,
 				const struct lockset *before,
-				const struct lockset *now, unsigned long ip)
+				const struct lockset *now)
 {
-	char a[96];
+	char s[96];
 
 	if (!report_begin(LOCKDEP_PERCPU_INCONSISTENT,
 			  "WARNING: inconsistent per-CPU protection"))
 		return;
-	print_access("is accessing", v->var, cpu, ip);
+	print_access(a);
 	print_lockset("under ", now->id, now->nr);
 	printk("but the earlier accesses (the last at %s) were all under\n",
-	       lockdep_sym(a, sizeof(a), v->last_ip));
+	       lockdep_sym(s, sizeof(s), v->last_ip));
 	print_lockset(" ", before->id, before->nr);
 	printk("no protection is common to all accesses.\n");
 	report_end();
@@ -187,9 +192,8 @@ static void report_irq(struct percpu_var *v, int cpu)
 }
 
 /* Graph lock held. */
-static void check_access(struct percpu_var *v, int cpu,
-			 const struct lockset *now, bool irqs_on,
-			 unsigned long ip)
+static void check_access(struct percpu_var *v, const struct percpu_access *a,
+			 const struct lockset *now)
 {
 	struct lockset before = {.nr = v->nr};
 	int n = 0;
@@ -199,7 +203,7 @@ static void check_access(struct percpu_var *v, int cpu,
 	if (!now->nr) {
 		if (!(v->reported & REPORTED_UNPROTECTED)) {
 			v->reported |= REPORTED_UNPROTECTED;
-			report_unprotected(v->var, cpu, ip);
+			report_unprotected(a);
 		}
 	} else if (!v->seen) {
 		for (int i = 0; i < now->nr; i++)
@@ -214,29 +218,74 @@ static void check_access(struct percpu_var *v, int cpu,
 		v->nr = n;
 		if (!n && before.nr && !(v->reported & REPORTED_INCONSISTENT)) {
 			v->reported |= REPORTED_INCONSISTENT;
-			report_inconsistent(v, cpu, &before, now, ip);
+			report_inconsistent(v, a, &before, now);
 		}
 	}
-	if (cpu == raw_smp_processor_id()) {
-		if (in_irq())
-			v->hardirq_ip = v->hardirq_ip ? v->hardirq_ip : ip;
-		else if (irqs_on)
-			v->irqs_on_ip = v->irqs_on_ip ? v->irqs_on_ip : ip;
+	if (a->local) {
+		if (a->hardirq && !v->hardirq_ip)
+			v->hardirq_ip = a->ip;
+		else if (a->irqs_on && !v->irqs_on_ip)
+			v->irqs_on_ip = a->ip;
 		if (v->hardirq_ip && v->irqs_on_ip &&
 		    !(v->reported & REPORTED_IRQ)) {
 			v->reported |= REPORTED_IRQ;
-			report_irq(v, cpu);
+			report_irq(v, a->cpu);
 		}
 	}
-	v->last_ip = ip;
+	v->last_ip = a->ip;
 }
 
-void lockdep_percpu_access(const void *var, int cpu, unsigned long ip)
+/* Check the access against its variable's record. Interrupts off. */
+static void record(const struct percpu_access *a, const struct lockset *now)
 {
+	unsigned long flags = graph_lock();
+	struct percpu_var *v = lockdep_on ? find_var(a->var) : 0;
+
+	if (v)
+		check_access(v, a, now);
+	graph_unlock(flags);
+}
+
+void percpu_pending_flush(struct task *t)
+{
+	static const struct lockset none;
+	struct percpu_access a = t->lockdep.pending;
+
+	if (!a.var)
+		return;
+	t->lockdep.pending.var = 0;
+	record(&a, &none);
+}
+
+void percpu_pending_lock(struct task *t, const void *map)
+{
+	const struct percpu_access *a = &t->lockdep.pending;
+	uintptr_t copy = (uintptr_t)a->var + __per_cpu_offset[a->cpu];
+
+	if (a->var && (uintptr_t)map >= copy && (uintptr_t)map < copy + a->size)
+		t->lockdep.pending.var = 0; /* the address of a lock in it */
+	else
+		percpu_pending_flush(t);
+}
+
+void lockdep_percpu_flush(void)
+{
+	unsigned long irqf;
+
+	if (!lockdep_on || !current->lockdep.pending.var)
+		return;
+	irqf = arch_local_irq_save();
+	percpu_pending_flush(current);
+	local_irq_restore(irqf);
+}
+
+void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
+			   unsigned long ip)
+{
+	struct percpu_access a;
 	struct lockset now;
-	struct percpu_var *v;
 	struct task *t;
-	unsigned long irqf, flags;
+	unsigned long irqf;
 	bool irqs_off;
 
 	if (!ip)
@@ -249,13 +298,17 @@ void lockdep_percpu_access(const void *var, int cpu, unsigned long ip)
 	irqf = arch_local_irq_save();
 	irqs_off = irqs_disabled_flags(irqf);
 	t = current;
+	percpu_pending_flush(t);
+	a = (struct percpu_access){
+		.var = var, .size = size, .ip = ip, .cpu = cpu,
+		.local = cpu == raw_smp_processor_id(), .hardirq = in_irq(),
+		.irqs_on = !irqs_off || !irqs_off_for_real(t, 0, 0),
+		.migrate_only = t->migration_disabled > 0};
 	current_lockset(t, cpu, irqs_off, &now);
-	flags = graph_lock();
-	v = lockdep_on ? find_var(var) : 0;
-	if (v)
-		check_access(v, cpu, &now,
-			     !irqs_off || !irqs_off_for_real(t, 0, 0), ip);
-	graph_unlock(flags);
+	if (now.nr)
+		record(&a, &now);
+	else
+		t->lockdep.pending = a; /* reported unless a lock in it follows */
 	local_irq_restore(irqf);
 }
 

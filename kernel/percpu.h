@@ -113,7 +113,8 @@ struct rt_mutex;
 #define __percpu_check(ptr, cpu)                                              \
 	do {                                                                  \
 		if (!__percpu_is_lock(ptr))                                   \
-			lockdep_percpu_access((ptr), (cpu), 0);               \
+			lockdep_percpu_access((ptr), sizeof(*(ptr)), (cpu),   \
+					      0);                             \
 	} while (0)
 #else
 #define __percpu_check(ptr, cpu) ((void)0)

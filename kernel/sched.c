@@ -346,6 +346,7 @@ void schedule(void)
 		schedule_bug();
 	else
 		current->sleep_reported = false;
+	lockdep_percpu_flush(); /* a per-CPU access held back, see lockdep.h */
 	do {
 		preempt_disable();
 		__schedule(false);

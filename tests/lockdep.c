@@ -1772,6 +1772,27 @@ KTEST(lockdep, exit_holding_mutex)
 	lockdep_reset();
 }
 
+/* A raw spinlock left held also leaves preemption off: the exit report
+ * covers that, and the task's last schedule() does not report it again
+ * as sleeping in atomic context. */
+static DEFINE_RAW_SPINLOCK(exit_abandoned_raw);
+
+static int exit_holding_raw_fn(void *arg)
+{
+	raw_spin_lock(arg);
+	return 0;
+}
+
+KTEST(lockdep, exit_holding_raw_spinlock)
+{
+	lockdep_reset();
+	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_holding_raw_fn,
+				&exit_abandoned_raw, "ld-exit-raw"), 0);
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_SLEEP_IN_ATOMIC), 0);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_AT_EXIT, 1);
+	lockdep_reset();
+}
+
 KTEST(lockdep, exit_after_unlock_silent)
 {
 	lockdep_reset();

@@ -380,6 +380,69 @@ KTEST_CPUS(lockdep_percpu, remote_under_its_own_lock_silent, 2)
 	lockdep_reset();
 }
 
+/* The same lock reached through the variable, as Linux code often does:
+ * spin_lock(&per_cpu(v, cpu).lock). Forming that address is not an
+ * unprotected access of v: the lock inside it is taken next. */
+static DEFINE_PER_CPU(struct sl_counter, pc_sl_via) = {
+	.lock = __SPIN_LOCK_UNLOCKED(pc_sl_via.lock)};
+
+KTEST_CPUS(lockdep_percpu, lock_reached_through_variable_silent, 2)
+{
+	int cpu;
+
+	lockdep_reset();
+	for_each_online_cpu(cpu) {
+		spin_lock(&per_cpu(pc_sl_via, cpu).lock);
+		per_cpu(pc_sl_via, cpu).n++;
+		spin_unlock(&per_cpu(pc_sl_via, cpu).lock);
+		spin_lock(&per_cpu_ptr(&pc_sl_via, cpu)->lock);
+		per_cpu_ptr(&pc_sl_via, cpu)->n++;
+		spin_unlock(&per_cpu_ptr(&pc_sl_via, cpu)->lock);
+	}
+	KEXPECT_LOCKDEP_NONE();
+	lockdep_reset();
+}
+
+/* But a lock that is not inside the variable does not excuse it: the
+ * unprotected access is reported when the other lock is taken. */
+static DEFINE_PER_CPU(struct sl_counter, pc_sl_held_back);
+static DEFINE_SPINLOCK(pc_sl_unrelated);
+
+KTEST_CPUS(lockdep_percpu, unprotected_then_unrelated_lock, 2)
+{
+	struct sl_counter *p;
+
+	lockdep_reset();
+	p = per_cpu_ptr(&pc_sl_held_back, last_cpu());
+	spin_lock(&pc_sl_unrelated);
+	KEXPECT_EQ(lockdep_reports_total(), 1);
+	spin_unlock(&pc_sl_unrelated);
+	(void)p;
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* A lock inside another CPU's copy does not excuse an access of this
+ * CPU's copy. */
+static DEFINE_PER_CPU(struct sl_counter, pc_sl_wrong_copy) = {
+	.lock = __SPIN_LOCK_UNLOCKED(pc_sl_wrong_copy.lock)};
+
+KTEST_CPUS(lockdep_percpu, lock_of_another_copy_reported, 2)
+{
+	spinlock_t *other = per_cpu_ptr(&pc_sl_wrong_copy.lock, last_cpu());
+	struct sl_counter *mine;
+
+	lockdep_reset();
+	migrate_disable();
+	mine = this_cpu_ptr(&pc_sl_wrong_copy);
+	spin_lock(other);
+	spin_unlock(other);
+	migrate_enable();
+	(void)mine;
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
 static DEFINE_PER_CPU(long, pc_remote_global);
 static DEFINE_SPINLOCK(pc_remote_global_lock);
 
