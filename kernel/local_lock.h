@@ -36,10 +36,11 @@ typedef spinlock_t local_lock_t;
 		spin_lock(raw_cpu_ptr(l));                                    \
 	} while (0)
 
+/* A release the validator refuses leaves migration as it was. */
 #define local_unlock(l)                                                       \
 	do {                                                                  \
-		spin_unlock(raw_cpu_ptr(l));                                  \
-		migrate_enable();                                             \
+		if (__spin_unlock(raw_cpu_ptr(l)))                            \
+			migrate_enable();                                     \
 	} while (0)
 
 #define local_lock_irqsave(l, flags)                                          \
@@ -92,7 +93,8 @@ typedef struct local_lock {
 #define local_lock_irqsave(l, flags)                                          \
 	do {                                                                  \
 		local_irq_save(flags);                                        \
-		__local_lock_acquire(l, LOCK_IRQS_OFF);                       \
+		__local_lock_acquire(l, irqs_disabled_flags(flags) ?          \
+						0 : LOCK_IRQS_OFF);           \
 	} while (0)
 
 #define local_unlock_irqrestore(l, flags)                                     \

@@ -54,9 +54,7 @@ struct lock_class_key {
 #define MAX_LOCKDEP_SUBCLASSES 8
 #define SINGLE_DEPTH_NESTING 1
 
-/* The address of the instruction where this expands: in an always-inline
- * lock function, the caller's site. */
-#define _THIS_IP_ ({ __label__ __here; __here: (unsigned long)&&__here; })
+/* The caller's address: the site a report names. */
 #define _RET_IP_ ((unsigned long)__builtin_return_address(0))
 
 /* lock_acquire() flags: what the acquisition itself turns off, so that the
@@ -152,8 +150,6 @@ void lockdep_init(void);
 
 #define lockdep_set_class(lock, k)                                            \
 	lockdep_init_map(&(lock)->dep_map, #k, (k), (lock)->dep_map.wait_type)
-#define lockdep_set_class_and_name(lock, k, n)                                \
-	lockdep_init_map(&(lock)->dep_map, (n), (k), (lock)->dep_map.wait_type)
 #define lockdep_assert_held(l)                                                \
 	do {                                                                  \
 		if (!lock_is_held(&(l)->dep_map))                             \
@@ -220,7 +216,6 @@ static inline void lockdep_init(void)
 }
 
 #define lockdep_set_class(lock, k) ((void)(lock), (void)(k))
-#define lockdep_set_class_and_name(lock, k, n) ((void)(lock), (void)(k))
 #define lockdep_assert_held(l) ((void)(l))
 
 #endif /* CONFIG_LOCKDEP */

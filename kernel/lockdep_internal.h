@@ -13,6 +13,29 @@
 #define CHAINHASH_SIZE 8192        /* cached chains; at most 3/4 used */
 #define MAX_PERCPU_VARS 1024       /* distinct per-CPU variables checked */
 
+/* Usage bits of a class: taken in hardirq context; taken with IRQs on. */
+#define USED_IN_HARDIRQ 1u
+#define ENABLED_HARDIRQ 2u
+
+/* Fields are written under the graph lock; key, subclass, name and
+ * wait_type are set before the class is published in class_hash, usage
+ * may be read without the lock (a bit once set stays set until reset). */
+struct lock_class {
+	const void *key;        /* explicit key, or a static lock's address
+				 * (the template's, for a per-CPU lock) */
+	const char *name;
+	uint8_t subclass;
+	uint8_t wait_type;
+	uint8_t usage;          /* USED_IN_HARDIRQ | ENABLED_HARDIRQ */
+	unsigned long usage_ip[2]; /* where each usage was first seen */
+	int fwd, bwd;           /* first edge out of / into it; 0: none */
+	uint32_t bfs_gen;       /* reached by the search of this generation */
+	int bfs_parent;         /* the edge that search came by */
+};
+
+/* Every class; index 0 is "no class". Owned by lockdep.c. */
+extern struct lock_class lock_classes[MAX_LOCKDEP_CLASSES];
+
 /* Whether the validator checks: off until lockdep_init(), and after a
  * table overflowed (until lockdep_reset()). Read without the lock. */
 extern bool lockdep_on;
@@ -20,8 +43,8 @@ extern bool lockdep_on;
 /* The graph lock: an arch spinlock with interrupts off, below every lock
  * the validator tracks. It guards the class table, the dependency graph,
  * the chain cache's writers and the per-CPU table. */
-unsigned long graph_lock(void);
-void graph_unlock(unsigned long flags);
+unsigned long lockdep_graph_lock(void);
+void lockdep_graph_unlock(unsigned long flags);
 
 /* One table is full: one line, and the validator turns off. */
 void lockdep_overflow(const char *what);
@@ -29,8 +52,10 @@ void lockdep_overflow(const char *what);
 /* Reports. begin counts the report and prints its banner with the task
  * and CPU; it returns false when the report should not be printed (too
  * many of this kind already). end prints the held locks and the stack. */
-bool report_begin(enum lockdep_report_kind kind, const char *title);
-void report_end(void);
+bool lockdep_report_begin(enum lockdep_report_kind kind, const char *title);
+void lockdep_report_end(void);
+/* The name of a wait type (enum lockdep_wait_type). */
+const char *lockdep_wait_name(int wait_type);
 /* "name+0xoff/0xsize" of ip, in buf. */
 const char *lockdep_sym(char *buf, unsigned long size, unsigned long ip);
 const char *lockdep_class_name(unsigned int idx);
@@ -39,10 +64,17 @@ const char *lockdep_class_name(unsigned int idx);
  * spinlock_t or local_lock did on a !PREEMPT_RT build, since on
  * PREEMPT_RT it would not have (the checks reason as on PREEMPT_RT).
  * flags: those of an acquisition in progress, already applied. */
-bool preempt_off_for_real(const struct task *t, unsigned int flags,
+bool lockdep_preempt_off(const struct task *t, unsigned int flags,
 			  int wait_type);
-bool irqs_off_for_real(const struct task *t, unsigned int flags,
+bool lockdep_irqs_off(const struct task *t, unsigned int flags,
 		       int wait_type);
+
+/* lockdep_graph.c: validate a held-lock chain not seen before (next is
+ * about to be pushed on t's stack); a class shows an IRQ usage (bit) for
+ * the first time; forget every edge, usage and chain (graph lock held). */
+void lockdep_validate_chain(struct task *t, const struct held_lock *next);
+void lockdep_mark_usage(unsigned int idx, unsigned int bit, unsigned long ip);
+void lockdep_graph_reset(int nr_classes);
 
 /* lockdep_percpu.c's part of lockdep_reset() (graph lock held). */
 void lockdep_percpu_reset(void);
@@ -50,7 +82,7 @@ void lockdep_percpu_reset(void);
 /* t's pending unprotected per-CPU access (see struct percpu_access): t is
  * taking the lock at map, which cancels it if the lock lies inside the
  * variable; or t does something else, which reports it. Interrupts off. */
-void percpu_pending_lock(struct task *t, const void *map);
-void percpu_pending_flush(struct task *t);
+void lockdep_percpu_pending_lock(struct task *t, const void *map);
+void lockdep_percpu_pending_flush(struct task *t);
 
 #endif

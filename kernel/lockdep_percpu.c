@@ -58,6 +58,7 @@ struct percpu_var {
 struct lockset {
 	uint16_t id[MAX_LOCKSET];
 	int nr;
+	bool overflow;               /* more protections than MAX_LOCKSET */
 };
 
 static struct percpu_var vars[MAX_PERCPU_VARS];
@@ -77,6 +78,8 @@ static void lockset_add(struct lockset *s, unsigned int id)
 			return;
 	if (s->nr < MAX_LOCKSET)
 		s->id[s->nr++] = id;
+	else
+		s->overflow = true;
 }
 
 /* What protects cpu's copy right now. */
@@ -86,6 +89,7 @@ static void current_lockset(struct task *t, int cpu, bool irqs_off,
 	bool hardirq = in_irq();
 
 	s->nr = 0;
+	s->overflow = false;
 	for (int i = 0; i < t->lockdep.depth; i++) {
 		const struct held_lock *h = &t->lockdep.held[i];
 
@@ -95,10 +99,10 @@ static void current_lockset(struct task *t, int cpu, bool irqs_off,
 	}
 	if (cpu != raw_smp_processor_id())
 		return; /* no CPU-local state protects another CPU's copy */
-	if (irqs_off && irqs_off_for_real(t, 0, 0)) {
+	if (irqs_off && lockdep_irqs_off(t, 0, 0)) {
 		lockset_add(s, PROT_IRQS);
 		lockset_add(s, PROT_PREEMPT); /* no interrupt, no preemption */
-	} else if (preempt_off_for_real(t, 0, 0)) {
+	} else if (lockdep_preempt_off(t, 0, 0)) {
 		lockset_add(s, PROT_PREEMPT);
 	}
 }
@@ -141,7 +145,7 @@ static void print_access(const struct percpu_access *a)
 
 static void report_unprotected(const struct percpu_access *a)
 {
-	if (!report_begin(LOCKDEP_PERCPU_UNPROTECTED,
+	if (!lockdep_report_begin(LOCKDEP_PERCPU_UNPROTECTED,
 			  "WARNING: unprotected per-CPU access"))
 		return;
 	print_access(a);
@@ -151,17 +155,17 @@ static void report_unprotected(const struct percpu_access *a)
 		printk("preemptible%s, and no lock is held: another task on "
 		       "this CPU may preempt and use the same copy.\n",
 		       a->migrate_only ? " with only migration disabled" : "");
-	report_end();
+	lockdep_report_end();
 }
 
-static void report_inconsistent(struct percpu_var *v,
+static void report_percpu_inconsistent(struct percpu_var *v,
 				const struct percpu_access *a,
 				const struct lockset *before,
 				const struct lockset *now)
 {
 	char s[96];
 
-	if (!report_begin(LOCKDEP_PERCPU_INCONSISTENT,
+	if (!lockdep_report_begin(LOCKDEP_PERCPU_INCONSISTENT,
 			  "WARNING: inconsistent per-CPU protection"))
 		return;
 	print_access(a);
@@ -170,14 +174,14 @@ static void report_inconsistent(struct percpu_var *v,
 	       lockdep_sym(s, sizeof(s), v->last_ip));
 	print_lockset(" ", before->id, before->nr);
 	printk("no protection is common to all accesses.\n");
-	report_end();
+	lockdep_report_end();
 }
 
 static void report_irq(struct percpu_var *v, int cpu)
 {
 	char a[96];
 
-	if (!report_begin(LOCKDEP_PERCPU_IRQ,
+	if (!lockdep_report_begin(LOCKDEP_PERCPU_IRQ,
 			  "WARNING: per-CPU data used in hardirq and with IRQs "
 			  "on"))
 		return;
@@ -188,7 +192,7 @@ static void report_irq(struct percpu_var *v, int cpu)
 	printk("  used in task context with IRQs on at %s\n",
 	       lockdep_sym(a, sizeof(a), v->irqs_on_ip));
 	printk("an interrupt may come in the middle of the task's update.\n");
-	report_end();
+	lockdep_report_end();
 }
 
 /* Graph lock held. */
@@ -205,6 +209,8 @@ static void check_access(struct percpu_var *v, const struct percpu_access *a,
 			v->reported |= REPORTED_UNPROTECTED;
 			report_unprotected(a);
 		}
+	} else if (now->overflow) {
+		/* Part of the set is missing: it cannot narrow the record. */
 	} else if (!v->seen) {
 		for (int i = 0; i < now->nr; i++)
 			v->set[i] = now->id[i];
@@ -218,7 +224,7 @@ static void check_access(struct percpu_var *v, const struct percpu_access *a,
 		v->nr = n;
 		if (!n && before.nr && !(v->reported & REPORTED_INCONSISTENT)) {
 			v->reported |= REPORTED_INCONSISTENT;
-			report_inconsistent(v, a, &before, now);
+			report_percpu_inconsistent(v, a, &before, now);
 		}
 	}
 	if (a->local) {
@@ -238,34 +244,38 @@ static void check_access(struct percpu_var *v, const struct percpu_access *a,
 /* Check the access against its variable's record. Interrupts off. */
 static void record(const struct percpu_access *a, const struct lockset *now)
 {
-	unsigned long flags = graph_lock();
+	unsigned long flags = lockdep_graph_lock();
 	struct percpu_var *v = lockdep_on ? find_var(a->var) : 0;
 
 	if (v)
 		check_access(v, a, now);
-	graph_unlock(flags);
+	lockdep_graph_unlock(flags);
 }
 
-void percpu_pending_flush(struct task *t)
+/* The pending access is the task's: an interrupt handler running on top
+ * of it neither reports nor cancels it. */
+void lockdep_percpu_pending_flush(struct task *t)
 {
 	static const struct lockset none;
 	struct percpu_access a = t->lockdep.pending;
 
-	if (!a.var)
+	if (!a.var || in_irq())
 		return;
 	t->lockdep.pending.var = 0;
 	record(&a, &none);
 }
 
-void percpu_pending_lock(struct task *t, const void *map)
+void lockdep_percpu_pending_lock(struct task *t, const void *map)
 {
 	const struct percpu_access *a = &t->lockdep.pending;
 	uintptr_t copy = (uintptr_t)a->var + __per_cpu_offset[a->cpu];
 
+	if (in_irq())
+		return;
 	if (a->var && (uintptr_t)map >= copy && (uintptr_t)map < copy + a->size)
 		t->lockdep.pending.var = 0; /* the address of a lock in it */
 	else
-		percpu_pending_flush(t);
+		lockdep_percpu_pending_flush(t);
 }
 
 void lockdep_percpu_flush(void)
@@ -275,7 +285,7 @@ void lockdep_percpu_flush(void)
 	if (!lockdep_on || !current->lockdep.pending.var)
 		return;
 	irqf = arch_local_irq_save();
-	percpu_pending_flush(current);
+	lockdep_percpu_pending_flush(current);
 	local_irq_restore(irqf);
 }
 
@@ -298,14 +308,14 @@ void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 	irqf = arch_local_irq_save();
 	irqs_off = irqs_disabled_flags(irqf);
 	t = current;
-	percpu_pending_flush(t);
+	lockdep_percpu_pending_flush(t);
 	a = (struct percpu_access){
 		.var = var, .size = size, .ip = ip, .cpu = cpu,
 		.local = cpu == raw_smp_processor_id(), .hardirq = in_irq(),
-		.irqs_on = !irqs_off || !irqs_off_for_real(t, 0, 0),
+		.irqs_on = !irqs_off || !lockdep_irqs_off(t, 0, 0),
 		.migrate_only = t->migration_disabled > 0};
 	current_lockset(t, cpu, irqs_off, &now);
-	if (now.nr)
+	if (now.nr || a.hardirq)
 		record(&a, &now);
 	else
 		t->lockdep.pending = a; /* reported unless a lock in it follows */

@@ -40,9 +40,7 @@ struct mutex {
 static inline void __mutex_init(struct mutex *m, const char *name,
 				struct lock_class_key *key)
 {
-	if (!lockdep_init_ok(&m->dep_map))
-		return;
-	__rt_mutex_init(&m->rtmutex, name, key, LD_WAIT_SLEEP);
+	__rt_mutex_init(&m->rtmutex, name, key, LD_WAIT_SLEEP); /* checks */
 	m->rtmutex.no_pi = MUTEX_NO_PI;
 }
 

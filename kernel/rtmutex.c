@@ -334,26 +334,26 @@ void __rt_mutex_unlock(struct rt_mutex *lock)
 	rt_mutex_slowunlock(lock);
 }
 
-int rt_mutex_lock_nested(struct rt_mutex *lock, unsigned int subclass)
+static int rt_mutex_lock_at(struct rt_mutex *lock, unsigned int subclass,
+			    unsigned long ip)
 {
 	int ret;
 
-	lock_acquire(&lock->dep_map, subclass, 0, _RET_IP_);
+	lock_acquire(&lock->dep_map, subclass, 0, ip);
 	ret = __rt_mutex_lock(lock);
 	if (ret)
-		lock_release(&lock->dep_map, _RET_IP_); /* not taken */
+		lock_release(&lock->dep_map, ip); /* not taken */
 	return ret;
+}
+
+int rt_mutex_lock_nested(struct rt_mutex *lock, unsigned int subclass)
+{
+	return rt_mutex_lock_at(lock, subclass, _RET_IP_);
 }
 
 int rt_mutex_lock(struct rt_mutex *lock)
 {
-	int ret;
-
-	lock_acquire(&lock->dep_map, 0, 0, _RET_IP_);
-	ret = __rt_mutex_lock(lock);
-	if (ret)
-		lock_release(&lock->dep_map, _RET_IP_);
-	return ret;
+	return rt_mutex_lock_at(lock, 0, _RET_IP_);
 }
 
 bool rt_mutex_trylock(struct rt_mutex *lock)

@@ -325,14 +325,17 @@ static void __schedule(bool preempt)
 	local_irq_restore(flags);
 }
 
+/* The frame of the function that called the one this expands in: the
+ * kernel keeps frame pointers, and [rbp] holds the caller's rbp. */
+#define caller_frame() (*(uintptr_t *)__builtin_frame_address(0))
+
 /* Counted with might_sleep()'s reports (one kind for both); a sleep that
- * might_sleep() just reported is not reported twice. */
-static void schedule_bug(void)
+ * might_sleep() just reported (schedule() called from below the frame it
+ * was reported in) is not reported twice. */
+static void schedule_bug(uintptr_t caller_frame)
 {
-	if (current->sleep_reported) {
-		current->sleep_reported = false;
+	if (caller_frame < current->sleep_report_frame)
 		return;
-	}
 	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
 	printk("BUG: scheduling while atomic: %s/%d, preempt count %#x%s\n",
 	       current->name, current->id, preempt_count(),
@@ -343,9 +346,9 @@ static void schedule_bug(void)
 void schedule(void)
 {
 	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
-		schedule_bug();
+		schedule_bug(caller_frame());
 	else
-		current->sleep_reported = false;
+		current->sleep_report_frame = 0;
 	lockdep_percpu_flush(); /* a per-CPU access held back, see lockdep.h */
 	do {
 		preempt_disable();
@@ -515,7 +518,8 @@ unsigned long smp_processor_id_warnings, might_sleep_warnings;
 void might_sleep_report(void)
 {
 	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
-	current->sleep_reported = true;
+	if (!in_interrupt()) /* else current is the interrupted task */
+		current->sleep_report_frame = caller_frame();
 	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
 		return;
 	printk("BUG: sleeping function called from invalid context: %s/%d, "

@@ -82,8 +82,10 @@ struct task {
 
 	/* The lock validator: locks held, in order (lockdep.c). */
 	struct lockdep_task lockdep;
-	bool sleep_reported;         /* might_sleep() reported; schedule()
-				      * need not report the same sleep */
+	/* might_sleep() reported a sleep from the function with this frame:
+	 * a schedule() called below it is that sleep, not reported again
+	 * (SLEEP_REPORTED_ALL: the task is exiting, already reported). */
+	uintptr_t sleep_report_frame;
 };
 
 DECLARE_PER_CPU(struct task *, current_task);
@@ -201,12 +203,16 @@ static inline void might_sleep(void)
 {
 	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
 		might_sleep_report();
+	else
+		current->sleep_report_frame = 0; /* no report covers what follows */
 }
 #else
 static inline void might_sleep(void)
 {
 }
 #endif
+
+#define SLEEP_REPORTED_ALL (~(uintptr_t)0)
 
 /* Counters for tests and benchmarks. */
 DECLARE_PER_CPU_STAT(unsigned long, nr_switches);

@@ -125,7 +125,9 @@ static __always_inline unsigned long _raw_spin_lock_irqsave(raw_spinlock_t *l)
 {
 	unsigned long flags = arch_local_irq_save();
 
-	__raw_spin_lock(l, 0, LOCK_IRQS_OFF);
+	/* Only what this lock turned off is its own (if the caller had
+	 * IRQs off already, that stays the caller's). */
+	__raw_spin_lock(l, 0, irqs_disabled_flags(flags) ? 0 : LOCK_IRQS_OFF);
 	return flags;
 }
 
@@ -184,12 +186,20 @@ static __always_inline void spin_lock(spinlock_t *l)
 	spin_lock_nested(l, 0);
 }
 
-static __always_inline void spin_unlock(spinlock_t *l)
+/* False when the validator refused the release (the caller did not
+ * hold the lock): nothing was undone. */
+static __always_inline bool __spin_unlock(spinlock_t *l)
 {
 	if (!lock_release(&l->dep_map, 0))
-		return;
+		return false;
 	migrate_enable();
 	__rt_mutex_unlock(&l->lock);
+	return true;
+}
+
+static __always_inline void spin_unlock(spinlock_t *l)
+{
+	__spin_unlock(l);
 }
 
 static __always_inline bool spin_trylock(spinlock_t *l)

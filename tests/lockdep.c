@@ -1032,6 +1032,32 @@ KTEST(lockdep, bad_unlock_double_unlock)
 	lockdep_reset();
 }
 
+/* A local_lock released without being held: refused, and what the lock
+ * would have undone (migration on RT=1, preemption on RT=0) stays as it
+ * was. */
+struct bad_ll_pcp {
+	local_lock_t lock;
+};
+static DEFINE_PER_CPU(struct bad_ll_pcp, bad_ll) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
+
+KTEST(lockdep, bad_unlock_local_lock)
+{
+	int migration = current->migration_disabled;
+	int count = preempt_count();
+
+	lockdep_reset();
+	local_unlock(&bad_ll.lock);
+	KEXPECT_EQ(current->migration_disabled, migration);
+	KEXPECT_EQ(preempt_count(), count);
+	local_lock(&bad_ll.lock);
+	local_unlock(&bad_ll.lock);
+	KEXPECT_EQ(current->migration_disabled, migration);
+	KEXPECT_EQ(preempt_count(), count);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	lockdep_reset();
+}
+
 /* Held by a helper task: our unlock is refused, the helper keeps it. */
 struct holder {
 	raw_spinlock_t *raw;
@@ -1375,6 +1401,24 @@ KTEST(lockdep, wait_spinlock_irqs_disabled)
 	lockdep_reset();
 }
 
+/* spin_lock_irqsave() with IRQs already off: on RT=0 the lock did not
+ * turn them off (the caller did), so it is still a sleeping lock taken
+ * with IRQs off. */
+static DEFINE_SPINLOCK(wc_spin8b);
+
+KTEST(lockdep, wait_spinlock_irqsave_irqs_already_off)
+{
+	unsigned long outer, inner;
+
+	lockdep_reset();
+	local_irq_save(outer);
+	spin_lock_irqsave(&wc_spin8b, inner);
+	spin_unlock_irqrestore(&wc_spin8b, inner);
+	local_irq_restore(outer);
+	EXPECT_WAIT_CONTEXT();
+	lockdep_reset();
+}
+
 static DEFINE_MUTEX(wc_mutex9);
 
 KTEST(lockdep, wait_mutex_irqs_saved)
@@ -1705,6 +1749,21 @@ KTEST(lockdep, sleep_schedule_preempt_disabled)
 	schedule();
 	preempt_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
+	lockdep_reset();
+}
+
+/* A might_sleep() report that did not sleep does not hide a later
+ * schedule() in atomic context: two reports. */
+KTEST(lockdep, sleep_report_then_schedule_reported)
+{
+	lockdep_reset();
+	preempt_disable();
+	might_sleep();
+	preempt_enable();
+	preempt_disable();
+	schedule();
+	preempt_enable();
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 2);
 	lockdep_reset();
 }
 
