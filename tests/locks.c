@@ -996,6 +996,9 @@ KTEST(locks, spin_lock_irqsave_irq_state_per_world)
 		local_irq_enable();
 		KEXPECT_TRUE(off.off_inside);
 		KEXPECT_TRUE(off.off_after);
+		/* Fine here, but a sleeping lock with IRQs off on RT: the
+		 * validator says so. */
+		KEXPECT_LOCKDEP_REPORTS(LOCKDEP_WAIT_CONTEXT, 1);
 	}
 #endif
 	KEXPECT_FALSE(sv.off_after);
@@ -1049,6 +1052,7 @@ KTEST(locks, local_lock_irqsave_irq_state_per_world)
 		local_irq_enable();
 		KEXPECT_TRUE(off.off_inside);
 		KEXPECT_TRUE(off.off_after);
+		KEXPECT_LOCKDEP_REPORTS(LOCKDEP_WAIT_CONTEXT, 1); /* as above */
 	}
 #endif
 	KEXPECT_FALSE(sv.off_after);
