@@ -1803,6 +1803,37 @@ KTEST(lockdep, sleep_might_sleep_migrate_disabled_silent)
 	lockdep_reset();
 }
 
+/* ======================= lockdep_assert_held ======================= */
+
+/* The validator knows which locks the task holds, whatever their type;
+ * the assertion is silent while they are held. */
+static DEFINE_RAW_SPINLOCK(assert_raw);
+static DEFINE_SPINLOCK(assert_spin);
+static DEFINE_MUTEX(assert_mutex);
+
+KTEST(lockdep, assert_held_knows_what_is_held)
+{
+	lockdep_reset();
+	KEXPECT_FALSE(lock_is_held(&assert_mutex.dep_map));
+	mutex_lock(&assert_mutex);
+	spin_lock(&assert_spin);
+	raw_spin_lock(&assert_raw);
+	KEXPECT_TRUE(lock_is_held(&assert_raw.dep_map));
+	KEXPECT_TRUE(lock_is_held(&assert_spin.dep_map));
+	KEXPECT_TRUE(lock_is_held(&assert_mutex.dep_map));
+	lockdep_assert_held(&assert_raw);
+	lockdep_assert_held(&assert_spin);
+	lockdep_assert_held(&assert_mutex);
+	raw_spin_unlock(&assert_raw);
+	KEXPECT_FALSE(lock_is_held(&assert_raw.dep_map));
+	spin_unlock(&assert_spin);
+	mutex_unlock(&assert_mutex);
+	KEXPECT_FALSE(lock_is_held(&assert_spin.dep_map));
+	KEXPECT_FALSE(lock_is_held(&assert_mutex.dep_map));
+	KEXPECT_LOCKDEP_NONE();
+	lockdep_reset();
+}
+
 /* ======================= LOCKDEP_HELD_AT_EXIT ======================= */
 
 /* Nothing takes this mutex again: its owner is gone for good. */

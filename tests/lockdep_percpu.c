@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "completion.h"
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"
@@ -439,6 +440,37 @@ KTEST_CPUS(lockdep_percpu, lock_of_another_copy_reported, 2)
 	spin_unlock(other);
 	migrate_enable();
 	(void)mine;
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	lockdep_reset();
+}
+
+/* A helper's unprotected access, then complete(): counted by the time the
+ * test is woken, before the helper has exited. */
+static DEFINE_PER_CPU(long, pc_before_complete);
+static struct completion pc_done, pc_release;
+
+static int unprotected_then_complete_fn(void *arg)
+{
+	TOUCH(this_cpu_ptr(&pc_before_complete));
+	complete(&pc_done);
+	wait_for_completion(&pc_release);
+	return 0;
+}
+
+KTEST_CPUS(lockdep_percpu, unprotected_counted_at_wakeup, 2)
+{
+	struct task *t;
+
+	lockdep_reset();
+	init_completion(&pc_done);
+	init_completion(&pc_release);
+	t = ktest_spawn_on(last_cpu(), unprotected_then_complete_fn, 0,
+			   "ld-complete");
+	KASSERT_TRUE(t);
+	wait_for_completion(&pc_done);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+	complete(&pc_release);
+	kthread_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	lockdep_reset();
 }
