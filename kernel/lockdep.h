@@ -63,6 +63,19 @@ struct lock_class_key {
 #define LOCK_IRQS_OFF 2u
 #define LOCK_TRYLOCK 4u
 
+/*
+ * might_sleep(): a function that may sleep says so first; called where
+ * sleeping is not allowed (interrupts or preemption off, in an interrupt)
+ * it is reported (sched.c). A debugging check: it compiles away without
+ * LOCKDEP.
+ */
+#ifdef CONFIG_LOCKDEP
+void __might_sleep(void);
+#define might_sleep() __might_sleep()
+#else
+#define might_sleep() do {} while (0)
+#endif
+
 #ifdef CONFIG_LOCKDEP
 
 unsigned long lockdep_reports(enum lockdep_report_kind kind);

@@ -518,17 +518,28 @@ int sched_setscheduler(struct task *p, int policy, int rt_priority)
 
 unsigned long smp_processor_id_warnings, might_sleep_warnings;
 
-void might_sleep_report(void)
+/* frame: that of the function that may sleep. */
+static void might_sleep_report(uintptr_t frame)
 {
 	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
 	if (!in_interrupt()) /* else current is the interrupted task */
-		current->sleep_report_frame = caller_frame();
+		current->sleep_report_frame = frame;
 	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
 		return;
 	printk("BUG: sleeping function called from invalid context: %s/%d, "
 	       "preempt count %#x, interrupts %s\n", current->name, current->id,
 	       preempt_count(), irqs_disabled() ? "off" : "on");
 	dump_stack();
+}
+
+/* might_sleep() (lockdep.h). Not inline, so that caller_frame() is the
+ * frame of the function that may sleep. */
+__attribute__((noinline)) void __might_sleep(void)
+{
+	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
+		might_sleep_report(caller_frame());
+	else
+		current->sleep_report_frame = 0; /* no report covers what follows */
 }
 
 void debug_smp_processor_id_report(void)

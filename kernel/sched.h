@@ -192,26 +192,6 @@ void resched_cpu(int cpu);
 void sched_show_all(void);              /* every task: state, CPU, stack */
 void show_task_stack(struct task *t);
 
-/*
- * might_sleep(): a function that may sleep says so first; called where
- * sleeping is not allowed (interrupts or preemption off, in an interrupt)
- * it is reported. A debugging check: it compiles away without LOCKDEP.
- */
-#ifdef CONFIG_LOCKDEP
-void might_sleep_report(void);
-static inline void might_sleep(void)
-{
-	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
-		might_sleep_report();
-	else
-		current->sleep_report_frame = 0; /* no report covers what follows */
-}
-#else
-static inline void might_sleep(void)
-{
-}
-#endif
-
 #define SLEEP_REPORTED_ALL (~(uintptr_t)0)
 
 /* Counters for tests and benchmarks. */
