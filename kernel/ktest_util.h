@@ -56,25 +56,14 @@ static inline int last_cpu(void)
 static inline struct task *ktest_spawn_on(int cpu, int (*fn)(void *),
 					  void *arg, const char *name)
 {
-	struct task *t = kthread_create(fn, arg, name);
-
-	if (!t) {
-		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
-			       name);
-		return 0;
-	}
-	kthread_bind(t, cpu);
-	wake_up_process(t);
-	return t;
+	return ktest_spawn(fn, arg, name, cpu, SCHED_NORMAL, 0, true);
 }
 
 /* The same, waited for: fn's result, or -1 when it could not start. */
 static inline int ktest_run_on(int cpu, int (*fn)(void *), void *arg,
 			       const char *name)
 {
-	struct task *t = ktest_spawn_on(cpu, fn, arg, name);
-
-	return t ? kthread_join(t) : -1;
+	return ktest_join(ktest_spawn_on(cpu, fn, arg, name));
 }
 
 #endif

@@ -43,41 +43,6 @@
 #define RT_WORLD 0
 #endif
 
-/* Sleep-poll until *v >= want or timeout_ms passes; true if reached. */
-static bool poll_int(volatile int *v, int want, uint64_t timeout_ms)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while (load_int(v) < want) {
-		if (ns_since(t0) > timeout_ms * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
-}
-
-static struct task *spawn(int (*fn)(void *), void *arg, const char *name,
-			  int cpu, bool wake)
-{
-	struct task *t = kthread_create(fn, arg, name);
-
-	if (!t) {
-		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
-			       name);
-		return 0;
-	}
-	if (cpu >= 0)
-		kthread_bind(t, cpu);
-	if (wake)
-		wake_up_process(t);
-	return t;
-}
-
-static int join(struct task *t)
-{
-	return t ? kthread_join(t) : -1;
-}
-
 /* ---- the four global lock types, behind one interface ---- */
 
 enum lock_kind { K_RAW, K_SPIN, K_RTMUTEX, K_MUTEX };
@@ -334,14 +299,14 @@ static void check_mutual_exclusion(enum lock_kind kind)
 	if (ex.max_iters < EXCL_MIN_ITERS)
 		ex.max_iters = EXCL_MIN_ITERS;
 	for (int i = 0; i < n; i++)
-		exw[i].task = spawn(excl_worker_fn, &exw[i], "excl", exw[i].cpu,
-				    true);
+		exw[i].task = ktest_spawn(excl_worker_fn, &exw[i], "excl",
+					  exw[i].cpu, SCHED_NORMAL, 0, true);
 	t0 = ktime_get_ns();
 	complete_all(&ex.go);
 	msleep(EXCL_RUN_MS);
 	store_int(&ex.stop, 1);
 	for (int i = 0; i < n; i++)
-		join(exw[i].task);
+		ktest_join(exw[i].task);
 	for (int i = 0; i < n; i++) {
 		total += exw[i].count;
 		KEXPECT_EQ(exw[i].wrong_cpu, 0);
@@ -481,21 +446,22 @@ KTEST_CPUS(locks, rt_mutex_fast_paths_race_slow_paths, 2)
 	 * spins on each other CPU (up to three). */
 	for (int i = 0; i < RACE_BLOCKERS; i++, n++) {
 		race.count[n] = 0;
-		t[n] = spawn(race_blocker, (void *)(long)n, "blocker", 0, true);
+		t[n] = ktest_spawn(race_blocker, (void *)(long)n, "blocker", 0,
+				   SCHED_NORMAL, 0, true);
 	}
 	for_each_online_cpu(cpu) {
 		if (cpu == 0 || n >= RACE_BLOCKERS + RACE_TRYLOCKERS)
 			continue;
 		race.count[n] = 0;
-		t[n] = spawn(race_trylocker, (void *)(long)n, "trylocker", cpu,
-			     true);
+		t[n] = ktest_spawn(race_trylocker, (void *)(long)n, "trylocker",
+				   cpu, SCHED_NORMAL, 0, true);
 		n++;
 	}
 	complete_all(&race.go);
 	msleep(RACE_RUN_MS);
 	store_int(&race.stop, 1);
 	for (int i = 0; i < n; i++)
-		join(t[i]);
+		ktest_join(t[i]);
 	for (int i = 0; i < n; i++) {
 		total += race.count[i];
 		if (i >= RACE_BLOCKERS)
@@ -654,14 +620,14 @@ KTEST(locks, local_lock_percpu_consistent)
 	ll.max_iters = EXCL_TOTAL_CAP / n;
 	init_completion(&ll.go);
 	for (int i = 0; i < n; i++)
-		llw[i].task = spawn(ll_worker_fn, &llw[i],
-				    llw[i].cpu < 0 ? "roamer" : "llock",
-				    llw[i].cpu, true);
+		llw[i].task = ktest_spawn(ll_worker_fn, &llw[i],
+					  llw[i].cpu < 0 ? "roamer" : "llock",
+					  llw[i].cpu, SCHED_NORMAL, 0, true);
 	complete_all(&ll.go);
 	msleep(EXCL_RUN_MS);
 	store_int(&ll.stop, 1);
 	for (int i = 0; i < n; i++)
-		join(llw[i].task);
+		ktest_join(llw[i].task);
 	for (int i = 0; i < n; i++) {
 		KEXPECT_EQ(llw[i].wrong_cpu, 0);
 		if (llw[i].task)
@@ -788,9 +754,9 @@ static void check_trylock(enum lock_kind k)
 	/* Held by another task (on another CPU if it spins). */
 	if (kind_sleeps(k) || num_online_cpus() >= 2) {
 		struct holder hd = {.kind = k};
-		struct task *t = spawn(holder_fn, &hd, "holder", last_cpu(),
-				       true);
-		bool held = poll_int(&hd.held, 1, 5000);
+		struct task *t = ktest_spawn(holder_fn, &hd, "holder",
+					     last_cpu(), SCHED_NORMAL, 0, true);
+		bool held = ktest_poll_int(&hd.held, 1, 5000);
 
 		KEXPECT_TRUE(held);
 		for (int i = 0; held && i < 3; i++) {
@@ -806,8 +772,8 @@ static void check_trylock(enum lock_kind k)
 				unlock_it(&h);
 		}
 		store_int(&hd.release, 1);
-		KEXPECT_TRUE(poll_int(&hd.done, 1, 5000));
-		join(t);
+		KEXPECT_TRUE(ktest_poll_int(&hd.done, 1, 5000));
+		ktest_join(t);
 		KEXPECT_FALSE(is_locked(k));
 		/* The failures left it usable: taken again at once. */
 		got = trylock_it(k);
@@ -1161,10 +1127,11 @@ KTEST_CPUS(locks, raw_spinlock_fair_no_starvation, 2)
 	for (int i = 0; i < n; i++) {
 		fair.count[i] = fair.total[i] = 0;
 		fair.max_bypass[i] = fair.bypassed[i] = 0;
-		t[i] = spawn(fair_worker_fn, (void *)(long)i, "fair", i, true);
+		t[i] = ktest_spawn(fair_worker_fn, (void *)(long)i, "fair", i,
+				   SCHED_NORMAL, 0, true);
 	}
 	complete_all(&fair.go);
-	KEXPECT_TRUE(poll_int(&fair.ready, n, 5000));
+	KEXPECT_TRUE(ktest_poll_int(&fair.ready, n, 5000));
 	t0 = ktime_get_ns();
 	while (ns_since(t0) < FAIR_MAX_MS * NS_PER_MS &&
 	       (ns_since(t0) < FAIR_MIN_MS * NS_PER_MS ||
@@ -1172,7 +1139,7 @@ KTEST_CPUS(locks, raw_spinlock_fair_no_starvation, 2)
 		msleep(10);
 	store_int(&fair.stop, 1);
 	for (int i = 0; i < n; i++)
-		join(t[i]);
+		ktest_join(t[i]);
 	min = fair_min_count();
 	for (int i = 0; i < n; i++) {
 		sum += fair.count[i];

@@ -43,42 +43,6 @@ static __attribute__((unused)) void spin_ns(uint64_t ns)
 		cpu_relax();
 }
 
-static bool poll_int(volatile int *v, int want, uint64_t timeout_ms)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while (load_int(v) < want) {
-		if (ns_since(t0) > timeout_ms * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
-}
-
-static struct task *spawn(int (*fn)(void *), void *arg, const char *name,
-			  int cpu, int fifo_prio, bool wake)
-{
-	struct task *t = kthread_create(fn, arg, name);
-
-	if (!t) {
-		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
-			       name);
-		return 0;
-	}
-	if (cpu >= 0)
-		kthread_bind(t, cpu);
-	if (fifo_prio)
-		KEXPECT_EQ(sched_setscheduler(t, SCHED_FIFO, fifo_prio), 0);
-	if (wake)
-		wake_up_process(t);
-	return t;
-}
-
-static int join(struct task *t)
-{
-	return t ? kthread_join(t) : -1;
-}
-
 /* ---- a holder, and a higher-priority task woken on its CPU ---- */
 
 enum { HOLD_SPIN, HOLD_LOCAL, HOLD_RAW_IRQ };
@@ -190,16 +154,19 @@ static void run_holder_and_waker(int kind, uint64_t hold_us)
 			    .high_cpu = -1};
 	spin_lock_init(&pre_lock);
 	raw_spin_lock_init(&pre_raw);
-	pre.high = spawn(pre_high, 0, "high", pre.cpu, 50, false);
-	pre.low = spawn(pre_low, 0, "low", pre.cpu, 10, false);
+	pre.high = ktest_spawn(pre_high, 0, "high", pre.cpu, SCHED_FIFO, 50,
+			       false);
+	pre.low =
+		ktest_spawn(pre_low, 0, "low", pre.cpu, SCHED_FIFO, 10, false);
 	if (pre.low && pre.high)
 		wake_up_process(pre.low);
 	else if (pre.high)
 		wake_up_process(pre.high);
-	KEXPECT_TRUE(poll_int(&pre.low_unlocked, 1, 5000 + hold_us / 1000));
-	KEXPECT_TRUE(poll_int(&pre.high_ran, 1, 5000));
-	join(pre.high);
-	join(pre.low);
+	KEXPECT_TRUE(
+		ktest_poll_int(&pre.low_unlocked, 1, 5000 + hold_us / 1000));
+	KEXPECT_TRUE(ktest_poll_int(&pre.high_ran, 1, 5000));
+	ktest_join(pre.high);
+	ktest_join(pre.low);
 	KEXPECT_EQ(pre.low_cpu, pre.cpu);
 	KEXPECT_EQ(pre.high_cpu, pre.cpu);
 	if (kind == HOLD_RAW_IRQ)
@@ -324,12 +291,12 @@ KTEST(locks_rt, spinlock_holder_inherits_priority)
 
 	inh = (typeof(inh)){.boosted = -1, .after = -1, .high_prio = -1};
 	spin_lock_init(&pre_lock);
-	inh.high = spawn(inh_high, 0, "high", cpu, 50, false);
+	inh.high = ktest_spawn(inh_high, 0, "high", cpu, SCHED_FIFO, 50, false);
 	KASSERT_TRUE(inh.high);
-	low = spawn(inh_low, 0, "low", cpu, 10, true);
-	KEXPECT_TRUE(poll_int(&inh.done, 1, 5000));
-	join(low);
-	join(inh.high);
+	low = ktest_spawn(inh_low, 0, "low", cpu, SCHED_FIFO, 10, true);
+	KEXPECT_TRUE(ktest_poll_int(&inh.done, 1, 5000));
+	ktest_join(low);
+	ktest_join(inh.high);
 	ktest_log("low at %d while high waits, %d after the unlock; high got "
 		  "it at %d", inh.boosted, inh.after, inh.high_prio);
 	KEXPECT_EQ(inh.boosted, 50);
@@ -412,12 +379,13 @@ KTEST(locks_rt, local_lock_data_consistent_under_preemption)
 	p->counter = p->a = p->b = p->violations = 0;
 	p->inside = 0;
 	for (int i = 0; i < PRE_TASKS; i++)
-		t[i] = spawn(lp_worker, (void *)(long)i, "lp", lp.cpu, prio[i],
-			     true);
+		t[i] = ktest_spawn(lp_worker, (void *)(long)i, "lp", lp.cpu,
+				   prio[i] ? SCHED_FIFO : SCHED_NORMAL, prio[i],
+				   true);
 	msleep(200);
 	store_int(&lp.stop, 1);
 	for (int i = 0; i < PRE_TASKS; i++)
-		join(t[i]);
+		ktest_join(t[i]);
 	for (int i = 0; i < PRE_TASKS; i++) {
 		total += lp.count[i];
 		found += lp.found_held[i];
@@ -511,24 +479,24 @@ KTEST_CPUS(locks_rt, spinlock_holder_never_changes_cpu, 2)
 	st = (typeof(st)){.cpu0 = -1, .after_cpu = -1};
 	pr = (typeof(pr)){0};
 	spin_lock_init(&pre_lock);
-	holder = spawn(st_holder, 0, "holder", -1, 10, true);
+	holder = ktest_spawn(st_holder, 0, "holder", -1, SCHED_FIFO, 10, true);
 	KASSERT_TRUE(holder);
-	held = poll_int(&st.held, 1, 5000);
+	held = ktest_poll_int(&st.held, 1, 5000);
 	KEXPECT_TRUE(held);
 	if (held) {
-		preempter = spawn(st_preempter, 0, "preempter", st.cpu0, 50,
-				  true);
-		KEXPECT_TRUE(poll_int(&st.moved_self, 1, 5000));
-		KEXPECT_TRUE(poll_int(&pr.rounds, 10, 5000));
+		preempter = ktest_spawn(st_preempter, 0, "preempter", st.cpu0,
+					SCHED_FIFO, 50, true);
+		KEXPECT_TRUE(ktest_poll_int(&st.moved_self, 1, 5000));
+		KEXPECT_TRUE(ktest_poll_int(&pr.rounds, 10, 5000));
 		/* Remote affinity change to the same target, while held. */
 		KEXPECT_EQ(set_cpus_allowed(holder, cpumask_of(st.target)), 0);
 		msleep(5);
 		KEXPECT_EQ(task_cpu(holder), st.cpu0);
 	}
 	store_int(&st.release, 1);
-	KEXPECT_TRUE(poll_int(&st.done, 1, 5000));
-	join(preempter);
-	join(holder);
+	KEXPECT_TRUE(ktest_poll_int(&st.done, 1, 5000));
+	ktest_join(preempter);
+	ktest_join(holder);
 	ktest_log("holder on CPU %d for %ld checks (%ld elsewhere), preempted "
 		  "%d times; after the unlock on CPU %d (target %d)", st.cpu0,
 		  st.checks, st.wrong_cpu, pr.rounds, st.after_cpu, st.target);

@@ -36,45 +36,6 @@ static void inc_long(volatile long *p)
 	__atomic_store_n(p, *p + 1, __ATOMIC_RELEASE);
 }
 
-/* Create fn(arg), bound to cpu (-1: not bound), with policy and RT
- * priority, woken if wake; a failure is recorded and gives NULL. */
-static struct task *spawn(int (*fn)(void *), void *arg, const char *name,
-			  int cpu, int policy, int prio, bool wake)
-{
-	struct task *t = kthread_create(fn, arg, name);
-
-	if (!t) {
-		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
-			       name);
-		return 0;
-	}
-	if (cpu >= 0)
-		kthread_bind(t, cpu);
-	if (policy != SCHED_NORMAL)
-		KEXPECT_EQ(sched_setscheduler(t, policy, prio), 0);
-	if (wake)
-		wake_up_process(t);
-	return t;
-}
-
-static int join(struct task *t)
-{
-	return t ? kthread_join(t) : -1;
-}
-
-/* Sleep-poll until *v >= want or timeout_ms passes; true if reached. */
-static bool poll_int(volatile int *v, int want, uint64_t timeout_ms)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while (load_int(v) < want) {
-		if (ns_since(t0) > timeout_ms * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
-}
-
 /* All online CPUs but one (there must be two or more). */
 static void mask_without(cpumask_t *m, int cpu)
 {
@@ -208,8 +169,8 @@ KTEST(migrate, disable_nests)
 	migrate_enable();
 	KEXPECT_EQ(me->migration_disabled, 0);
 
-	t = spawn(nest_fn, &r, "nest", -1, SCHED_NORMAL, 0, true);
-	join(t);
+	t = ktest_spawn(nest_fn, &r, "nest", -1, SCHED_NORMAL, 0, true);
+	ktest_join(t);
 	ktest_log("helper: depth %d -> %d -> %d -> %d -> %d on CPUs %d %d %d "
 		  "%d", r.depth[0], r.depth[1], r.depth[2], r.depth[3],
 		  r.depth[4], r.cpu[1], r.cpu[2], r.cpu[3], r.cpu[4]);
@@ -274,13 +235,13 @@ KTEST(migrate, fast_path_leaves_preemption_on)
 static struct task *start_pinned(int (*fn)(void *), const char *name,
 				 volatile int *cpu)
 {
-	struct task *t = spawn(fn, 0, name, -1, SCHED_NORMAL, 0, false);
+	struct task *t = ktest_spawn(fn, 0, name, -1, SCHED_NORMAL, 0, false);
 
 	if (!t)
 		return 0;
 	KEXPECT_EQ(set_cpus_allowed(t, cpumask_of(last_cpu())), 0);
 	wake_up_process(t);
-	KEXPECT_TRUE(poll_int(cpu, 0, 3000));
+	KEXPECT_TRUE(ktest_poll_int(cpu, 0, 3000));
 	KEXPECT_EQ(set_cpus_allowed(t, cpu_online_mask), 0);
 	return t;
 }
@@ -354,14 +315,14 @@ KTEST(migrate, preempted_while_disabled)
 	t = start_pinned(pinned_observer, "pinned", &pin.cpu);
 	KASSERT_TRUE(t);
 	if (pin.cpu >= 0)
-		k = spawn(preemptor_fn, &pin.k, "preemptor", pin.cpu,
-			  SCHED_FIFO, 50, true);
+		k = ktest_spawn(preemptor_fn, &pin.k, "preemptor", pin.cpu,
+				SCHED_FIFO, 50, true);
 	store_int(&pin.go, 1);
 	if (k)
 		preempt_for(&pin.k, &pin.seen, 20, 5000, pin.cpu);
-	join(t);
+	ktest_join(t);
 	preemptor_stop(&pin.k);
-	join(k);
+	ktest_join(k);
 	ktest_log("pinned on CPU %d: saw the FIFO task run %ld times in %ld "
 		  "iterations (it ran %ld times, %ld while pinned), %ld "
 		  "iterations elsewhere", pin.cpu, pin.seen, pin.iters,
@@ -429,18 +390,18 @@ KTEST(migrate, same_cpu_id_across_preemptions)
 	t = start_pinned(stable_id_fn, "stable-id", &sid.cpu);
 	KASSERT_TRUE(t);
 	if (sid.cpu >= 0) {
-		k = spawn(preemptor_fn, &sid.k, "preemptor", sid.cpu,
-			  SCHED_FIFO, 50, true);
-		busy = spawn(load_fn, (void *)&sid.stop, "busy", sid.cpu,
-			     SCHED_NORMAL, 0, true);
+		k = ktest_spawn(preemptor_fn, &sid.k, "preemptor", sid.cpu,
+				SCHED_FIFO, 50, true);
+		busy = ktest_spawn(load_fn, (void *)&sid.stop, "busy", sid.cpu,
+				   SCHED_NORMAL, 0, true);
 	}
 	if (k)
 		preempt_for(&sid.k, &sid.preemptions, 300, 5000, sid.cpu);
 	store_int(&sid.stop, 1);
 	preemptor_stop(&sid.k);
-	join(t);
-	join(k);
-	join(busy);
+	ktest_join(t);
+	ktest_join(k);
+	ktest_join(busy);
 	ktest_log("CPU %d: %ld iterations, %ld preemptions, %ld other CPU ids "
 		  "(last %d), FIFO task ran %ld times, %lu new reports",
 		  sid.first, sid.iters, sid.preemptions, sid.mismatches,
@@ -516,11 +477,12 @@ KTEST(migrate, get_cpu_var_updates_exact)
 	for (int i = 0; i < 6; i++) {
 		args[i] = (struct pair_arg){cfg[i].iters, cfg[i].sleep_every,
 					    0};
-		t[i] = spawn(pair_fn, &args[i], "pair", cfg[i].cpu < 0 ? -1 : c,
-			     cfg[i].policy, cfg[i].prio, true);
+		t[i] = ktest_spawn(pair_fn, &args[i], "pair",
+				   cfg[i].cpu < 0 ? -1 : c, cfg[i].policy,
+				   cfg[i].prio, true);
 	}
 	for (int i = 0; i < 6; i++) {
-		join(t[i]);
+		ktest_join(t[i]);
 		want += args[i].done;
 		KEXPECT_EQ(args[i].done, cfg[i].iters);
 	}
@@ -619,16 +581,17 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 
 	hold = (typeof(hold)){.start_cpu = -1, .cpu_after_outer = -1};
 	preemptor_init(&hold.k, &hold.disabled);
-	t = spawn(hold_fn, 0, "holder", c, SCHED_NORMAL, 0, true);
+	t = ktest_spawn(hold_fn, 0, "holder", c, SCHED_NORMAL, 0, true);
 	KASSERT_TRUE(t);
-	KEXPECT_TRUE(poll_int(&hold.start_cpu, 0, 3000));
+	KEXPECT_TRUE(ktest_poll_int(&hold.start_cpu, 0, 3000));
 	KEXPECT_EQ(hold.start_cpu, c);
 	/* Free to go anywhere, but for migrate_disable(). */
 	KEXPECT_EQ(set_cpus_allowed(t, cpu_online_mask), 0);
 	for (int i = 0; i < HOLD_LOAD; i++)
-		load[i] = spawn(load_fn, (void *)&hold.load_stop, "load", c,
-				SCHED_NORMAL, 0, true);
-	k = spawn(preemptor_fn, &hold.k, "preemptor", c, SCHED_FIFO, 50, true);
+		load[i] = ktest_spawn(load_fn, (void *)&hold.load_stop, "load",
+				      c, SCHED_NORMAL, 0, true);
+	k = ktest_spawn(preemptor_fn, &hold.k, "preemptor", c, SCHED_FIFO, 50,
+			true);
 	mask_without(&away, c);
 	cpumask_clear(&other);
 	cpumask_set_cpu(0, &other);
@@ -648,13 +611,13 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 	pending_seen += t->migration_pending;
 	changes++;
 	store_int(&hold.finish, 1);
-	done = poll_int(&hold.done, 1, 5000);
+	done = ktest_poll_int(&hold.done, 1, 5000);
 	preemptor_stop(&hold.k);
 	store_int(&hold.load_stop, 1);
-	join(t);
-	join(k);
+	ktest_join(t);
+	ktest_join(k);
 	for (int i = 0; i < HOLD_LOAD; i++)
-		join(load[i]);
+		ktest_join(load[i]);
 	ktest_log("on CPU %d for %lu ms: %ld iterations, %ld elsewhere; "
 		  "preempted %ld times; FIFO task ran %ld times while it was "
 		  "pinned; %d affinity changes, pending after %d of them",
@@ -747,11 +710,12 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 
 	rtp = (typeof(rtp)){.start_cpu = -1, .cpu_after = -1};
 	preemptor_init(&rtp.k, &rtp.disabled);
-	t = spawn(rt_holder_fn, 0, "rt-holder", c, SCHED_FIFO, 20, true);
+	t = ktest_spawn(rt_holder_fn, 0, "rt-holder", c, SCHED_FIFO, 20, true);
 	KASSERT_TRUE(t);
-	KEXPECT_TRUE(poll_int(&rtp.start_cpu, 0, 3000));
+	KEXPECT_TRUE(ktest_poll_int(&rtp.start_cpu, 0, 3000));
 	KEXPECT_EQ(set_cpus_allowed(t, cpu_online_mask), 0);
-	k = spawn(preemptor_fn, &rtp.k, "preemptor", c, SCHED_FIFO, 50, true);
+	k = ktest_spawn(preemptor_fn, &rtp.k, "preemptor", c, SCHED_FIFO, 50,
+			true);
 	t0 = ktime_get_ns();
 	while ((load_long(&rtp.k.runs_while) < 1000 ||
 		load_long(&rtp.preempted) < 1000) &&
@@ -768,8 +732,8 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 	}
 	done = load_int(&rtp.done);
 	preemptor_stop(&rtp.k);
-	join(t);
-	join(k);
+	ktest_join(t);
+	ktest_join(k);
 	ktest_log("FIFO 20 task pinned on CPU %d: %ld iterations, preempted "
 		  "%ld times, FIFO 50 task ran %ld times meanwhile, %ld "
 		  "iterations elsewhere; after migrate_enable() it went to "
@@ -872,9 +836,10 @@ KTEST_CPUS(migrate, affinity_of_sleeping_tasks, 2)
 					.pending_after = -1};
 		init_waitqueue_head(&zz[i].wq);
 	}
-	s = spawn(sleeper_fn, &zz[0], "sleeper", a, SCHED_NORMAL, 0, true);
-	p = spawn(pinned_sleeper_fn, &zz[1], "pinned-sleeper", -1,
-		  SCHED_NORMAL, 0, false);
+	s = ktest_spawn(sleeper_fn, &zz[0], "sleeper", a, SCHED_NORMAL, 0,
+			true);
+	p = ktest_spawn(pinned_sleeper_fn, &zz[1], "pinned-sleeper", -1,
+			SCHED_NORMAL, 0, false);
 	KASSERT_TRUE(s && p);
 	/* p is not bound: it is migrate_disable() that keeps it on a. */
 	KEXPECT_EQ(set_cpus_allowed(p, cpumask_of(a)), 0);
@@ -891,7 +856,7 @@ KTEST_CPUS(migrate, affinity_of_sleeping_tasks, 2)
 	s_cpu_asleep = task_cpu(s);
 	p_cpu_asleep = task_cpu(p);
 
-	n = spawn(where_fn, &zz[2], "new", -1, SCHED_NORMAL, 0, false);
+	n = ktest_spawn(where_fn, &zz[2], "new", -1, SCHED_NORMAL, 0, false);
 	if (n) {
 		KEXPECT_EQ(set_cpus_allowed(n, cpumask_of(a)), 0);
 		wake_up_process(n);
@@ -902,10 +867,10 @@ KTEST_CPUS(migrate, affinity_of_sleeping_tasks, 2)
 		wake_up(&zz[i].wq);
 	}
 	for (int i = 0; i < 3; i++)
-		KEXPECT_TRUE(poll_int(&zz[i].done, 1, 3000));
-	join(s);
-	join(p);
-	join(n);
+		KEXPECT_TRUE(ktest_poll_int(&zz[i].done, 1, 3000));
+	ktest_join(s);
+	ktest_join(p);
+	ktest_join(n);
 	ktest_log("sleeper: slept on %d (asleep %d, cpu %d), woke on %d "
 		  "(allowed: %d)", zz[0].slept_on, s_asleep, s_cpu_asleep,
 		  zz[0].woke_on, b);

@@ -34,35 +34,6 @@
 #define HELPER_MAX_NS (20000 * NS_PER_MS)
 
 /*
- * Create fn(arg) as name, bound to cpu (-1: not bound), with policy and
- * RT priority, and wake it if wake. A failure is recorded and gives NULL
- * (the callers skip NULL tasks, so a test still cleans up).
- */
-static struct task *spawn(int (*fn)(void *), void *arg, const char *name,
-			  int cpu, int policy, int prio, bool wake)
-{
-	struct task *t = kthread_create(fn, arg, name);
-
-	if (!t) {
-		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
-			       name);
-		return 0;
-	}
-	if (cpu >= 0)
-		kthread_bind(t, cpu);
-	if (policy != SCHED_NORMAL)
-		KEXPECT_EQ(sched_setscheduler(t, policy, prio), 0);
-	if (wake)
-		wake_up_process(t);
-	return t;
-}
-
-static int join(struct task *t)
-{
-	return t ? kthread_join(t) : -1;
-}
-
-/*
  * Tests that raise their own priority drop back to SCHED_NORMAL before
  * joining: kthread_join() busy-waits for the joined task's last switch,
  * which a joiner of higher priority on that task's CPU would keep from
@@ -71,31 +42,6 @@ static int join(struct task *t)
 static void become_normal(void)
 {
 	KEXPECT_EQ(sched_setscheduler(current, SCHED_NORMAL, 0), 0);
-}
-
-/* Sleep-poll until *v >= want or timeout_ms passes; true if reached. */
-static bool poll_long(volatile long *v, long want, uint64_t timeout_ms)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while (load_long(v) < want) {
-		if (ns_since(t0) > timeout_ms * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
-}
-
-static bool poll_int(volatile int *v, int want, uint64_t timeout_ms)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while (load_int(v) < want) {
-		if (ns_since(t0) > timeout_ms * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
 }
 
 /* Busy until this CPU has taken ticks more ticks (time slices are counted
@@ -202,9 +148,9 @@ KTEST(sched, create_exit_cycles_free_every_page)
 	uint64_t t0;
 
 	for (int i = 0; i < 2; i++) {
-		t = i ? kthread_run(trivial, &ran, "warm-up")
-		      : spawn(trivial, &ran, "warm-up", cpu, SCHED_NORMAL, 0,
-			      true);
+		t = i ? kthread_run(trivial, &ran, "warm-up") :
+			ktest_spawn(trivial, &ran, "warm-up", cpu, SCHED_NORMAL,
+				    0, true);
 		KASSERT_TRUE(t);
 		KEXPECT_EQ(kthread_join(t), 7);
 	}
@@ -302,23 +248,23 @@ static bool preempt_try(int cpu, unsigned long *ipis)
 
 	pp = (struct preempt_probe){.cpu = cpu, .spinner_cpu = -1,
 				    .fifo_cpu = -1};
-	spinner = spawn(probe_spinner, &pp, "spinner", cpu, SCHED_NORMAL, 0,
-			true);
+	spinner = ktest_spawn(probe_spinner, &pp, "spinner", cpu, SCHED_NORMAL,
+			      0, true);
 	if (!spinner)
 		return false;
-	KEXPECT_TRUE(poll_long(&pp.spins, 1000, 2000));
-	fifo = spawn(probe_fifo, &pp, "fifo", cpu, SCHED_FIFO, 50, false);
+	KEXPECT_TRUE(ktest_poll_long(&pp.spins, 1000, 2000));
+	fifo = ktest_spawn(probe_fifo, &pp, "fifo", cpu, SCHED_FIFO, 50, false);
 	if (fifo) {
 		ipi0 = per_cpu(resched_ipi_count, cpu);
 		pp.ticks_at_wake = per_cpu(cpu_ticks, cpu);
 		pp.wake_ns = ktime_get_ns();
 		wake_up_process(fifo);
 	}
-	ran = fifo && poll_int(&pp.fifo_ran, 1, 3000);
+	ran = fifo && ktest_poll_int(&pp.fifo_ran, 1, 3000);
 	*ipis = per_cpu(resched_ipi_count, cpu) - ipi0;
 	store_int(&pp.fifo_ran, 1); /* whatever happened, the spinner stops */
-	join(fifo);
-	join(spinner);
+	ktest_join(fifo);
+	ktest_join(spinner);
 	return ran;
 }
 
@@ -405,15 +351,15 @@ KTEST(sched, fifo_equal_priority_in_wakeup_order)
 	KASSERT_EQ(raw_smp_processor_id(), cpu);
 	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 70), 0);
 	for (int i = 0; i < ORDER_TASKS; i++)
-		t[i] = spawn(ordered_worker, (void *)(long)i, "ordered", cpu,
-			     SCHED_FIFO, 50, false);
+		t[i] = ktest_spawn(ordered_worker, (void *)(long)i, "ordered",
+				   cpu, SCHED_FIFO, 50, false);
 	for (int i = 0; i < ORDER_TASKS; i++)
 		if (t[i])
 			wake_up_process(t[i]);
-	done = poll_long(&order.idx, 2 * ORDER_TASKS, 5000);
+	done = ktest_poll_long(&order.idx, 2 * ORDER_TASKS, 5000);
 	become_normal();
 	for (int i = 0; i < ORDER_TASKS; i++)
-		join(t[i]);
+		ktest_join(t[i]);
 	KEXPECT_TRUE(done);
 	ktest_log("events (2*id start, 2*id+1 end): %d %d %d %d %d %d",
 		  order.events[0], order.events[1], order.events[2],
@@ -467,14 +413,14 @@ KTEST(sched, rr_tasks_share_cpu)
 	/* Above both while waking them, so that they start together. */
 	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 80), 0);
 	for (int i = 0; i < 2; i++)
-		t[i] = spawn(rr_worker, (void *)(long)i, "rr", cpu, SCHED_RR,
-			     40, false);
+		t[i] = ktest_spawn(rr_worker, (void *)(long)i, "rr", cpu,
+				   SCHED_RR, 40, false);
 	for (int i = 0; i < 2; i++)
 		if (t[i])
 			wake_up_process(t[i]);
 	become_normal();
 	for (int i = 0; i < 2; i++)
-		join(t[i]);
+		ktest_join(t[i]);
 	ktest_log("CPU %d: RR task 0 counted %ld and saw task 1 advance %ld "
 		  "times; task 1 counted %ld and saw task 0 advance %ld times",
 		  cpu, rr.count_at_end[0], rr.changes_seen[0],
@@ -526,8 +472,8 @@ KTEST(sched, normal_tasks_all_progress)
 		fair.count[i] = 0;
 	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 80), 0);
 	for (int i = 0; i < n; i++)
-		t[i] = spawn(normal_spinner, (void *)&fair.count[i], "normal",
-			     cpu, SCHED_NORMAL, 0, true);
+		t[i] = ktest_spawn(normal_spinner, (void *)&fair.count[i],
+				   "normal", cpu, SCHED_NORMAL, 0, true);
 	msleep(200);
 	t0 = ktime_get_ns();
 	while (!all_counted(n) && ns_since(t0) < 5000 * NS_PER_MS)
@@ -535,7 +481,7 @@ KTEST(sched, normal_tasks_all_progress)
 	store_int(&fair.stop, 1);
 	become_normal();
 	for (int i = 0; i < n; i++)
-		join(t[i]);
+		ktest_join(t[i]);
 	for (int i = 0; i < n; i++) {
 		KEXPECT_GT(fair.count[i], 0);
 		if (lo < 0 || fair.count[i] < lo)
@@ -646,14 +592,14 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 	background_stop = 0;
 	t0 = ktime_get_ns();
 	for (int i = 0; i < 2; i++)
-		t[i] = spawn(ping_pong_fn, (void *)(long)i, "ping-pong", i,
-			     SCHED_FIFO, 50, true);
+		t[i] = ktest_spawn(ping_pong_fn, (void *)(long)i, "ping-pong",
+				   i, SCHED_FIFO, 50, true);
 	progress = t0;
-	if (poll_long(&ping.count[1], PING_PONG_IDLE_ROUNDS, 30000)) {
+	if (ktest_poll_long(&ping.count[1], PING_PONG_IDLE_ROUNDS, 30000)) {
 		t1 = ktime_get_ns();
 		for (int i = 0; i < 2; i++)
-			bg[i] = spawn(background_spinner, 0, "busy", i,
-				      SCHED_NORMAL, 0, true);
+			bg[i] = ktest_spawn(background_spinner, 0, "busy", i,
+					    SCHED_NORMAL, 0, true);
 	}
 	/* Until both finish. A lost wakeup shows as no round trip at all for
 	 * 10 s. The run is bounded by PING_PONG_BUDGET_MS: on a host so
@@ -681,8 +627,8 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 	wake_up(&ping.wq[1]);
 	store_int(&background_stop, 1);
 	for (int i = 0; i < 2; i++) {
-		join(t[i]);
-		join(bg[i]);
+		ktest_join(t[i]);
+		ktest_join(bg[i]);
 	}
 	ktest_log("%ld/%ld round trips in %lu ms; turn %d", ping.count[0],
 		  ping.count[1], (unsigned long)(spent / NS_PER_MS), ping.turn);
@@ -759,8 +705,8 @@ KTEST(sched, cpu_bound_tasks_spread_over_cpus)
 		args[i] = (struct spread_arg){i, HELPER_MAX_NS};
 		spread.count[i] = 0;
 		cpumask_clear(&spread.seen_by[i]);
-		t[i] = spawn(spread_spinner, &args[i], "spread", -1,
-			     SCHED_NORMAL, 0, true);
+		t[i] = ktest_spawn(spread_spinner, &args[i], "spread", -1,
+				   SCHED_NORMAL, 0, true);
 	}
 	t0 = ktime_get_ns();
 	msleep(300);
@@ -769,7 +715,7 @@ KTEST(sched, cpu_bound_tasks_spread_over_cpus)
 		msleep(10);
 	store_int(&spread.stop, 1);
 	for (int i = 0; i < n; i++)
-		join(t[i]);
+		ktest_join(t[i]);
 	for (int i = 0; i < n; i++)
 		ktest_log("task %d: %ld iterations on %d CPU(s)", i,
 			  spread.count[i], cpumask_weight(&spread.seen_by[i]));
@@ -793,8 +739,8 @@ KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 	for (int i = 0; i < n; i++) {
 		args[i] = (struct spread_arg){i, HELPER_MAX_NS};
 		spread.count[i] = 0;
-		t[i] = spawn(spread_spinner, &args[i], "pulled", 0,
-			     SCHED_NORMAL, 0, true);
+		t[i] = ktest_spawn(spread_spinner, &args[i], "pulled", 0,
+				   SCHED_NORMAL, 0, true);
 	}
 	/* They all run on CPU 0 (we are above them, but sleep). */
 	t0 = ktime_get_ns();
@@ -819,7 +765,7 @@ KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 	store_int(&spread.stop, 1);
 	become_normal();
 	for (int i = 0; i < n; i++)
-		join(t[i]);
+		ktest_join(t[i]);
 	ktest_log("after %lu ms the %d tasks were on %d CPU(s); %d CPU(s) ran "
 		  "them in the next 100 ms",
 		  (unsigned long)(ns_since(t0) / NS_PER_MS), n,
@@ -949,8 +895,8 @@ KTEST_CPUS(sched, affinity_never_violated, 2)
 
 		*a = (struct aff_task){.cpu = -1, .bad_cpu = -1};
 		cpumask_copy(&a->ring[0], cpu_online_mask);
-		a->task = spawn(aff_spinner, a, "affinity", -1, SCHED_NORMAL,
-				0, true);
+		a->task = ktest_spawn(aff_spinner, a, "affinity", -1,
+				      SCHED_NORMAL, 0, true);
 	}
 	t0 = ktime_get_ns();
 	while (ns_since(t0) < 1500 * NS_PER_MS && changes < 600) {
@@ -1002,7 +948,7 @@ KTEST_CPUS(sched, affinity_never_violated, 2)
 	for (int i = 0; i < AFF_TASKS; i++) {
 		struct aff_task *a = &aff.t[i];
 
-		join(a->task);
+		ktest_join(a->task);
 		checks += a->checks;
 		violations += a->violations;
 		if (a->violations)
@@ -1015,7 +961,10 @@ KTEST_CPUS(sched, affinity_never_violated, 2)
 		  "violations, %d tasks not moved in time", changes,
 		  (unsigned long)(ns_since(t0) / NS_PER_MS), checks, violations,
 		  stuck);
-	KEXPECT_GT(changes, 50);
+	/* Typically 100-250 changes; a host that starves the vCPUs has been
+	 * seen to allow only 14 (each waits for its task to move): the count
+	 * only shows the test did something, the checks are below. */
+	KEXPECT_GT(changes, 10);
 	KEXPECT_GT(checks, changes);
 	KEXPECT_EQ(violations, 0);
 	KEXPECT_EQ(stuck, 0);
@@ -1130,10 +1079,10 @@ KTEST(sched, sleep_wait_and_completion)
 	init_waitqueue_head(&sleeper.wq);
 	init_completion(&sleeper.c);
 	sleeper.cond = sleeper.woke = sleeper.completed = 0;
-	w = spawn(wait_event_sleeper, 0, "wq-sleeper", -1, SCHED_NORMAL, 0,
-		  true);
-	c = spawn(completion_sleeper, 0, "c-sleeper", -1, SCHED_NORMAL, 0,
-		  true);
+	w = ktest_spawn(wait_event_sleeper, 0, "wq-sleeper", -1, SCHED_NORMAL,
+			0, true);
+	c = ktest_spawn(completion_sleeper, 0, "c-sleeper", -1, SCHED_NORMAL, 0,
+			true);
 	msleep(20);
 	KEXPECT_EQ(load_int(&sleeper.woke), 0);
 	KEXPECT_EQ(load_int(&sleeper.completed), 0);
@@ -1143,15 +1092,15 @@ KTEST(sched, sleep_wait_and_completion)
 	store_int(&sleeper.cond, 1);
 	wake_up(&sleeper.wq);
 	complete(&sleeper.c);
-	KEXPECT_TRUE(poll_int(&sleeper.woke, 1, 3000));
-	KEXPECT_TRUE(poll_int(&sleeper.completed, 1, 3000));
+	KEXPECT_TRUE(ktest_poll_int(&sleeper.woke, 1, 3000));
+	KEXPECT_TRUE(ktest_poll_int(&sleeper.completed, 1, 3000));
 	if (!load_int(&sleeper.woke) || !load_int(&sleeper.completed)) {
 		/* Lost wakeups: free them so that they can be joined. */
 		wake_up(&sleeper.wq);
 		complete_all(&sleeper.c);
 	}
-	join(w);
-	join(c);
+	ktest_join(w);
+	ktest_join(c);
 
 	init_completion(&sleeper.c);
 	t0 = ktime_get_ns();
