@@ -14,7 +14,12 @@ void reinit_completion(struct completion *c)
 
 static void complete_n(struct completion *c, unsigned n)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	/* "Done" is news to the waiter: what the validator holds back for
+	 * this task is counted before the waiter can see it. */
+	lockdep_percpu_flush();
+	flags = arch_local_irq_save();
 
 	arch_spin_lock(&c->wait.lock);
 	if (c->done != COMPLETION_ALL)

@@ -152,8 +152,8 @@ void lockdep_assert_held_failed(const struct lockdep_map *map);
  * template address var is being reached. */
 void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 			   unsigned long ip);
-/* The task sleeps or wakes another (schedule(), wake_up_process()):
- * report its pending unprotected access. */
+/* The task sleeps or tells another it is done (schedule(),
+ * wake_up_process(), complete()): report its pending unprotected access. */
 void lockdep_percpu_flush(void);
 
 /* A report made elsewhere (sched.c's context checks): count it. */

@@ -43,14 +43,18 @@
 #define REPORTED_INCONSISTENT 2u
 #define REPORTED_IRQ 4u
 
-/* One checked variable; all of it under the graph lock. */
+/* One checked variable. Written under the graph lock, inside a seq
+ * section (seq odd while it changes) so that the common access, which
+ * changes nothing, can be checked without the lock (access_settled()). */
 struct percpu_var {
 	const void *var;             /* template address; 0: a free slot */
+	unsigned int seq;            /* even: stable; odd: being written */
 	uint16_t set[MAX_LOCKSET];   /* protections common to all accesses */
 	uint8_t nr;                  /* entries in set */
 	bool seen;                   /* set holds at least one access */
 	uint8_t reported;            /* REPORTED_* */
-	unsigned long last_ip;       /* the previous access */
+	unsigned long last_ip;       /* the previous access (also written
+				      * without the lock: reports only) */
 	unsigned long hardirq_ip;    /* an access in hardirq context, or 0 */
 	unsigned long irqs_on_ip;    /* a task access with IRQs on, or 0 */
 };
@@ -64,10 +68,29 @@ struct lockset {
 static struct percpu_var vars[MAX_PERCPU_VARS];
 static int nr_vars;
 
+static void write_begin(struct percpu_var *v)
+{
+	__atomic_store_n(&v->seq, v->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void write_end(struct percpu_var *v)
+{
+	__atomic_store_n(&v->seq, v->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Graph lock held; the seq numbers go on, so that a lock-free reader in
+ * the middle sees the change. */
 void lockdep_percpu_reset(void)
 {
-	for (int i = 0; i < MAX_PERCPU_VARS; i++)
-		vars[i] = (struct percpu_var){0};
+	for (int i = 0; i < MAX_PERCPU_VARS; i++) {
+		struct percpu_var *v = &vars[i];
+		unsigned int seq = v->seq;
+
+		write_begin(v);
+		*v = (struct percpu_var){.seq = seq + 1};
+		write_end(v);
+	}
 	nr_vars = 0;
 }
 
@@ -130,8 +153,50 @@ static struct percpu_var *find_var(const void *var)
 		return 0;
 	}
 	nr_vars++;
-	vars[s].var = var;
+	__atomic_store_n(&vars[s].var, var, __ATOMIC_RELEASE);
 	return &vars[s];
+}
+
+/* Without the lock: the slot of var, or 0 when it has none yet. */
+static struct percpu_var *lookup_var(const void *var)
+{
+	unsigned int s = ((uintptr_t)var >> 3) % MAX_PERCPU_VARS;
+	const void *in;
+
+	for (; (in = __atomic_load_n(&vars[s].var, __ATOMIC_ACQUIRE));
+	     s = (s + 1) % MAX_PERCPU_VARS)
+		if (in == var)
+			return &vars[s];
+	return 0;
+}
+
+static bool lockset_has(const struct lockset *s, unsigned int id)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (s->id[i] == id)
+			return true;
+	return false;
+}
+
+/* Whether this protected access would change nothing in v's record: the
+ * record's set is inside the access's (the intersection keeps it), and
+ * its IRQ-use sites are already known. Read without the lock; false when
+ * a writer was busy, and the caller takes the lock. */
+static bool access_settled(struct percpu_var *v,
+			   const struct percpu_access *a,
+			   const struct lockset *now)
+{
+	unsigned int seq = __atomic_load_n(&v->seq, __ATOMIC_ACQUIRE);
+	bool settled = !(seq & 1) && v->var == a->var && v->seen &&
+		       !now->overflow;
+
+	for (int i = 0; settled && i < v->nr; i++)
+		settled = lockset_has(now, v->set[i]);
+	if (settled && a->local)
+		settled = a->hardirq ? v->hardirq_ip != 0 :
+				       !a->irqs_on || v->irqs_on_ip != 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return settled && __atomic_load_n(&v->seq, __ATOMIC_RELAXED) == seq;
 }
 
 static void print_access(const struct percpu_access *a)
@@ -244,11 +309,20 @@ static void check_access(struct percpu_var *v, const struct percpu_access *a,
 /* Check the access against its variable's record. Interrupts off. */
 static void record(const struct percpu_access *a, const struct lockset *now)
 {
-	unsigned long flags = lockdep_graph_lock();
-	struct percpu_var *v = lockdep_on ? find_var(a->var) : 0;
+	struct percpu_var *v = lookup_var(a->var);
+	unsigned long flags;
 
-	if (v)
+	if (v && now->nr && access_settled(v, a, now)) {
+		__atomic_store_n(&v->last_ip, a->ip, __ATOMIC_RELAXED);
+		return;
+	}
+	flags = lockdep_graph_lock();
+	v = lockdep_on ? find_var(a->var) : 0;
+	if (v) {
+		write_begin(v);
 		check_access(v, a, now);
+		write_end(v);
+	}
 	lockdep_graph_unlock(flags);
 }
 

@@ -233,7 +233,8 @@ int wake_up_process(struct task *p)
 	int woke;
 
 	/* Waking a task is how one tells another "done": what the waker
-	 * left pending is counted before the woken one can look. */
+	 * left pending is counted before the woken one runs (complete()
+	 * does the same before its flag is visible). */
 	lockdep_percpu_flush();
 	preempt_disable();
 	woke = try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE |

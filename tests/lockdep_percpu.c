@@ -597,6 +597,38 @@ KTEST(lockdep_percpu, inconsistent_reported_once)
 	lockdep_reset();
 }
 
+/* A and B, then A (the record narrows to A), then A and B again (nothing
+ * changes: the lock-free path), then B alone: nothing common is left. */
+static DEFINE_PER_CPU(long, pc_narrow);
+static DEFINE_SPINLOCK(pc_narrow_a);
+static DEFINE_SPINLOCK(pc_narrow_b);
+
+static void touch_narrow(bool a, bool b)
+{
+	if (a)
+		spin_lock(&pc_narrow_a);
+	if (b)
+		spin_lock(&pc_narrow_b);
+	TOUCH(this_cpu_ptr(&pc_narrow));
+	if (b)
+		spin_unlock(&pc_narrow_b);
+	if (a)
+		spin_unlock(&pc_narrow_a);
+}
+
+KTEST(lockdep_percpu, inconsistent_after_narrowing)
+{
+	lockdep_reset();
+	touch_narrow(true, true);
+	touch_narrow(true, false);
+	for (int i = 0; i < 100; i++)
+		touch_narrow(true, true);
+	KEXPECT_LOCKDEP_NONE();
+	touch_narrow(false, true);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+	lockdep_reset();
+}
+
 /* A, then A and B together, then A: A is common to all. */
 static DEFINE_PER_CPU(long, pc_a_ab);
 static DEFINE_SPINLOCK(pc_a_ab_a);
