@@ -235,7 +235,10 @@ check_panic() {
 		problems+=("no '# expect:' line printed")
 	else
 		while IFS= read -r text; do
-			clean_log "$log" | tail -n "+$((last + 1))" | grep -qF -- "$text" ||
+			# grep reads to the end (no -q): an early exit would
+			# kill tail with SIGPIPE, and pipefail call it missing.
+			clean_log "$log" | tail -n "+$((last + 1))" |
+				grep -F -- "$text" >/dev/null ||
 				problems+=("missing expected text: $text")
 		done < <(clean_log "$log" | sed -n 's/^[[:space:]]*# expect: //p')
 	fi
