@@ -42,6 +42,7 @@ static bool lockdep_started; /* held-lock stacks are kept from here on */
  * reset can tell which stacks are complete again. */
 static bool held_incomplete;
 bool lockdep_on;
+unsigned int lockdep_reset_gen;
 
 unsigned long lockdep_graph_lock(void)
 {
@@ -551,6 +552,23 @@ bool lockdep_init_ok(struct lockdep_map *map)
 	return false;
 }
 
+/* Preemption and interrupts are off exactly as far as t's held locks
+ * turned them off. */
+static bool held_explain_atomic(const struct task *t)
+{
+	int count = preempt_count() & PREEMPT_MASK;
+	bool irqs_off_by_lock = false;
+
+	for (int i = 0; i < t->lockdep.depth; i++) {
+		if (t->lockdep.held[i].flags & LOCK_PREEMPT_OFF)
+			count--;
+		if (t->lockdep.held[i].flags & LOCK_IRQS_OFF)
+			irqs_off_by_lock = true;
+	}
+	return count == 0 && (!irqs_disabled() || irqs_off_by_lock) &&
+	       !in_interrupt();
+}
+
 void lockdep_task_exit(void)
 {
 	struct task *t = current;
@@ -566,9 +584,10 @@ void lockdep_task_exit(void)
 		       "locked.\n", t->name, t->id);
 		lockdep_report_end();
 	}
-	/* A spinning lock left preemption or interrupts off: the
-	 * schedule() that ends the task need not report that again. */
-	if (!preemptible())
+	/* When the locks left preemption or interrupts off, the schedule()
+	 * that ends the task need not report that again; anything more is
+	 * a leak of its own. */
+	if (held_explain_atomic(t))
 		t->sleep_report_frame = SLEEP_REPORTED_ALL;
 	t->lockdep.depth = 0;
 }
@@ -579,7 +598,7 @@ void lockdep_reset(void)
 
 	lockdep_graph_reset(nr_classes);
 	lockdep_percpu_reset();
-	current->lockdep.pending.var = 0; /* made before the reset */
+	lockdep_reset_gen++; /* held-back accesses before it are forgotten */
 	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++) {
 		__atomic_store_n(&report_count[k], 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&reports_printed[k], 0, __ATOMIC_RELAXED);

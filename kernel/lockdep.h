@@ -128,6 +128,7 @@ struct percpu_access {
 	bool hardirq;              /* made in hardirq context */
 	bool irqs_on;              /* made in task context with IRQs on */
 	bool migrate_only;         /* migration disabled, nothing else */
+	unsigned int gen;          /* lockdep_reset()s before it */
 };
 
 struct lockdep_task {
@@ -152,9 +153,13 @@ void lockdep_assert_held_failed(const struct lockdep_map *map);
  * template address var is being reached. */
 void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 			   unsigned long ip);
-/* The task sleeps or tells another it is done (schedule(),
- * wake_up_process(), complete()): report its pending unprotected access. */
+/* The task sleeps or tells another it is done (schedule(), complete()):
+ * report its pending unprotected access. Not from wake_up_process(),
+ * which the scheduler also calls on behalf of a task it preempted. */
 void lockdep_percpu_flush(void);
+/* A trylock of the lock at map is attempted: whether or not it succeeds,
+ * forming its address was not a per-CPU data access. */
+void lockdep_trylock(struct lockdep_map *map);
 
 /* A report made elsewhere (sched.c's context checks): count it. */
 void lockdep_count(enum lockdep_report_kind kind);
@@ -217,6 +222,9 @@ static inline void lockdep_percpu_access(const void *var, unsigned long size,
 {
 }
 static inline void lockdep_percpu_flush(void)
+{
+}
+static inline void lockdep_trylock(struct lockdep_map *map)
 {
 }
 static inline void lockdep_count(enum lockdep_report_kind kind)

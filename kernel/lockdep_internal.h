@@ -39,6 +39,9 @@ extern struct lock_class lock_classes[MAX_LOCKDEP_CLASSES];
 /* Whether the validator checks: off until lockdep_init(), and after a
  * table overflowed (until lockdep_reset()). Read without the lock. */
 extern bool lockdep_on;
+/* How many lockdep_reset()s there have been: a held-back per-CPU access
+ * made before the last one is forgotten, not reported. */
+extern unsigned int lockdep_reset_gen;
 
 /* The graph lock: an arch spinlock with interrupts off, below every lock
  * the validator tracks. It guards the class table, the dependency graph,

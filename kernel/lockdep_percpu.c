@@ -293,10 +293,12 @@ static void check_access(struct percpu_var *v, const struct percpu_access *a,
 		}
 	}
 	if (a->local) {
-		if (a->hardirq && !v->hardirq_ip)
-			v->hardirq_ip = a->ip;
-		else if (a->irqs_on && !v->irqs_on_ip)
+		if (a->hardirq) {
+			if (!v->hardirq_ip)
+				v->hardirq_ip = a->ip;
+		} else if (a->irqs_on && !v->irqs_on_ip) {
 			v->irqs_on_ip = a->ip;
+		}
 		if (v->hardirq_ip && v->irqs_on_ip &&
 		    !(v->reported & REPORTED_IRQ)) {
 			v->reported |= REPORTED_IRQ;
@@ -333,10 +335,11 @@ void lockdep_percpu_pending_flush(struct task *t)
 	static const struct lockset none;
 	struct percpu_access a = t->lockdep.pending;
 
-	if (!a.var || in_irq())
+	if (!a.var || in_irq() || in_nmi())
 		return;
 	t->lockdep.pending.var = 0;
-	record(&a, &none);
+	if (a.gen == lockdep_reset_gen) /* else made before a reset */
+		record(&a, &none);
 }
 
 void lockdep_percpu_pending_lock(struct task *t, const void *map)
@@ -344,12 +347,23 @@ void lockdep_percpu_pending_lock(struct task *t, const void *map)
 	const struct percpu_access *a = &t->lockdep.pending;
 	uintptr_t copy = (uintptr_t)a->var + __per_cpu_offset[a->cpu];
 
-	if (in_irq())
+	if (in_irq() || in_nmi())
 		return;
 	if (a->var && (uintptr_t)map >= copy && (uintptr_t)map < copy + a->size)
 		t->lockdep.pending.var = 0; /* the address of a lock in it */
 	else
 		lockdep_percpu_pending_flush(t);
+}
+
+void lockdep_trylock(struct lockdep_map *map)
+{
+	unsigned long irqf;
+
+	if (!lockdep_on || !current->lockdep.pending.var)
+		return;
+	irqf = arch_local_irq_save();
+	lockdep_percpu_pending_lock(current, map);
+	local_irq_restore(irqf);
 }
 
 void lockdep_percpu_flush(void)
@@ -387,7 +401,8 @@ void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 		.var = var, .size = size, .ip = ip, .cpu = cpu,
 		.local = cpu == raw_smp_processor_id(), .hardirq = in_irq(),
 		.irqs_on = !irqs_off || !lockdep_irqs_off(t, 0, 0),
-		.migrate_only = t->migration_disabled > 0};
+		.migrate_only = t->migration_disabled > 0,
+		.gen = lockdep_reset_gen};
 	current_lockset(t, cpu, irqs_off, &now);
 	if (now.nr || a.hardirq)
 		record(&a, &now);

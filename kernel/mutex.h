@@ -65,6 +65,7 @@ static __always_inline void mutex_lock(struct mutex *m)
 
 static __always_inline bool mutex_trylock(struct mutex *m)
 {
+	lockdep_trylock(&m->dep_map);
 	if (!__rt_mutex_trylock(&m->rtmutex))
 		return false;
 	lock_acquire(&m->dep_map, 0, LOCK_TRYLOCK, 0);

@@ -358,6 +358,7 @@ int rt_mutex_lock(struct rt_mutex *lock)
 
 bool rt_mutex_trylock(struct rt_mutex *lock)
 {
+	lockdep_trylock(&lock->dep_map);
 	if (!__rt_mutex_trylock(lock))
 		return false;
 	lock_acquire(&lock->dep_map, 0, LOCK_TRYLOCK, _RET_IP_);

@@ -232,10 +232,6 @@ int wake_up_process(struct task *p)
 {
 	int woke;
 
-	/* Waking a task is how one tells another "done": what the waker
-	 * left pending is counted before the woken one runs (complete()
-	 * does the same before its flag is visible). */
-	lockdep_percpu_flush();
 	preempt_disable();
 	woke = try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE |
 				    TASK_NEW);
@@ -333,12 +329,35 @@ static void __schedule(bool preempt)
  * kernel keeps frame pointers, and [rbp] holds the caller's rbp. */
 #define caller_frame() (*(uintptr_t *)__builtin_frame_address(0))
 
+/* Whether the schedule() whose caller has frame fp runs inside the
+ * activation might_sleep() reported: fp's frame chain reaches that frame
+ * with the same return address. Never from an interrupt handler (it runs
+ * on the task's stack, but its sleep is a bug of its own). */
+static bool sleep_reported(uintptr_t fp)
+{
+	const struct task *t = current;
+
+	if (in_interrupt())
+		return false;
+	if (t->sleep_report_frame == SLEEP_REPORTED_ALL)
+		return true;
+	for (int i = 0; i < 64 && fp && fp <= t->sleep_report_frame; i++) {
+		const uintptr_t *frame = (const uintptr_t *)fp;
+
+		if (fp == t->sleep_report_frame)
+			return frame[1] == t->sleep_report_ret;
+		if (frame[0] <= fp) /* callers are higher up the stack */
+			break;
+		fp = frame[0];
+	}
+	return false;
+}
+
 /* Counted with might_sleep()'s reports (one kind for both); a sleep that
- * might_sleep() just reported (schedule() called from below the frame it
- * was reported in) is not reported twice. */
+ * might_sleep() just reported is not reported twice. */
 static void schedule_bug(uintptr_t caller_frame)
 {
-	if (caller_frame < current->sleep_report_frame)
+	if (sleep_reported(caller_frame))
 		return;
 	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
 	printk("BUG: scheduling while atomic: %s/%d, preempt count %#x%s\n",
@@ -351,8 +370,6 @@ void schedule(void)
 {
 	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
 		schedule_bug(caller_frame());
-	else
-		current->sleep_report_frame = 0;
 	lockdep_percpu_flush(); /* a per-CPU access held back, see lockdep.h */
 	do {
 		preempt_disable();
@@ -523,8 +540,10 @@ unsigned long smp_processor_id_warnings, might_sleep_warnings;
 static void might_sleep_report(uintptr_t frame)
 {
 	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
-	if (!in_interrupt()) /* else current is the interrupted task */
+	if (!in_interrupt()) { /* else current is the interrupted task */
 		current->sleep_report_frame = frame;
+		current->sleep_report_ret = ((const uintptr_t *)frame)[1];
+	}
 	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
 		return;
 	printk("BUG: sleeping function called from invalid context: %s/%d, "

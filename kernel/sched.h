@@ -82,10 +82,10 @@ struct task {
 
 	/* The lock validator: locks held, in order (lockdep.c). */
 	struct lockdep_task lockdep;
-	/* might_sleep() reported a sleep from the function with this frame:
-	 * a schedule() called below it is that sleep, not reported again
-	 * (SLEEP_REPORTED_ALL: the task is exiting, already reported). */
-	uintptr_t sleep_report_frame;
+	/* might_sleep() reported a sleep from this activation (its frame
+	 * and return address): a schedule() inside it is that sleep, not
+	 * reported again. SLEEP_REPORTED_ALL: exiting, already reported. */
+	uintptr_t sleep_report_frame, sleep_report_ret;
 };
 
 DECLARE_PER_CPU(struct task *, current_task);

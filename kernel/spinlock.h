@@ -94,6 +94,7 @@ static __always_inline void raw_spin_unlock(raw_spinlock_t *l)
 
 static __always_inline bool raw_spin_trylock(raw_spinlock_t *l)
 {
+	lockdep_trylock(&l->dep_map);
 	preempt_disable();
 	if (arch_spin_trylock(&l->raw_lock)) {
 		lock_acquire(&l->dep_map, 0, LOCK_PREEMPT_OFF | LOCK_TRYLOCK,
@@ -204,6 +205,7 @@ static __always_inline void spin_unlock(spinlock_t *l)
 
 static __always_inline bool spin_trylock(spinlock_t *l)
 {
+	lockdep_trylock(&l->dep_map);
 	if (!__rt_mutex_trylock(&l->lock))
 		return false;
 	lock_acquire(&l->dep_map, 0, LOCK_TRYLOCK, 0);

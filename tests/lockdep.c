@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "completion.h"
 #include "cpu.h"
 #include "cpumask.h"
 #include "irqflags.h"
@@ -1752,16 +1753,55 @@ KTEST(lockdep, sleep_schedule_preempt_disabled)
 	lockdep_reset();
 }
 
-/* A might_sleep() report that did not sleep does not hide a later
- * schedule() in atomic context: two reports. */
-KTEST(lockdep, sleep_report_then_schedule_reported)
+/* might_sleep() announces the sleep of the function it is called in: a
+ * schedule() later in that same function is that sleep (one report); a
+ * later one from elsewhere is not (sleep_report_does_not_hide_a_later_one). */
+KTEST(lockdep, sleep_might_sleep_then_schedule_same_function_once)
 {
 	lockdep_reset();
 	preempt_disable();
 	might_sleep();
+	schedule();
+	preempt_enable();
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
+	lockdep_reset();
+}
+
+/* wait_for_completion*() with preemption off sleeps inside the very
+ * function might_sleep() reported from: one report, not two. */
+KTEST(lockdep, sleep_wait_for_completion_preempt_disabled_once)
+{
+	struct completion never;
+
+	init_completion(&never);
+	lockdep_reset();
+	preempt_disable();
+	KEXPECT_FALSE(wait_for_completion_timeout(&never, 2 * NS_PER_MS));
+	preempt_enable();
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
+	lockdep_reset();
+}
+
+static __attribute__((noinline)) void schedule_from_deeper(void)
+{
+	schedule();
+}
+
+/* A might_sleep() report that did not sleep (the completion was done)
+ * does not hide a later schedule() in atomic context from a deeper
+ * function. */
+KTEST(lockdep, sleep_report_does_not_hide_a_later_one)
+{
+	struct completion done;
+
+	init_completion(&done);
+	complete(&done);
+	lockdep_reset();
+	preempt_disable();
+	wait_for_completion(&done);
 	preempt_enable();
 	preempt_disable();
-	schedule();
+	schedule_from_deeper();
 	preempt_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 2);
 	lockdep_reset();
@@ -1880,6 +1920,28 @@ KTEST(lockdep, exit_holding_raw_spinlock)
 				&exit_abandoned_raw, "ld-exit-raw"), 0);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_SLEEP_IN_ATOMIC), 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_AT_EXIT, 1);
+	lockdep_reset();
+}
+
+/* Exiting with a mutex held and a stray preempt_disable(): the mutex
+ * explains no preemption, so the final schedule() is reported too. */
+static DEFINE_MUTEX(exit_abandoned_leak);
+
+static int exit_holding_and_leaking_fn(void *arg)
+{
+	mutex_lock(arg);
+	preempt_disable();
+	return 0;
+}
+
+KTEST(lockdep, exit_holding_mutex_preempt_leak)
+{
+	lockdep_reset();
+	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_holding_and_leaking_fn,
+				&exit_abandoned_leak, "ld-exit-leak"), 0);
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_HELD_AT_EXIT), 1);
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_SLEEP_IN_ATOMIC), 1);
+	KEXPECT_EQ(lockdep_reports_total(), 2);
 	lockdep_reset();
 }
 

@@ -404,6 +404,28 @@ KTEST_CPUS(lockdep_percpu, lock_reached_through_variable_silent, 2)
 	lockdep_reset();
 }
 
+/* A trylock of the lock inside the variable excuses forming its address
+ * too, even when it fails (here: held already). */
+struct raw_counter {
+	raw_spinlock_t lock;
+	long n;
+};
+static DEFINE_PER_CPU(struct raw_counter, pc_try_via) = {
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(pc_try_via.lock)};
+
+KTEST_CPUS(lockdep_percpu, failed_trylock_through_variable_silent, 2)
+{
+	int c = last_cpu();
+
+	lockdep_reset();
+	raw_spin_lock(&per_cpu(pc_try_via, c).lock);
+	KEXPECT_FALSE(raw_spin_trylock(&per_cpu(pc_try_via, c).lock));
+	per_cpu(pc_try_via, c).n++;
+	raw_spin_unlock(&per_cpu(pc_try_via, c).lock);
+	KEXPECT_LOCKDEP_NONE();
+	lockdep_reset();
+}
+
 /* But a lock that is not inside the variable does not excuse it: the
  * unprotected access is reported when the other lock is taken. */
 static DEFINE_PER_CPU(struct sl_counter, pc_sl_held_back);
