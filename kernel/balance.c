@@ -135,7 +135,7 @@ void push_rt_tasks(struct rq *rq)
 
 	if (!cpumask_test_cpu(rq->cpu, &rt_overload_mask))
 		return;
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 	for (int tries = 0; tries < 4; tries++) {
 		struct task *p, *push = 0;
 		int dest = -1;

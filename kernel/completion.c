@@ -19,7 +19,7 @@ static void complete_n(struct completion *c, unsigned n)
 	/* "Done" is news to the waiter: what the validator holds back for
 	 * this task is counted before the waiter can see it. */
 	lockdep_percpu_flush();
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 
 	arch_spin_lock(&c->wait.lock);
 	if (c->done != COMPLETION_ALL)
@@ -42,8 +42,10 @@ void complete_all(struct completion *c)
 /* Consume one event if there is one. */
 static bool try_consume(struct completion *c)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 	bool got;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&c->wait.lock);
 	got = c->done > 0;

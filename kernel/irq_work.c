@@ -6,13 +6,15 @@
 #include "irq_work.h"
 #include "irqflags.h"
 #include "percpu.h"
-#include "smp_arch.h"
+#include "asm/smp.h"
 
 static DEFINE_PER_CPU(struct irq_work *, irq_work_list);
 
 bool irq_work_queue(struct irq_work *work)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	if (work->pending) {
 		local_irq_restore(flags);

@@ -76,7 +76,7 @@ void kbench_on_cpus(int ncpus, void (*fn)(void *arg, int idx), void *arg)
 	for_each_online_cpu(cpu)
 		if (cpu != raw_smp_processor_id() && cpu < ncpus)
 			smp_call_function_single(cpu, on_cpus_ipi, &oc, false);
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 	on_cpus_worker(&oc, raw_smp_processor_id());
 	local_irq_restore(flags);
 	while (__atomic_load_n(&oc.done, __ATOMIC_ACQUIRE) < ncpus)

@@ -6,13 +6,14 @@
  * a freed object carries a poison word, so a double free is caught.
  */
 #include <stdint.h>
+#include "irqflags.h"
 #include "kmalloc.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "page_alloc.h"
-#include "paging.h"
+#include "asm/pgtable.h"
 #include "panic.h"
 #include "printk.h"
-#include "arch_spinlock.h"
+#include "asm/spinlock.h"
 #include "string.h"
 
 #define SLAB_MAGIC  0x51ab51ab51ab51abul
@@ -86,9 +87,11 @@ static struct slab *slab_new(int cls)
 
 static void *slab_alloc(int cls)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 	struct slab *s;
 	struct free_obj *o = 0;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&kmalloc_lock);
 	s = partial[cls];
@@ -230,8 +233,10 @@ void kfree(void *p)
 	}
 	magic = *(uint64_t *)page;
 	if (magic == SLAB_MAGIC) {
-		unsigned long flags = arch_local_irq_save();
+		unsigned long flags;
 		bool empty = false;
+
+		local_irq_save(flags);
 
 		arch_spin_lock(&kmalloc_lock);
 		err = slab_free_locked((struct slab *)page, p, &empty);

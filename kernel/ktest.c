@@ -9,6 +9,7 @@
  * finish within the time bound is reported "# timeout", with every CPU's
  * and every task's stack, and ends the run as failed.
  */
+#include "compiler.h"
 #include <stdarg.h>
 #include "ktest.h"
 #include "completion.h"
@@ -18,7 +19,7 @@
 #include "kmalloc.h"
 #include "lockdep.h"
 #include "printk.h"
-#include "qemu.h"
+#include "asm/qemu.h"
 #include "sched.h"
 #include "smp.h"
 #include "string.h"
@@ -72,7 +73,7 @@ void ktest_fail_msg(const char *file, int line, const char *fmt, ...)
 
 /* A KASSERT failed: end the task it failed in (the failure is recorded;
  * a helper task of the test just stops). */
-__attribute__((noreturn)) void ktest_abort(void)
+__noreturn void ktest_abort(void)
 {
 	if (current == cur.task)
 		complete(&cur.done);
@@ -89,7 +90,7 @@ static int ktest_task_fn(void *arg)
 }
 
 /* The test hangs: show everything, then end the run. */
-__attribute__((noreturn)) static void ktest_timed_out(const struct ktest *t,
+__noreturn static void ktest_timed_out(const struct ktest *t,
 						      int num)
 {
 	printk("    # %s.%s did not finish within %lu s; CPUs and tasks:\n",

@@ -9,6 +9,7 @@
 #ifndef KTEST_H
 #define KTEST_H
 
+#include "compiler.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include "lockdep.h"
@@ -53,7 +54,7 @@ void ktest_fail(const char *file, int line, const char *expr,
 		const char *lhs, long long a, const char *rhs, long long b);
 void ktest_fail_msg(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-__attribute__((noreturn)) void ktest_abort(void);
+__noreturn void ktest_abort(void);
 
 /* Printed as a KTAP diagnostic ("# ...") line inside the current test. */
 void ktest_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

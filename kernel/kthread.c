@@ -6,6 +6,7 @@
  * else (in the switch, interrupts off) through the reaper thread, because
  * freeing a stack needs every CPU's TLB flushed.
  */
+#include "compiler.h"
 #include "sched.h"
 #include "sched_internal.h"
 #include "kmalloc.h"
@@ -33,7 +34,9 @@ static struct task *reaper;
 
 static void tasklist_add(struct task *t)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&tasklist_lock);
 	t->id = ++next_task_id;
@@ -44,7 +47,9 @@ static void tasklist_add(struct task *t)
 
 static void task_free(struct task *t)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&tasklist_lock);
 	list_del_init(&t->tasks);
@@ -125,7 +130,7 @@ struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
 
 /* Every new task starts here (from task_entry in switch.asm), with the
  * task it was switched from as prev. */
-__attribute__((noreturn)) void kthread_entry(struct task *prev)
+__noreturn void kthread_entry(struct task *prev)
 {
 	finish_task_switch(prev);
 	local_irq_enable();
@@ -133,7 +138,7 @@ __attribute__((noreturn)) void kthread_entry(struct task *prev)
 	kthread_exit(current->fn(current->arg));
 }
 
-__attribute__((noreturn)) void kthread_exit(int code)
+__noreturn void kthread_exit(int code)
 {
 	struct task *t = current;
 
@@ -174,7 +179,7 @@ void put_task_struct(struct task *t)
 		task_free(t);
 		return;
 	}
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 	arch_spin_lock(&reap_lock);
 	list_add_tail(&t->reap, &reap_list);
 	arch_spin_unlock(&reap_lock);
@@ -226,7 +231,7 @@ static int reaper_fn(void *arg)
 		struct task *t = 0;
 
 		wait_event(reap_wq, reap_pending());
-		flags = arch_local_irq_save();
+		local_irq_save(flags);
 		arch_spin_lock(&reap_lock);
 		if (!list_empty(&reap_list)) {
 			t = list_first_entry(&reap_list, struct task, reap);

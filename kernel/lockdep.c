@@ -18,9 +18,9 @@
 
 #include "lockdep.h"
 #include "lockdep_internal.h"
-#include "arch_spinlock.h"
+#include "asm/spinlock.h"
 #include "ksyms.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "panic.h"
 #include "printk.h"
 #include "vsprintf.h"
@@ -46,7 +46,9 @@ unsigned int lockdep_reset_gen;
 
 unsigned long lockdep_graph_lock(void)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&graph_spin);
 	return flags;
@@ -450,7 +452,7 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 		ip = _RET_IP_;
 	if (!lockdep_started || in_nmi())
 		return;
-	irqf = arch_local_irq_save();
+	local_irq_save(irqf);
 	irqs_off = irqs_disabled_flags(irqf);
 	t = current;
 	if (lockdep_on)
@@ -513,7 +515,7 @@ bool lock_release(struct lockdep_map *map, unsigned long ip)
 		ip = _RET_IP_;
 	if (!lockdep_started || in_nmi())
 		return true;
-	irqf = arch_local_irq_save();
+	local_irq_save(irqf);
 	t = current;
 	if (lockdep_on)
 		lockdep_percpu_pending_flush(t);

@@ -361,7 +361,7 @@ void lockdep_trylock(struct lockdep_map *map)
 
 	if (!lockdep_on || !current->lockdep.pending.var)
 		return;
-	irqf = arch_local_irq_save();
+	local_irq_save(irqf);
 	lockdep_percpu_pending_lock(current, map);
 	local_irq_restore(irqf);
 }
@@ -372,7 +372,7 @@ void lockdep_percpu_flush(void)
 
 	if (!lockdep_on || !current->lockdep.pending.var)
 		return;
-	irqf = arch_local_irq_save();
+	local_irq_save(irqf);
 	lockdep_percpu_pending_flush(current);
 	local_irq_restore(irqf);
 }
@@ -393,7 +393,7 @@ void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 	if ((const char *)var >= __per_cpu_stat_start &&
 	    (const char *)var < __per_cpu_stat_end)
 		return;
-	irqf = arch_local_irq_save();
+	local_irq_save(irqf);
 	irqs_off = irqs_disabled_flags(irqf);
 	t = current;
 	lockdep_percpu_pending_flush(t);

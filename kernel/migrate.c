@@ -35,9 +35,11 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
  * its queue to leave the CPU; now that it is off, queue it where allowed. */
 void migrate_switched_out(struct task *p)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 	struct rq *rq;
 	int cpu;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&p->pi_lock);
 	cpu = select_task_rq(p);
@@ -80,7 +82,7 @@ int set_cpus_allowed(struct task *p, const cpumask_t *mask)
 			dest = cpu;
 	if (dest < 0)
 		return -1; /* no online CPU in the mask */
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
 	rq = task_rq_lock(p);
 	if (p->on_rq)
@@ -127,8 +129,10 @@ void kthread_bind(struct task *p, int cpu)
 void migrate_enable_slow(void)
 {
 	struct task *p = current;
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 	bool leave;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&p->pi_lock);
 	leave = !cpumask_test_cpu(raw_smp_processor_id(), &p->cpus_mask);

@@ -4,7 +4,7 @@
  * page tables still map the first GiB at KERNEL_VMA.
  */
 #include "multiboot.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "string.h"
 
 enum {

@@ -7,6 +7,7 @@
 #ifndef MUTEX_H
 #define MUTEX_H
 
+#include "compiler.h"
 #include <stddef.h>
 #include "lockdep.h"
 #include "rtmutex.h"
@@ -21,10 +22,6 @@ struct mutex {
 		};
 	};
 };
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
 
 #ifdef CONFIG_PREEMPT_RT
 #define MUTEX_NO_PI false

@@ -5,12 +5,13 @@
  * pages were really handed out: a double free or a free of a reserved page
  * is reported and ignored instead of corrupting the allocator.
  */
+#include "irqflags.h"
 #include "page_alloc.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
-#include "arch_spinlock.h"
+#include "asm/spinlock.h"
 #include "string.h"
 
 #define NR_PAGES (PAGE_ALLOC_MAX_PHYS / PAGE_SIZE)
@@ -107,7 +108,9 @@ static size_t find_free_run(size_t n, size_t *first_free)
 
 static uint64_t alloc_run_phys(size_t n)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 	size_t first, first_free;
 
 	arch_spin_lock(&page_lock);
@@ -195,7 +198,7 @@ void pages_free(void *p, size_t n)
 	unsigned long flags;
 
 	if (va >= DIRECT_MAP_BASE && va < DIRECT_MAP_BASE + PAGE_ALLOC_MAX_PHYS) {
-		flags = arch_local_irq_save();
+		local_irq_save(flags);
 		arch_spin_lock(&page_lock);
 		err = free_run_locked(va - DIRECT_MAP_BASE, n);
 		arch_spin_unlock(&page_lock);

@@ -3,13 +3,14 @@
  * console held, so it reads as one block even when several CPUs fail at
  * once; the CPU that gets in first reports, the others stop.
  */
+#include "compiler.h"
 #include <stdarg.h>
 #include "panic.h"
-#include "cpu.h"
+#include "asm/processor.h"
 #include "irqflags.h"
 #include "percpu.h"
 #include "printk.h"
-#include "qemu.h"
+#include "asm/qemu.h"
 #include "vsprintf.h"
 
 bool panic_exits;
@@ -31,7 +32,7 @@ bool oops_begin(void)
 	return true;
 }
 
-__attribute__((noreturn)) void oops_end(void)
+__noreturn void oops_end(void)
 {
 	static volatile int stopping;
 
@@ -48,7 +49,7 @@ __attribute__((noreturn)) void oops_end(void)
 	}
 }
 
-__attribute__((noreturn)) void panic(const char *fmt, ...)
+__noreturn void panic(const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;

@@ -2,6 +2,7 @@
 #ifndef PANIC_H
 #define PANIC_H
 
+#include "compiler.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,7 +22,7 @@ void show_stack(uintptr_t rip, uintptr_t rbp);
  * when panic_exits (test runs), otherwise every CPU halts for the debugger.
  */
 bool oops_begin(void);
-__attribute__((noreturn)) void oops_end(void);
+__noreturn void oops_end(void);
 
 /* Set from the command line ("panic=exit", or any ktest= run). */
 extern bool panic_exits;

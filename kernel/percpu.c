@@ -7,7 +7,7 @@
 #include "percpu.h"
 #include "preempt.h"
 #include "irqflags.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "page_alloc.h"
 #include "panic.h"
 #include "string.h"
@@ -43,7 +43,9 @@ static char *percpu_area_alloc(int cpu)
  */
 void setup_per_cpu_areas(int nr_cpus)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
 		char *area = percpu_area_alloc(cpu);

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "lockdep.h"
-#include "percpu_ops.h"
+#include "asm/percpu.h"
 
 #define NR_CPUS 256
 

@@ -6,6 +6,7 @@
 #ifndef PREEMPT_H
 #define PREEMPT_H
 
+#include "compiler.h"
 #include <stdbool.h>
 #include "irqflags.h"
 #include "percpu.h"
@@ -22,8 +23,6 @@ DECLARE_PER_CPU(int, __preempt_count);
 /* Set when this CPU should call schedule() at the next chance: a wakeup of
  * a higher-priority task, the end of a time slice, a pending migration. */
 DECLARE_PER_CPU(bool, need_resched_flag);
-
-#define barrier() __asm__ volatile("" ::: "memory")
 
 void preempt_schedule(void);
 

@@ -3,10 +3,11 @@
  * the console lock with interrupts off, so lines from different CPUs (and
  * from an interrupt on this CPU) never interleave.
  */
+#include "irqflags.h"
 #include "printk.h"
 #include "percpu.h"
-#include "serial.h"
-#include "arch_spinlock.h"
+#include "asm/serial.h"
+#include "asm/spinlock.h"
 #include "vsprintf.h"
 
 #define PRINTK_BUF 512
@@ -33,7 +34,9 @@ static bool console_spin_bounded(void)
 
 unsigned long console_lock(void)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 	uint32_t me = raw_smp_processor_id();
 
 	if (console_owner == me) {

@@ -15,7 +15,7 @@
  * task that is blocking is a deadlock: reported, not slept in.
  */
 #include "rtmutex.h"
-#include "arch_spinlock.h"
+#include "asm/spinlock.h"
 #include "panic.h"
 #include "printk.h"
 #include "sched.h"
@@ -219,7 +219,9 @@ static bool try_to_take(struct rt_mutex *lock, struct rt_mutex_waiter *w)
 static int rt_mutex_slowlock(struct rt_mutex *lock)
 {
 	struct rt_mutex_waiter w = {.task = current, .lock = lock};
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
@@ -248,7 +250,7 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 		arch_spin_unlock(&chain_lock);
 		local_irq_restore(flags);
 		schedule();
-		flags = arch_local_irq_save();
+		local_irq_save(flags);
 		arch_spin_lock(&chain_lock);
 	}
 	set_current_state(TASK_RUNNING);
@@ -287,7 +289,7 @@ bool __rt_mutex_trylock(struct rt_mutex *lock)
 	if (rt_mutex_owner(lock))
 		return false;
 	/* Free but with waiters: the slow path decides. */
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
 	mark_waiters(lock);
@@ -306,7 +308,9 @@ bool __rt_mutex_trylock(struct rt_mutex *lock)
  * donated. */
 static void rt_mutex_slowunlock(struct rt_mutex *lock)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	preempt_disable(); /* the deboost may ask for a switch: after unlock */
 	arch_spin_lock(&chain_lock);
@@ -373,7 +377,9 @@ void rt_mutex_unlock(struct rt_mutex *lock)
 
 void rt_mutex_adjust_pi(struct task *p)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&chain_lock);
 	propagate(p);

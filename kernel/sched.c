@@ -11,6 +11,7 @@
  * taken before any rq->lock. The running task stays on its queue, at the
  * head of its priority's list, so that a preempted FIFO task resumes first.
  */
+#include "compiler.h"
 #include "sched.h"
 #include "sched_internal.h"
 #include "kmalloc.h"
@@ -18,7 +19,7 @@
 #include "printk.h"
 #include "rtmutex.h"
 #include "smp.h"
-#include "smp_arch.h"
+#include "asm/smp.h"
 #include "stack.h"
 #include "timer.h"
 
@@ -192,9 +193,11 @@ void check_preempt_curr(struct rq *rq, struct task *p)
  */
 static int try_to_wake_up(struct task *p, int state_mask)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 	struct rq *rq;
 	int cpu, woke = 0;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&p->pi_lock);
 	if (!(p->state & state_mask))
@@ -295,9 +298,13 @@ static bool must_move_off(struct task *p, int cpu)
  */
 static void __schedule(bool preempt)
 {
-	unsigned long flags = arch_local_irq_save();
-	struct rq *rq = this_rq();
-	struct task *prev = rq->curr, *next;
+	unsigned long flags;
+	struct rq *rq;
+	struct task *prev, *next;
+
+	local_irq_save(flags);
+	rq = this_rq();
+	prev = rq->curr;
 
 	arch_spin_lock(&rq->lock);
 	raw_cpu_write(need_resched_flag, false);
@@ -402,9 +409,13 @@ void preempt_schedule_irq(void)
 
 void yield(void)
 {
-	unsigned long flags = arch_local_irq_save();
-	struct rq *rq = this_rq();
-	struct task *p = rq->curr;
+	unsigned long flags;
+	struct rq *rq;
+	struct task *p;
+
+	local_irq_save(flags);
+	rq = this_rq();
+	p = rq->curr;
 
 	arch_spin_lock(&rq->lock);
 	if (p->on_rq && p != rq->idle) {
@@ -517,7 +528,7 @@ int sched_setscheduler(struct task *p, int policy, int rt_priority)
 	    (policy != SCHED_NORMAL && policy != SCHED_FIFO &&
 	     policy != SCHED_RR))
 		return -1;
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
 	p->policy = policy;
 	p->rt_priority = rt_priority;
@@ -619,7 +630,7 @@ void sched_init_ap(int cpu)
 /* Each CPU's idle task: halt until an interrupt, schedule when asked. The
  * check and the halt are one step (sti; hlt), or a wakeup's IPI arriving
  * between them would be slept through. */
-__attribute__((noreturn)) void cpu_idle(void)
+__noreturn void cpu_idle(void)
 {
 	for (;;) {
 		local_irq_disable();

@@ -6,6 +6,7 @@
 #ifndef SCHED_H
 #define SCHED_H
 
+#include "compiler.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include "cpumask.h"
@@ -13,7 +14,7 @@
 #include "list.h"
 #include "percpu.h"
 #include "preempt.h"
-#include "arch_spinlock.h"
+#include "asm/spinlock.h"
 
 struct rt_mutex_waiter;
 
@@ -102,7 +103,7 @@ struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name);
 int kthread_join(struct task *t);
 /* Nobody will join t: it is freed once it has exited (by the reaper). */
 void kthread_detach(struct task *t);
-__attribute__((noreturn)) void kthread_exit(int code);
+__noreturn void kthread_exit(int code);
 int wake_up_process(struct task *t);
 void kthread_bind(struct task *t, int cpu);
 int set_cpus_allowed(struct task *t, const cpumask_t *mask);
@@ -183,7 +184,7 @@ static inline void put_cpu(void)
 
 /* For the scheduler's own users (sched.c, timer.c, kthread.c). */
 void sched_init(void);                  /* boot CPU, before other CPUs */
-__attribute__((noreturn)) void cpu_idle(void);
+__noreturn void cpu_idle(void);
 void sched_init_ap(int cpu);            /* an AP, on its way in */
 void kthread_init(void);                /* the reaper; after sched_init */
 void scheduler_tick(void);

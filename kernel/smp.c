@@ -14,8 +14,8 @@
 #include "preempt.h"
 #include "printk.h"
 #include "sched.h"
-#include "smp_arch.h"
-#include "arch_spinlock.h"
+#include "asm/smp.h"
+#include "asm/spinlock.h"
 
 struct call_data {
 	struct call_data *next;
@@ -82,7 +82,9 @@ void set_cpu_online(int cpu)
 static void call_enqueue(int cpu, struct call_data *cd)
 {
 	struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&q->lock);
 	cd->next = 0;
@@ -101,7 +103,9 @@ static void call_wait(struct call_data *cd)
 
 static void call_run_local(smp_call_func_t fn, void *arg)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	fn(arg);
 	local_irq_restore(flags);

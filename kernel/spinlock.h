@@ -20,16 +20,13 @@
 #ifndef SPINLOCK_H
 #define SPINLOCK_H
 
+#include "compiler.h"
 #include <stddef.h>
-#include "arch_spinlock.h"
+#include "asm/spinlock.h"
 #include "lockdep.h"
 #include "preempt.h"
 #include "rtmutex.h"
 #include "sched.h"
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
 
 typedef struct raw_spinlock {
 	arch_spinlock_t raw_lock;
@@ -124,7 +121,9 @@ static __always_inline void raw_spin_unlock_irq(raw_spinlock_t *l)
 
 static __always_inline unsigned long _raw_spin_lock_irqsave(raw_spinlock_t *l)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	/* Only what this lock turned off is its own (if the caller had
 	 * IRQs off already, that stays the caller's). */

@@ -4,11 +4,12 @@
  * is the stack, backed by pages from the page allocator.
  */
 #include <stdint.h>
+#include "irqflags.h"
 #include "stack.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "page_alloc.h"
-#include "paging.h"
-#include "arch_spinlock.h"
+#include "asm/pgtable.h"
+#include "asm/spinlock.h"
 
 #define KSTACK_REGION 0xffffc90000000000ul
 #define KSTACK_SLOT (KSTACK_SIZE + PAGE_SIZE)
@@ -21,8 +22,10 @@ static arch_spinlock_t slot_lock = ARCH_SPIN_LOCK_UNLOCKED;
 
 static long slot_take(void)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 	long slot = -1;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&slot_lock);
 	for (int w = 0; w < KSTACK_SLOTS / 64 && slot < 0; w++) {
@@ -40,7 +43,9 @@ static long slot_take(void)
 
 static void slot_put(long slot)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&slot_lock);
 	slot_used[slot / 64] &= ~(1ul << (slot % 64));
@@ -92,7 +97,7 @@ void kstack_drain(void)
 	 * wait for it: their stacks are in this batch or the next. */
 	if (!arch_spin_trylock(&drain_lock))
 		return;
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 	arch_spin_lock(&lazy_lock);
 	n = nr_lazy;
 	for (int i = 0; i < n; i++)
@@ -120,7 +125,7 @@ static void unmap_stack(uintptr_t base, int mapped, long slot)
 		paging_unmap_page(base + i * PAGE_SIZE);
 	}
 	for (;;) {
-		flags = arch_local_irq_save();
+		local_irq_save(flags);
 		arch_spin_lock(&lazy_lock);
 		full = nr_lazy == KSTACK_LAZY_MAX;
 		if (!full)

@@ -5,8 +5,8 @@
  * timer, so a sleep can end between ticks instead of at the next one.
  */
 #include "time.h"
-#include "apic.h"
-#include "cpu.h"
+#include "asm/apic.h"
+#include "asm/processor.h"
 #include "printk.h"
 #include "sched.h"
 #include "timer.h"

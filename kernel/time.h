@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include "percpu.h"
-#include "tsc.h"
+#include "asm/timer.h"
 
 #ifndef HZ
 #define HZ 1000

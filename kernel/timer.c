@@ -9,7 +9,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "sched.h"
-#include "arch_spinlock.h"
+#include "asm/spinlock.h"
 #include "time.h"
 
 /* Reached with the unchecked raw_*_ptr accessors: a base is protected by
@@ -39,9 +39,12 @@ void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *t))
 
 void add_timer(struct timer_list *t, uint64_t expires)
 {
-	unsigned long flags = arch_local_irq_save();
-	struct timer_base *base = raw_cpu_ptr(&timer_bases);
+	unsigned long flags;
+	struct timer_base *base;
 	struct timer_list *pos;
+
+	local_irq_save(flags);
+	base = raw_cpu_ptr(&timer_bases);
 
 	arch_spin_lock(&base->lock);
 	t->expires = expires;
@@ -57,8 +60,10 @@ void add_timer(struct timer_list *t, uint64_t expires)
 
 bool del_timer(struct timer_list *t)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 	bool queued = false;
+
+	local_irq_save(flags);
 
 	for (;;) {
 		int cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);

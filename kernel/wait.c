@@ -10,7 +10,9 @@ void init_waitqueue_head(struct wait_queue_head *wq)
 void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *w,
 		     int state)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	local_irq_save(flags);
 
 	arch_spin_lock(&wq->lock);
 	if (list_empty(&w->entry))
@@ -25,7 +27,7 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w)
 	unsigned long flags;
 
 	set_current_state(TASK_RUNNING);
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 	arch_spin_lock(&wq->lock);
 	if (!list_empty(&w->entry))
 		list_del_init(&w->entry);
@@ -39,7 +41,7 @@ void wake_up(struct wait_queue_head *wq)
 	unsigned long flags;
 
 	preempt_disable(); /* preempt, if a woken task should, at the end */
-	flags = arch_local_irq_save();
+	local_irq_save(flags);
 	arch_spin_lock(&wq->lock);
 	list_for_each_entry(w, &wq->head, entry)
 		wake_up_process(w->task);

@@ -12,7 +12,7 @@
 
 #include "list.h"
 #include "sched.h"
-#include "arch_spinlock.h"
+#include "asm/spinlock.h"
 
 struct wait_queue_head {
 	arch_spinlock_t lock;

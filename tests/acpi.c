@@ -7,11 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "acpi.h"
-#include "apic.h"
+#include "asm/acpi.h"
+#include "asm/apic.h"
 #include "ktest.h"
 #include "percpu.h"
-#include "smp_arch.h"
+#include "asm/smp.h"
 #include "string.h"
 
 /* A hand-built MADT, appended to entry by entry. */

@@ -9,7 +9,7 @@
 #include "kbench.h"
 #include "percpu.h"
 #include "smp.h"
-#include "arch_spinlock.h"
+#include "asm/spinlock.h"
 #include "time.h"
 
 /* Each variant runs for a fixed time, not a fixed count: a contended

@@ -5,13 +5,13 @@
  */
 #include <stdint.h>
 
-#include "cpu.h"
+#include "asm/processor.h"
 #include "ktest.h"
 #include "ksyms.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "multiboot.h"
 #include "page_alloc.h"
-#include "paging.h"
+#include "asm/pgtable.h"
 #include "string.h"
 
 extern char boot_stack_guard[], boot_stack_bottom[];

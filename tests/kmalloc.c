@@ -3,17 +3,18 @@
  * disjoint and keep their contents, that freed memory goes back to the page
  * allocator, exhaustion, and the checks on bad frees.
  */
+#include "compiler.h"
 #include <stdint.h>
 
 #include "kmalloc.h"
 #include "ktest.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "page_alloc.h"
 #include "string.h"
 
 #define NR_SMALL 4096
 static const size_t large_sizes[] = {3000, 4080, 4081, 10000, 100000};
-#define NR_LARGE (sizeof(large_sizes) / sizeof(large_sizes[0]))
+#define NR_LARGE (ARRAY_SIZE(large_sizes))
 #define NR_OBJS (NR_SMALL + NR_LARGE)
 
 static unsigned char *objs[NR_OBJS];
@@ -90,7 +91,7 @@ KTEST(kmalloc, kzalloc_zeroes)
 {
 	static const size_t sizes[] = {1, 24, 100, 2048, 3000, 10000};
 
-	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(sizes); i++) {
 		unsigned char *p = kmalloc(sizes[i]);
 
 		KASSERT_TRUE(p);

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cpu.h"
+#include "asm/processor.h"
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"

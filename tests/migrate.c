@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "completion.h"
-#include "cpu.h"
+#include "asm/processor.h"
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"

@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 #include "ktest.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "page_alloc.h"
-#include "paging.h"
+#include "asm/pgtable.h"
 
 #define NR_TEST_PAGES 64
 

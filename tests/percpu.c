@@ -11,10 +11,11 @@
  * context; it only records what it saw (KEXPECT_* and KASSERT_* belong to
  * the test task on CPU 0), and the test checks the record afterwards.
  */
+#include "compiler.h"
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cpu.h"
+#include "asm/processor.h"
 #include "cpumask.h"
 #include "ktest.h"
 #include "percpu.h"
@@ -314,7 +315,7 @@ KTEST(percpu, remote_read_sees_owner_write)
 	int cpu;
 
 	zero_on_every_cpu((long *)&remote_value);
-	for (unsigned r = 0; r < sizeof(round_keys) / sizeof(round_keys[0]); r++) {
+	for (unsigned r = 0; r < ARRAY_SIZE(round_keys); r++) {
 		for_each_online_cpu(cpu) {
 			on_cpu(cpu, write_remote_value, (void *)round_keys[r]);
 			KEXPECT_EQ((*raw_per_cpu_ptr(&remote_value, cpu)),

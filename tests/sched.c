@@ -11,11 +11,12 @@
  * stop on a shared flag or on a hard deadline of their own, and are always
  * joined by the test task, which checks the record afterwards.
  */
+#include "compiler.h"
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "completion.h"
-#include "cpu.h"
+#include "asm/processor.h"
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"
@@ -78,7 +79,7 @@ KTEST(sched, kthread_join_returns_result)
 	static const int values[] = {0, 1, 42, -1, -12345, 0x7fffffff,
 				     -0x7fffffff - 1};
 
-	for (unsigned i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(values); i++) {
 		void *arg = (void *)(long)values[i];
 		struct task *r = kthread_run(return_arg, arg, "ret");
 		struct task *e = kthread_run(exit_with_arg, arg, "exit");
@@ -997,7 +998,7 @@ KTEST(sched, setscheduler_checks_args_task_prio_reports)
 	KASSERT_TRUE(t);
 	KEXPECT_EQ(task_prio(t), 0);
 	KEXPECT_EQ(task_prio(current), 0);
-	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(bad); i++) {
 		KEXPECT_EQ(sched_setscheduler(t, bad[i].policy, bad[i].prio),
 			   -1);
 		KEXPECT_EQ(task_prio(t), 0);
@@ -1063,14 +1064,14 @@ KTEST(sched, sleep_wait_and_completion)
 	uint64_t t0, spent;
 	bool timed_out_ok;
 
-	for (unsigned i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(ms); i++) {
 		t0 = ktime_get_ns();
 		msleep(ms[i]);
 		spent = ns_since(t0);
 		KEXPECT_GE(spent, ms[i] * NS_PER_MS);
 		KEXPECT_LT(spent, ms[i] * NS_PER_MS + 2000 * NS_PER_MS);
 	}
-	for (unsigned i = 0; i < sizeof(us) / sizeof(us[0]); i++) {
+	for (unsigned i = 0; i < ARRAY_SIZE(us); i++) {
 		t0 = ktime_get_ns();
 		usleep(us[i]);
 		KEXPECT_GE(ns_since(t0), us[i] * NS_PER_US);

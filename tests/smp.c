@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "acpi.h"
-#include "apic.h"
-#include "cpu.h"
+#include "asm/acpi.h"
+#include "asm/apic.h"
+#include "asm/processor.h"
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"
@@ -22,7 +22,7 @@
 #include "preempt.h"
 #include "smp.h"
 #include "stack.h"
-#include "smp_arch.h"
+#include "asm/smp.h"
 #include "time.h"
 
 /* Spin until *counter reaches want or timeout_ms passes; true if reached. */

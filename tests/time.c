@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "apic.h"
-#include "cpu.h"
+#include "asm/apic.h"
+#include "asm/processor.h"
 #include "cpumask.h"
 #include "irqflags.h"
 #include "ktest.h"
@@ -16,7 +16,7 @@
 #include "preempt.h"
 #include "smp.h"
 #include "time.h"
-#include "tsc.h"
+#include "asm/timer.h"
 
 /* Whether every online CPU's tick count has moved past before[]. */
 static bool all_cpus_ticked(const unsigned long *before)

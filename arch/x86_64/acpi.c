@@ -4,10 +4,10 @@
  * verified before it is believed. Tables are read through the direct map
  * (or ioremap, when firmware put them outside RAM).
  */
-#include "acpi.h"
-#include "memlayout.h"
+#include "asm/acpi.h"
+#include "asm/page.h"
 #include "multiboot.h"
-#include "paging.h"
+#include "asm/pgtable.h"
 #include "printk.h"
 #include "string.h"
 

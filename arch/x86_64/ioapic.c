@@ -6,10 +6,10 @@
  * pin is programmed masked, the ISA ones with their vector, polarity and
  * trigger (from the MADT overrides) so that unmasking one is enough.
  */
-#include "acpi.h"
-#include "apic.h"
-#include "cpu.h"
-#include "paging.h"
+#include "asm/acpi.h"
+#include "asm/apic.h"
+#include "asm/processor.h"
+#include "asm/pgtable.h"
 #include "printk.h"
 #include "trap.h"
 

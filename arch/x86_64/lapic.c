@@ -3,10 +3,10 @@
  * address the MADT gives, each 32 bits on a 16-byte stride. Every CPU sees
  * its own APIC at the same address.
  */
-#include "apic.h"
-#include "cpu.h"
-#include "irqflags.h"
-#include "paging.h"
+#include "asm/apic.h"
+#include "asm/processor.h"
+#include "asm/irqflags.h"
+#include "asm/pgtable.h"
 #include "panic.h"
 #include "printk.h"
 #include "time.h"
@@ -117,7 +117,7 @@ static void apic_icr(uint32_t dest, uint32_t lo)
 		cpu_relax();
 	apic_write(APIC_ICR_HI, dest << 24);
 	apic_write(APIC_ICR_LO, lo);
-	local_irq_restore(flags);
+	arch_local_irq_restore(flags);
 }
 
 void apic_send_ipi(uint32_t apic_id, uint8_t vector)

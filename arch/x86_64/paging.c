@@ -4,14 +4,15 @@
  * they are reached through the boot tables' mapping of the first GiB at
  * KERNEL_VMA, afterwards through the direct map.
  */
-#include "paging.h"
-#include "cpu.h"
-#include "memlayout.h"
+#include "asm/pgtable.h"
+#include "asm/processor.h"
+#include "asm/page.h"
 #include "multiboot.h"
 #include "page_alloc.h"
 #include "panic.h"
 #include "smp.h"
-#include "arch_spinlock.h"
+#include "asm/irqflags.h"
+#include "asm/spinlock.h"
 #include "string.h"
 
 #define PT_ENTRIES 512
@@ -112,7 +113,7 @@ static bool set_pte(uintptr_t va, uint64_t entry)
 	if (e)
 		*e = entry;
 	arch_spin_unlock(&paging_lock);
-	local_irq_restore(irq);
+	arch_local_irq_restore(irq);
 	invlpg(va);
 	return e != 0;
 }

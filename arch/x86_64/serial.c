@@ -2,8 +2,8 @@
  * The 16550 UART at COM1, polled: 115200 baud, 8N1, no interrupts. Output
  * only; QEMU's -serial stdio turns it into the terminal and the test log.
  */
-#include "serial.h"
-#include "cpu.h"
+#include "asm/serial.h"
+#include "asm/processor.h"
 
 #define COM1 0x3f8
 enum {

@@ -2,12 +2,13 @@
  * Per-CPU hardware setup: descriptor tables and the interrupt stacks, and
  * the CPU identification printed at boot.
  */
-#include "setup.h"
-#include "cpu.h"
+#include "compiler.h"
+#include "asm/setup.h"
+#include "asm/processor.h"
 #include "gdt.h"
 #include "idt.h"
-#include "memlayout.h"
-#include "percpu_ops.h"
+#include "asm/page.h"
+#include "asm/percpu.h"
 #include "printk.h"
 #include "string.h"
 
@@ -86,7 +87,7 @@ void cpu_print_features(void)
 	       ((a >> 8) & 0xf) + ((a >> 20) & 0xff), ((a >> 4) & 0xf) |
 	       ((a >> 12) & 0xf0), a & 0xf, brand);
 	printk("CPU features:");
-	for (unsigned i = 0; i < sizeof(features) / sizeof(features[0]); i++)
+	for (unsigned i = 0; i < ARRAY_SIZE(features); i++)
 		if (cpu_feature(&features[i]))
 			printk(" %s", features[i].name);
 	printk("\n");

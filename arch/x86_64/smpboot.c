@@ -5,18 +5,19 @@
  * bound, for the CPU to report in from ap_start(). One CPU at a time, so
  * the trampoline's single parameter block is enough.
  */
-#include "smp_arch.h"
-#include "acpi.h"
-#include "apic.h"
-#include "cpu.h"
+#include "compiler.h"
+#include "asm/smp.h"
+#include "asm/acpi.h"
+#include "asm/apic.h"
+#include "asm/processor.h"
 #include "gdt.h"
 #include "idt.h"
 #include "irq_work.h"
-#include "irqflags.h"
+#include "asm/irqflags.h"
 #include "kmalloc.h"
-#include "memlayout.h"
+#include "asm/page.h"
 #include "page_alloc.h"
-#include "paging.h"
+#include "asm/pgtable.h"
 #include "panic.h"
 #include "percpu.h"
 #include "sched.h"
@@ -115,7 +116,7 @@ static void trampoline_remove(void)
 
 /* A CPU's first C code: runs on its own stack, still on the trampoline's
  * GDT and with no IDT. */
-__attribute__((noreturn)) static void ap_start(int cpu)
+__noreturn static void ap_start(int cpu)
 {
 	struct ap_boot *b = ap_boot[cpu];
 	uintptr_t ist[IST_COUNT];

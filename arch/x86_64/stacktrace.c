@@ -7,8 +7,8 @@
  */
 #include "panic.h"
 #include "ksyms.h"
-#include "memlayout.h"
-#include "paging.h"
+#include "asm/page.h"
+#include "asm/pgtable.h"
 #include "printk.h"
 
 #define MAX_FRAMES 32

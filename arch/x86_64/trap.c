@@ -4,9 +4,10 @@
  * exception the kernel does not expect is fatal, and gets a full report:
  * vector, error code, CR2, registers and a symbolised call trace.
  */
+#include "compiler.h"
 #include "trap.h"
-#include "cpu.h"
-#include "apic.h"
+#include "asm/processor.h"
+#include "asm/apic.h"
 #include "ksyms.h"
 #include "percpu.h"
 #include "preempt.h"
@@ -66,7 +67,7 @@ void trap_show_regs(const struct trap_frame *f)
 	show_stack(f->rip, f->rbp);
 }
 
-__attribute__((noreturn)) static void die(struct trap_frame *f)
+__noreturn static void die(struct trap_frame *f)
 {
 	const char *name = f->vector < NR_EXCEPTIONS &&
 					   exception_names[f->vector]

@@ -4,8 +4,8 @@
  * gives a reference: gate channel 2 for a known count and see how far the
  * TSC moved before the count ran out.
  */
-#include "tsc.h"
-#include "cpu.h"
+#include "asm/timer.h"
+#include "asm/processor.h"
 #include "panic.h"
 
 #define PIT_HZ 1193182

@@ -6,13 +6,12 @@
  * (spinlock.h) adds that. The kernel's lowest layers (the console, the
  * page allocator, the run queues) use it directly with interrupts off.
  */
-#ifndef ARCH_SPINLOCK_H
-#define ARCH_SPINLOCK_H
+#ifndef _ASM_X86_SPINLOCK_H
+#define _ASM_X86_SPINLOCK_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "cpu.h"
-#include "irqflags.h"
+#include "asm/processor.h"
 
 /*
  * next: the ticket the next arriving CPU takes (fetch-and-add by arrivals).

@@ -9,10 +9,10 @@
  * Operand sizes 1, 2, 4 and 8 are supported; any other size is a compile
  * error (the call to __bad_percpu_size() survives only then).
  */
-#ifndef ARCH_PERCPU_OPS_H
-#define ARCH_PERCPU_OPS_H
+#ifndef _ASM_X86_PERCPU_H
+#define _ASM_X86_PERCPU_H
 
-#include "cpu.h"
+#include "asm/processor.h"
 
 extern void __bad_percpu_size(void)
 	__attribute__((error("per-CPU operand must be 1, 2, 4 or 8 bytes")));

@@ -2,10 +2,10 @@
  * QEMU's isa-debug-exit device (iobase 0xf4): writing v makes QEMU exit
  * with status (v << 1) | 1. The host test runner reads these statuses.
  */
-#ifndef ARCH_QEMU_H
-#define ARCH_QEMU_H
+#ifndef _ASM_X86_QEMU_H
+#define _ASM_X86_QEMU_H
 
-#include "cpu.h"
+#include "asm/processor.h"
 
 enum qemu_exit_code {
 	QEMU_EXIT_PASS = 0x10,  /* host sees 33 */

@@ -1,6 +1,6 @@
 /* Bringing a CPU into the state the portable kernel expects. */
-#ifndef ARCH_SETUP_H
-#define ARCH_SETUP_H
+#ifndef _ASM_X86_SETUP_H
+#define _ASM_X86_SETUP_H
 
 /* GDT, TSS with IST stacks, and IDT on the boot CPU. */
 void arch_cpu_init_boot(void);

@@ -1,6 +1,6 @@
 /* The 16550 UART at COM1: the kernel's console. */
-#ifndef ARCH_SERIAL_H
-#define ARCH_SERIAL_H
+#ifndef _ASM_X86_SERIAL_H
+#define _ASM_X86_SERIAL_H
 
 void serial_init(void);
 void serial_putc(char c);

@@ -2,8 +2,8 @@
  * Single x86 instructions the portable kernel needs, as static inline
  * functions: port I/O, MSRs, control registers, CPUID, pause and halt.
  */
-#ifndef ARCH_CPU_H
-#define ARCH_CPU_H
+#ifndef _ASM_X86_PROCESSOR_H
+#define _ASM_X86_PROCESSOR_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * ACPI, as far as SMP needs it: the RSDP, the RSDT/XSDT and the MADT
  * (local APICs, I/O APICs, interrupt source overrides).
  */
-#ifndef ARCH_ACPI_H
-#define ARCH_ACPI_H
+#ifndef _ASM_X86_ACPI_H
+#define _ASM_X86_ACPI_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  *
  * The lower half is empty once boot is over (it is kept for user mode).
  */
-#ifndef ARCH_MEMLAYOUT_H
-#define ARCH_MEMLAYOUT_H
+#ifndef _ASM_X86_PAGE_H
+#define _ASM_X86_PAGE_H
 
 #include <stdint.h>
 

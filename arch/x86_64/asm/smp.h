@@ -2,8 +2,8 @@
  * What the portable SMP code (kernel/smp.c) needs from the hardware:
  * starting the other CPUs and sending them interrupts.
  */
-#ifndef ARCH_SMP_ARCH_H
-#define ARCH_SMP_ARCH_H
+#ifndef _ASM_X86_SMP_H
+#define _ASM_X86_SMP_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* The time stamp counter as the kernel's clock. */
-#ifndef ARCH_TSC_H
-#define ARCH_TSC_H
+#ifndef _ASM_X86_TIMER_H
+#define _ASM_X86_TIMER_H
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
  * the kernel needs from them goes through these functions, so an x2APIC
  * (MSR) back end could replace the register accessors in lapic.c alone.
  */
-#ifndef ARCH_APIC_H
-#define ARCH_APIC_H
+#ifndef _ASM_X86_APIC_H
+#define _ASM_X86_APIC_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * R--, data RW-, all NX but text), physical memory with 2 MiB pages in the
  * direct map, and device registers with uncached 4 KiB pages by ioremap().
  */
-#ifndef ARCH_PAGING_H
-#define ARCH_PAGING_H
+#ifndef _ASM_X86_PGTABLE_H
+#define _ASM_X86_PGTABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
