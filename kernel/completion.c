@@ -46,7 +46,6 @@ static bool try_consume(struct completion *c)
 	bool got;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&c->wait.lock);
 	got = c->done > 0;
 	if (got && c->done != COMPLETION_ALL)

@@ -15,7 +15,6 @@ bool irq_work_queue(struct irq_work *work)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	if (work->pending) {
 		local_irq_restore(flags);
 		return false;

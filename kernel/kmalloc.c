@@ -92,7 +92,6 @@ static void *slab_alloc(int cls)
 	struct free_obj *o = 0;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&kmalloc_lock);
 	s = partial[cls];
 	if (!s && (s = slab_new(cls))) {
@@ -237,7 +236,6 @@ void kfree(void *p)
 		bool empty = false;
 
 		local_irq_save(flags);
-
 		arch_spin_lock(&kmalloc_lock);
 		err = slab_free_locked((struct slab *)page, p, &empty);
 		arch_spin_unlock(&kmalloc_lock);

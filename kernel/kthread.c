@@ -37,7 +37,6 @@ static void tasklist_add(struct task *t)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&tasklist_lock);
 	t->id = ++next_task_id;
 	list_add_tail(&t->tasks, &all_tasks);
@@ -50,7 +49,6 @@ static void task_free(struct task *t)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&tasklist_lock);
 	list_del_init(&t->tasks);
 	arch_spin_unlock(&tasklist_lock);

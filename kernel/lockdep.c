@@ -49,7 +49,6 @@ unsigned long lockdep_graph_lock(void)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&graph_spin);
 	return flags;
 }

@@ -1,25 +1,35 @@
 /*
- * kmain: the boot CPU's story from the first C instruction to the tests.
- * Each step depends on the ones above it.
+ * The boot story of every CPU, from its first C instruction to its idle
+ * loop. kmain() is the boot CPU's: each step depends on the ones above it.
+ * ap_main() is each other CPU's, started by the boot CPU one at a time.
+ * Arch code does the hardware part of a step (asm/setup.h, asm/smp.h,
+ * asm/timer.h); the decisions are made here.
  */
 #include <stdint.h>
 #include "kbench.h"
 #include "lockdep.h"
 #include "kmalloc.h"
 #include "ktest.h"
-#include "asm/page.h"
 #include "multiboot.h"
 #include "page_alloc.h"
-#include "asm/pgtable.h"
 #include "panic.h"
+#include "percpu.h"
 #include "printk.h"
+#include "sched.h"
+#include "smp.h"
+#include "string.h"
+#include "time.h"
+#include "vsprintf.h"
+#include "asm/page.h"
+#include "asm/pgtable.h"
 #include "asm/qemu.h"
 #include "asm/serial.h"
-#include "sched.h"
 #include "asm/setup.h"
-#include "string.h"
-#include "vsprintf.h"
 #include "asm/smp.h"
+#include "asm/timer.h"
+
+/* How long the boot CPU waits for another CPU to answer its SIPI. */
+#define AP_BOOT_TIMEOUT_US 5000000ul
 
 static const char *const mem_type_names[] = {
 	"?", "usable", "reserved", "ACPI reclaimable", "ACPI NVS", "bad",
@@ -87,9 +97,43 @@ static void start_work(void)
 	wake_up_process(t);
 }
 
+/* Each other CPU's story: it arrives here from the trampoline on its own
+ * stack, with no per-CPU base, descriptor tables of its own or IDT. */
+__noreturn static void ap_main(int cpu)
+{
+	percpu_enter(cpu);                      /* per-CPU data through GS */
+	arch_cpu_init_ap(cpu);                  /* GDT, TSS, IDT, local APIC */
+	sched_init_ap(cpu);                     /* we are its idle task */
+	tick_setup_cpu();                       /* its own tick */
+	set_cpu_online(cpu);                    /* IPIs and work from now on */
+	cpu_idle();
+}
+
+/* Start the other CPUs, one at a time. A CPU that does not answer is
+ * reported (by arch_boot_cpu) and left offline; the rest boot on. */
+static void smp_boot_cpus(int nr_cpus)
+{
+	uint64_t t0 = ktime_get_ns();
+
+	for (int cpu = 1; cpu < nr_cpus; cpu++) {
+		if (!arch_boot_cpu(cpu, arch_cpu_hw_id(cpu), ap_main,
+				   AP_BOOT_TIMEOUT_US))
+			continue;
+		/* Alive; the rest of ap_main() is ours and cannot fail. */
+		while (!cpu_online(cpu))
+			cpu_relax();
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	}
+	if (nr_cpus > 1)
+		printk("smpboot: %u of %d CPUs online, %lu us from the first "
+		       "SIPI\n", num_online_cpus(), nr_cpus,
+		       (ktime_get_ns() - t0) / 1000);
+}
+
 void kmain(uint32_t magic, uint64_t mbi_phys)
 {
 	char glob[BOOT_CMDLINE_MAX], opt[16];
+	int nr_cpus;
 
 	arch_cpu_init_boot();                   /* GDT, TSS, IDT: faults reported */
 	serial_init();                          /* printk works from here */
@@ -105,11 +149,18 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	page_alloc_init();                      /* physical pages */
 	paging_init();                          /* our page tables, direct map */
 	print_memory_map();
-	smp_prepare_cpus();                     /* APICs, per-CPU areas, the tick */
+	arch_init_irq();                        /* APICs on, the 8259 off */
+	nr_cpus = arch_find_cpus();             /* from the ACPI MADT */
+	setup_per_cpu_areas(nr_cpus);           /* one copy each; GS on ours */
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		set_cpu_possible(cpu);
+	smp_prepare_boot_cpu();                 /* online; IPI handlers */
+	time_init();                            /* clock calibrated, tick routed */
+	tick_setup_cpu();                       /* our tick */
 	sched_init();                           /* run queues; we are idle/0 */
 	lockdep_init();                         /* the lock validator, if built */
 	local_irq_enable();                     /* the tick starts scheduling */
-	smp_boot_secondary_cpus();              /* each AP becomes its idle task */
+	smp_boot_cpus(nr_cpus);                 /* each AP becomes its idle task */
 	kthread_init();                         /* the reaper of dead tasks */
 	start_work();                           /* tests or benchmarks, if asked */
 	cpu_idle();

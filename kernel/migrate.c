@@ -40,7 +40,6 @@ void migrate_switched_out(struct task *p)
 	int cpu;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&p->pi_lock);
 	cpu = select_task_rq(p);
 	rq = cpu_rq(cpu);
@@ -133,7 +132,6 @@ void migrate_enable_slow(void)
 	bool leave;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&p->pi_lock);
 	leave = !cpumask_test_cpu(raw_smp_processor_id(), &p->cpus_mask);
 	if (!leave)

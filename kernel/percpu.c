@@ -46,7 +46,6 @@ void setup_per_cpu_areas(int nr_cpus)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
 		char *area = percpu_area_alloc(cpu);
 		unsigned long off = (unsigned long)area -
@@ -64,11 +63,6 @@ void setup_per_cpu_areas(int nr_cpus)
 void percpu_enter(int cpu)
 {
 	arch_set_percpu_base(__per_cpu_offset[cpu]);
-}
-
-bool percpu_area_ready(int cpu)
-{
-	return cpu >= 0 && cpu < NR_CPUS && __per_cpu_offset[cpu] != 0;
 }
 
 int percpu_addr_cpu(const void *addr)

@@ -143,7 +143,4 @@ void setup_per_cpu_areas(int nr_cpus);
 /* Point this CPU's GS base at its area (APs, on the way in). */
 void percpu_enter(int cpu);
 
-/* Whether cpu's area has been set up. */
-bool percpu_area_ready(int cpu);
-
 #endif

@@ -222,7 +222,6 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
 	mark_waiters(lock);
@@ -311,7 +310,6 @@ static void rt_mutex_slowunlock(struct rt_mutex *lock)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	preempt_disable(); /* the deboost may ask for a switch: after unlock */
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
@@ -380,7 +378,6 @@ void rt_mutex_adjust_pi(struct task *p)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&chain_lock);
 	propagate(p);
 	arch_spin_unlock(&chain_lock);

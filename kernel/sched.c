@@ -198,7 +198,6 @@ static int try_to_wake_up(struct task *p, int state_mask)
 	int cpu, woke = 0;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&p->pi_lock);
 	if (!(p->state & state_mask))
 		goto out;

@@ -8,6 +8,7 @@
  * request's done flag, so its request can live on its stack.
  */
 #include "smp.h"
+#include "irq_work.h"
 #include "kmalloc.h"
 #include "panic.h"
 #include "percpu.h"
@@ -75,6 +76,9 @@ void set_cpu_online(int cpu)
 
 	q->head = 0;
 	q->tail = &q->head;
+	/* Everything this CPU set up before is seen by whoever sees it
+	 * online (the boot CPU waits for that in smp_boot_cpus()). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	cpumask_set_cpu(cpu, &__cpu_online_mask);
 	__atomic_fetch_add(&nr_online, 1, __ATOMIC_SEQ_CST);
 }
@@ -85,7 +89,6 @@ static void call_enqueue(int cpu, struct call_data *cd)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&q->lock);
 	cd->next = 0;
 	*q->tail = cd;
@@ -106,7 +109,6 @@ static void call_run_local(smp_call_func_t fn, void *arg)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	fn(arg);
 	local_irq_restore(flags);
 }
@@ -296,10 +298,14 @@ static void smp_send_stop(void)
 			show_stopped_cpu(cpu);
 }
 
-/* The boot CPU, before any other starts. */
+/* The boot CPU, before any other starts: it joins the online set, and
+ * the IPIs and the stop NMI get their handlers. */
 void smp_prepare_boot_cpu(void)
 {
-	set_cpu_possible(0);
 	set_cpu_online(0);
+	arch_set_ipi_handler(IPI_RESCHEDULE, scheduler_ipi);
+	arch_set_ipi_handler(IPI_CALL_FUNCTION, smp_call_function_interrupt);
+	arch_set_ipi_handler(IPI_IRQ_WORK, irq_work_run);
+	arch_set_nmi_handler(smp_nmi_interrupt);
 	panic_stop_other_cpus = smp_send_stop;
 }

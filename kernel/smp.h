@@ -22,14 +22,16 @@ int smp_call_function_single(int cpu, smp_call_func_t fn, void *arg,
 void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
 			    void *arg, bool wait);
 
-/* The boot CPU joins the online set; after setup_per_cpu_areas(). */
+/* The boot CPU joins the online set and the IPIs get their handlers;
+ * after setup_per_cpu_areas() and set_cpu_possible() of every CPU. */
 void smp_prepare_boot_cpu(void);
 
 /* Mark the calling CPU online (it takes IPIs from now on). */
 void set_cpu_online(int cpu);
 void set_cpu_possible(int cpu);
 
-/* Interrupt-side entry points, called by the arch IPI handlers. */
+/* Interrupt-side entry points, registered with arch by
+ * smp_prepare_boot_cpu(). */
 void smp_call_function_interrupt(void);
 void scheduler_ipi(void);
 void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp);

@@ -124,7 +124,6 @@ static __always_inline unsigned long _raw_spin_lock_irqsave(raw_spinlock_t *l)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	/* Only what this lock turned off is its own (if the caller had
 	 * IRQs off already, that stays the caller's). */
 	__raw_spin_lock(l, 0, irqs_disabled_flags(flags) ? 0 : LOCK_IRQS_OFF);

@@ -26,7 +26,6 @@ static long slot_take(void)
 	long slot = -1;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&slot_lock);
 	for (int w = 0; w < KSTACK_SLOTS / 64 && slot < 0; w++) {
 		if (slot_used[w] != ~0ul) {
@@ -46,7 +45,6 @@ static void slot_put(long slot)
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&slot_lock);
 	slot_used[slot / 64] &= ~(1ul << (slot % 64));
 	arch_spin_unlock(&slot_lock);

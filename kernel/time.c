@@ -1,12 +1,12 @@
 /*
- * The clock and the tick. The TSC is the clock: constant-rate on every CPU
- * QEMU models, and readable in one instruction. Each CPU's LAPIC timer runs
- * one-shot, armed for the earlier of its next tick and its first pending
- * timer, so a sleep can end between ticks instead of at the next one.
+ * The clock and the tick: policy only (the hardware is behind
+ * asm/timer.h). The clock counts cycles at a constant rate on every CPU.
+ * Each CPU's event timer runs one-shot, armed for the earlier of its next
+ * tick and its first pending timer, so a sleep can end between ticks
+ * instead of at the next one.
  */
 #include "time.h"
-#include "asm/apic.h"
-#include "asm/processor.h"
+#include "asm/timer.h"
 #include "printk.h"
 #include "sched.h"
 #include "timer.h"
@@ -30,19 +30,19 @@ uint64_t cycles_to_ns(uint64_t cycles)
 
 uint64_t ktime_get_ns(void)
 {
-	return cycles_to_ns(rdtsc() - tsc_at_boot);
+	return cycles_to_ns(get_cycles() - tsc_at_boot);
 }
 
 void time_init(void)
 {
-	const char *how = tsc_calibrate();
+	const char *how = clock_calibrate();
 
 	ns_mult = (1000000ul << 32) / tsc_khz;
-	tsc_at_boot = rdtsc();
+	tsc_at_boot = get_cycles();
 	printk("TSC: %lu.%03lu MHz (calibrated by %s)\n", tsc_khz / 1000,
 	       tsc_khz % 1000, how);
-	lapic_timer_calibrate();
-	printk("LAPIC timer: %lu Hz input, tick at %d Hz\n", lapic_timer_hz(),
+	arch_timer_init(timer_interrupt);
+	printk("LAPIC timer: %lu Hz input, tick at %d Hz\n", arch_timer_hz(),
 	       HZ);
 }
 
@@ -51,7 +51,7 @@ static void program_event(uint64_t when, uint64_t now)
 	uint64_t delta = when > now + MIN_EVENT_NS ? when - now : MIN_EVENT_NS;
 
 	this_cpu_write(next_event, now + delta);
-	lapic_timer_oneshot(delta);
+	arch_timer_oneshot(delta);
 }
 
 void tick_setup_cpu(void)

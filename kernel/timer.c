@@ -64,7 +64,6 @@ bool del_timer(struct timer_list *t)
 	bool queued = false;
 
 	local_irq_save(flags);
-
 	for (;;) {
 		int cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
 		struct timer_base *base;

@@ -13,7 +13,6 @@ void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *w,
 	unsigned long flags;
 
 	local_irq_save(flags);
-
 	arch_spin_lock(&wq->lock);
 	if (list_empty(&w->entry))
 		list_add_tail(&w->entry, &wq->head);

@@ -216,6 +216,7 @@ bool acpi_init(void)
 	}
 	m = sdt_find(r, "APIC");
 	if (!m || !madt_parse((const struct acpi_madt *)m, &madt)) {
+		memset(&madt, 0, sizeof(madt)); /* no half-parsed table */
 		printk("ACPI: no usable MADT; booting on one CPU\n");
 		return false;
 	}

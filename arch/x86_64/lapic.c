@@ -9,7 +9,7 @@
 #include "asm/pgtable.h"
 #include "panic.h"
 #include "printk.h"
-#include "time.h"
+#include "asm/timer.h"
 #include "trap.h"
 
 enum {
@@ -145,13 +145,16 @@ void apic_send_sipi(uint32_t apic_id, uint8_t page)
 	apic_icr(apic_id, ICR_STARTUP | page);
 }
 
+/* Written once by arch_timer_init(), before the vector is routed. */
+static void (*timer_handler)(void);
+
 static void lapic_timer_interrupt(struct trap_frame *f)
 {
-	timer_interrupt();
+	timer_handler();
 }
 
 /* Count the timer down from its maximum for 20 ms of TSC time. */
-void lapic_timer_calibrate(void)
+void arch_timer_init(void (*handler)(void))
 {
 	uint32_t left;
 
@@ -165,10 +168,11 @@ void lapic_timer_calibrate(void)
 	if (timer_hz < 1000)
 		panic("LAPIC timer does not count (%lu Hz)", timer_hz);
 	count_per_ns = (timer_hz << 32) / 1000000000u;
+	timer_handler = handler;
 	trap_set_handler(LOCAL_TIMER_VECTOR, lapic_timer_interrupt);
 }
 
-void lapic_timer_oneshot(uint64_t ns)
+void arch_timer_oneshot(uint64_t ns)
 {
 	uint64_t count = (uint64_t)(((unsigned __int128)ns * count_per_ns) >> 32);
 
@@ -181,7 +185,7 @@ void lapic_timer_oneshot(uint64_t ns)
 	apic_write(APIC_TIMER_INIT, (uint32_t)count);
 }
 
-uint64_t lapic_timer_hz(void)
+uint64_t arch_timer_hz(void)
 {
 	return timer_hz;
 }

@@ -1,9 +1,12 @@
 /*
- * Per-CPU hardware setup: descriptor tables and the interrupt stacks, and
- * the CPU identification printed at boot.
+ * The boot CPU's hardware setup: descriptor tables and the interrupt
+ * stacks, the interrupt controllers, and the CPU identification printed
+ * at boot.
  */
 #include "compiler.h"
 #include "asm/setup.h"
+#include "asm/acpi.h"
+#include "asm/apic.h"
 #include "asm/processor.h"
 #include "gdt.h"
 #include "idt.h"
@@ -28,6 +31,19 @@ void arch_cpu_init_boot(void)
 	gdt_load(&boot_cpu_tables, tops);
 	idt_init();
 	idt_load();
+}
+
+void arch_init_irq(void)
+{
+	acpi_init();
+	/* The 8259 first, while the local APIC still takes its output: QEMU
+	 * drops a request the PIC raised only when the PIC lowers it through
+	 * an APIC that listens, else the CPU takes a vectorless interrupt at
+	 * the first sti. */
+	pic_disable();
+	lapic_init(madt.lapic_phys ? madt.lapic_phys : 0xfee00000);
+	lapic_setup_cpu();
+	ioapic_init(lapic_id());
 }
 
 struct feature {

@@ -9,9 +9,8 @@
 #include "asm/processor.h"
 #include "asm/apic.h"
 #include "ksyms.h"
+#include "entry.h"
 #include "percpu.h"
-#include "preempt.h"
-#include "sched.h"
 #include "panic.h"
 #include "printk.h"
 
@@ -96,23 +95,19 @@ void trap_dispatch(struct trap_frame *f)
 		return;
 	}
 	if (f->vector == VEC_NMI && nmi_handler) {
-		raw_cpu_add(__preempt_count, NMI_OFFSET);
+		nmi_enter();
 		nmi_handler(f);
-		raw_cpu_sub(__preempt_count, NMI_OFFSET);
+		nmi_exit();
 		return;
 	}
 	if (f->vector >= NR_EXCEPTIONS && irq_handlers[f->vector]) {
-		irq_enter();
+		irqentry_enter();
 		irq_handlers[f->vector](f);
 		/* The 8259's spurious vectors are the only ones the local APIC
 		 * did not deliver; they take no EOI. */
 		if (f->vector >= IRQ_VECTOR_BASE)
 			lapic_eoi();
-		irq_exit();
-		/* Kernel preemption: the interrupted code was preemptible. */
-		if (need_resched() && preempt_count() == 0 &&
-		    (f->rflags & RFLAGS_IF))
-			preempt_schedule_irq();
+		irqentry_exit(f->rflags & RFLAGS_IF);
 		return;
 	}
 	die(f);

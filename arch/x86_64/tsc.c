@@ -48,7 +48,7 @@ static uint64_t tsc_khz_pit(void)
 	return (t1 - t0) / CALIBRATE_MS;
 }
 
-const char *tsc_calibrate(void)
+const char *clock_calibrate(void)
 {
 	tsc_khz = tsc_khz_cpuid();
 	if (tsc_khz)

@@ -59,7 +59,8 @@ struct madt_info {
 extern struct madt_info madt;
 
 /* Find and parse the MADT into `madt`. Returns false, with the reason
- * printed, when there is no usable one; the caller then runs on one CPU. */
+ * printed, when there is no usable one (and leaves `madt` empty); the
+ * caller then runs on one CPU. */
 bool acpi_init(void);
 
 /* Exposed for the tests, which feed them hand-made tables. */

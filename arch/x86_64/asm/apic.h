@@ -35,11 +35,7 @@ void apic_send_nmi(uint32_t apic_id);
 void apic_send_init(uint32_t apic_id);
 void apic_send_sipi(uint32_t apic_id, uint8_t page);
 
-/* Measure the timer against the TSC (boot CPU); then each CPU arms its
- * own timer, one-shot, for the next event (kernel/time.c decides when). */
-void lapic_timer_calibrate(void);
-void lapic_timer_oneshot(uint64_t ns);
-uint64_t lapic_timer_hz(void);
+/* The timer (arch_timer_init, arch_timer_oneshot) is in asm/timer.h. */
 unsigned long lapic_error_count(void);
 
 /* Remap and mask the legacy 8259 PICs; program the I/O APICs with every

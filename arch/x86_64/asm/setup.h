@@ -1,9 +1,14 @@
-/* Bringing a CPU into the state the portable kernel expects. */
+/* Bringing the boot CPU into the state the portable kernel expects. */
 #ifndef _ASM_X86_SETUP_H
 #define _ASM_X86_SETUP_H
 
 /* GDT, TSS with IST stacks, and IDT on the boot CPU. */
 void arch_cpu_init_boot(void);
+
+/* The interrupt controllers: find them (ACPI MADT), mask the legacy 8259,
+ * enable the boot CPU's local APIC, and program the I/O APICs with every
+ * pin masked. Before arch_find_cpus(). */
+void arch_init_irq(void);
 
 /* Print the CPU's vendor, model and the features the kernel cares about. */
 void cpu_print_features(void);

@@ -1,6 +1,8 @@
 /*
- * What the portable SMP code (kernel/smp.c) needs from the hardware:
- * starting the other CPUs and sending them interrupts.
+ * What the portable SMP code needs from the hardware: finding the CPUs,
+ * starting one, and interrupting another. The core decides what happens
+ * (kernel/main.c tells each CPU's boot story, kernel/smp.c handles the
+ * IPIs); arch only does it (smpboot.c, ipi.c).
  */
 #ifndef _ASM_X86_SMP_H
 #define _ASM_X86_SMP_H
@@ -9,33 +11,47 @@
 #include <stdint.h>
 
 enum ipi_kind {
-	IPI_RESCHEDULE,     /* RESCHEDULE_VECTOR: scheduler_ipi() */
-	IPI_CALL_FUNCTION,  /* CALL_FUNCTION_VECTOR: run queued calls */
-	IPI_IRQ_WORK,       /* IRQ_WORK_VECTOR: irq_work_run() */
+	IPI_RESCHEDULE,     /* RESCHEDULE_VECTOR */
+	IPI_CALL_FUNCTION,  /* CALL_FUNCTION_VECTOR */
+	IPI_IRQ_WORK,       /* IRQ_WORK_VECTOR */
 	IPI_STOP,           /* an NMI: gets through with interrupts off */
+	NR_IPI_KINDS
 };
 
 void arch_send_ipi(int cpu, enum ipi_kind kind);
 void arch_send_self_ipi(enum ipi_kind kind);
 
+/* The core's handler for an IPI kind other than IPI_STOP; it runs in
+ * hard-interrupt context. Set once at boot, before the first IPI. */
+void arch_set_ipi_handler(enum ipi_kind kind, void (*fn)(void));
+
+/* The core's NMI handler (IPI_STOP and any other NMI), given where the
+ * interrupted code was, for a backtrace. */
+void arch_set_nmi_handler(void (*fn)(uintptr_t rip, uintptr_t rbp));
+
+/*
+ * Find the CPUs (ACPI MADT; one when there is none) and number them: the
+ * boot CPU is 0, the others follow in table order. Returns how many.
+ */
+int arch_find_cpus(void);
+
 /* The hardware id (APIC id) of a CPU number. */
 uint32_t arch_cpu_hw_id(int cpu);
 
 /*
- * Find the CPUs (ACPI MADT), set up the boot CPU's interrupt controller,
- * timer and per-CPU areas; interrupts are on when it returns.
+ * Start CPU cpu, whose hardware id is hw_id, on a stack of its own at
+ * entry(cpu), and wait at most timeout_us for it to run arch_cpu_init_ap().
+ * Returns false (and frees what was prepared, and parks the CPU) when it
+ * does not answer. One CPU at a time.
  */
-void smp_prepare_cpus(void);
-
-/* Start every other CPU found (after sched_init: each becomes its idle
- * task). CPUs that do not answer are reported and left offline. */
-void smp_boot_secondary_cpus(void);
+bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
+		   uint64_t timeout_us);
 
 /*
- * Start one CPU: give it number cpu and wait at most timeout_us for it to
- * come online. Returns false (and frees what was prepared) when it does
- * not answer; exported for the test that asks a CPU that is not there.
+ * The first call a started CPU makes, once its per-CPU base is set: its
+ * own descriptor tables and interrupt stacks, the IDT, its local APIC.
+ * Tells the boot CPU that this CPU is alive.
  */
-bool smp_boot_cpu(int cpu, uint32_t apic_id, uint64_t timeout_us);
+void arch_cpu_init_ap(int cpu);
 
 #endif

@@ -1,16 +1,39 @@
-/* The time stamp counter as the kernel's clock. */
+/*
+ * Timer hardware: the clock (the TSC) and each CPU's event timer (the
+ * local APIC timer, one-shot). kernel/time.c decides when to tick; this
+ * is how.
+ */
 #ifndef _ASM_X86_TIMER_H
 #define _ASM_X86_TIMER_H
 
 #include <stdint.h>
+#include "asm/processor.h"
 
-/* TSC ticks per millisecond; set once by tsc_calibrate(). */
+/* Clock cycles: the TSC, constant-rate on every CPU QEMU models. */
+static inline uint64_t get_cycles(void)
+{
+	return rdtsc();
+}
+
+/* Clock cycles per millisecond; set once by clock_calibrate(). */
 extern uint64_t tsc_khz;
 
 /* From CPUID's frequency leaves when they say, else against the PIT.
  * Returns how it was measured ("cpuid" or "pit"). */
-const char *tsc_calibrate(void);
+const char *clock_calibrate(void);
 
+/* Busy-wait: needs clock_calibrate(). */
 void udelay(unsigned long us);
+
+/* Measure the event timer against the clock (boot CPU, once) and route
+ * its interrupt to handler, which then runs in hard-interrupt context on
+ * the CPU whose timer fired. */
+void arch_timer_init(void (*handler)(void));
+
+/* The event timer's input frequency, measured by arch_timer_init(). */
+uint64_t arch_timer_hz(void);
+
+/* Arm this CPU's event timer to fire once, ns from now (interrupts off). */
+void arch_timer_oneshot(uint64_t ns);
 
 #endif
