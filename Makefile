@@ -44,7 +44,7 @@ TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
 .PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench clean deps
 all: kernel iso
-kernel: $(O)/kernel.elf $(O)/percpu-ops.ok
+kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok
 iso: $(O)/kernel.iso
 
 # Build-config stamp: a change of RT/LOCKDEP rebuilds everything.
@@ -82,6 +82,12 @@ $(O)/kernel.elf: $(O)/kernel.stage1.elf $(O)/ksyms.o
 	@$(NM) -n $@ | grep -v ' ksyms_\| _end$$' > $(O)/syms.2
 	@cmp -s $(O)/syms.1 $(O)/syms.2 || { echo "symbols moved between links"; rm -f $@; exit 1; }
 	@grub-file --is-x86-multiboot2 $@ 2>/dev/null || command -v grub-file >/dev/null || true
+
+# The layer rule (docs/architecture.md): what may include what.
+HDRS := $(foreach d,$(SRCDIRS) arch/x86_64/asm,$(wildcard $(d)/*.h))
+$(O)/includes.ok: $(CSRCS) $(HDRS) scripts/includes.sh
+	@mkdir -p $(O)
+	$(Q)bash scripts/includes.sh check && touch $@
 
 # Build-time proof that every this_cpu_* op is one %gs: instruction.
 $(O)/percpu-ops.ok: $(O)/kernel.elf scripts/check-percpu-ops.sh

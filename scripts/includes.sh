@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The include graph of the sources, and the rule for what may include what.
+#
+# usage: scripts/includes.sh check    fail (exit 1) on every include that
+#                                     breaks the layer rule, one line each
+#        scripts/includes.sh layers   the graph between layers, as a
+#                                     Mermaid diagram (docs/architecture.md)
+#        scripts/includes.sh dot      the graph between files, for Graphviz
+#
+# The layers, lowest first (docs/architecture.md says why):
+#   lib    lib/                 freestanding C library; includes only lib
+#   asm    arch/x86_64/asm/     the arch interface; includes asm and lib
+#   arch   arch/x86_64/*        the hardware; anything below it and the
+#                               core's services, but never the scheduler's
+#                               or the lock validator's headers
+#   core   kernel/              lib, asm, core; never arch internals
+#   tests  tests/               lib, asm, core, tests
+#   user   user/                ring-3 programs; their own headers only
+#
+# An include "x.h" is resolved as the compiler does: the including file's
+# directory first, then kernel/, arch/x86_64/ and lib/ (the Makefile's -I
+# order). <x.h> may only name a freestanding C header.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# Headers of the scheduler and the lock validator: arch never reaches them.
+ARCH_FORBIDDEN="sched.h sched_internal.h lockdep.h lockdep_internal.h rtmutex.h mutex.h wait.h completion.h"
+FREESTANDING="stdint.h stdbool.h stddef.h stdarg.h"
+
+layer_of() {
+	case $1 in
+	lib/*) echo lib ;;
+	arch/x86_64/asm/*) echo asm ;;
+	arch/*) echo arch ;;
+	kernel/*) echo core ;;
+	tests/*) echo tests ;;
+	user/*) echo user ;;
+	*) echo other ;;
+	esac
+}
+
+# resolve FROM NAME: the path the compiler would open, or nothing.
+resolve() {
+	local from=$1 name=$2 d
+	for d in "$(dirname "$from")" kernel arch/x86_64 lib; do
+		[[ -f $d/$name ]] && { echo "${d#./}/$name"; return; }
+	done
+}
+
+# Every C source and header, and each "..." or <...> include it makes:
+# prints FILE KIND NAME, KIND being q (quotes) or a (angle brackets).
+edges() {
+	local f
+	for f in $(find lib arch kernel tests user -name '*.[ch]' 2>/dev/null | sort); do
+		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*\(["<]\)\([^">]*\)[">].*/\1 \2/p' "$f" |
+			while read -r kind name; do
+				[[ $kind == '"' ]] && kind=q || kind=a
+				echo "${f#./} $kind $name"
+			done
+	done
+}
+
+# allowed FROM_LAYER TO_LAYER TO_FILE: may a file of FROM_LAYER include it?
+allowed() {
+	local from=$1 to=$2 file=$3
+	case $from in
+	lib) [[ $to == lib ]] ;;
+	asm) [[ $to == asm || $to == lib ]] ;;
+	arch) [[ $to != tests && $to != user ]] &&
+		! [[ $to == core && " $ARCH_FORBIDDEN " == *" ${file##*/} "* ]] ;;
+	core) [[ $to == lib || $to == asm || $to == core ]] ;;
+	tests) [[ $to == lib || $to == asm || $to == core || $to == tests ]] ;;
+	user) [[ $to == user ]] ;;
+	*) true ;;
+	esac
+}
+
+# why FROM_LAYER TO_LAYER: the rule an include between them broke.
+why() {
+	if [[ $1 == arch && $2 == core ]]; then
+		echo "arch may not include the scheduler or the lock validator"
+	elif [[ $1 == core || $1 == tests ]] && [[ $2 == arch ]]; then
+		echo "$1 reaches arch only through asm/*.h"
+	else
+		echo "$1 may not include $2"
+	fi
+}
+
+check() {
+	local bad=0 file kind name target from to
+	while read -r file kind name; do
+		from=$(layer_of "$file")
+		if [[ $kind == a ]]; then
+			if [[ " $FREESTANDING " != *" $name "* ]]; then
+				echo "$file: <$name> is not a freestanding C header" >&2
+				bad=1
+			fi
+			continue
+		fi
+		target=$(resolve "$file" "$name")
+		if [[ -z $target ]]; then
+			echo "$file: \"$name\" is not in the tree" >&2
+			bad=1
+			continue
+		fi
+		to=$(layer_of "$target")
+		if ! allowed "$from" "$to" "$target"; then
+			echo "$file: includes $target: $(why "$from" "$to")" \
+				"(docs/architecture.md)" >&2
+			bad=1
+		fi
+	done < <(edges)
+	return $bad
+}
+
+layers() {
+	local file kind name target
+	echo "flowchart BT"
+	while read -r file kind name; do
+		[[ $kind == a ]] && continue
+		target=$(resolve "$file" "$name")
+		[[ -n $target ]] || continue
+		echo "$(layer_of "$file") $(layer_of "$target")"
+	done < <(edges) | awk '$1 != $2' | sort | uniq -c |
+		awk '{ printf "    %s -->|%d| %s\n", $2, $1, $3 }'
+}
+
+dot() {
+	local file kind name target
+	echo "digraph includes {"
+	echo "    rankdir=BT; node [shape=box, fontsize=10];"
+	while read -r file kind name; do
+		[[ $kind == a ]] && continue
+		target=$(resolve "$file" "$name")
+		[[ -n $target ]] && echo "    \"$file\" -> \"$target\";"
+	done < <(edges)
+	echo "}"
+}
+
+case ${1:-} in
+check) check ;;
+layers) layers ;;
+dot) dot ;;
+*) echo "usage: $0 check|layers|dot" >&2; exit 2 ;;
+esac
