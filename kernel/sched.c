@@ -171,11 +171,6 @@ void resched_curr(struct rq *rq)
 		arch_send_ipi(cpu, IPI_RESCHEDULE);
 }
 
-void resched_cpu(int cpu)
-{
-	resched_curr(cpu_rq(cpu));
-}
-
 /* p was just queued on rq: does it beat what runs there? */
 void check_preempt_curr(struct rq *rq, struct task *p)
 {

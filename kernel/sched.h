@@ -189,7 +189,6 @@ void sched_init_ap(int cpu);            /* an AP, on its way in */
 void kthread_init(void);                /* the reaper; after sched_init */
 void scheduler_tick(void);
 void preempt_schedule_irq(void);
-void resched_cpu(int cpu);
 void sched_show_all(void);              /* every task: state, CPU, stack */
 void show_task_stack(struct task *t);
 

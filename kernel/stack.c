@@ -169,8 +169,3 @@ void kstack_free(void *stack)
 	unmap_stack(base, KSTACK_PAGES,
 		    (long)((base - KSTACK_REGION) / KSTACK_SLOT));
 }
-
-void *kstack_guard(void *stack)
-{
-	return (char *)stack - PAGE_SIZE;
-}

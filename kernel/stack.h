@@ -22,7 +22,4 @@ void kstack_free(void *stack);
  * that count free pages. */
 void kstack_drain(void);
 
-/* The guard page below a stack. */
-void *kstack_guard(void *stack);
-
 #endif

@@ -45,7 +45,6 @@ enum {
 static volatile uint32_t *lapic_regs;
 static uint64_t timer_hz;   /* timer input clock after the divider */
 static uint64_t count_per_ns; /* timer counts per ns, << 32 */
-static unsigned long apic_errors;
 
 static uint32_t apic_read(unsigned reg)
 {
@@ -55,11 +54,6 @@ static uint32_t apic_read(unsigned reg)
 static void apic_write(unsigned reg, uint32_t v)
 {
 	lapic_regs[reg / 4] = v;
-}
-
-bool lapic_present(void)
-{
-	return lapic_regs != 0;
 }
 
 uint32_t lapic_id(void)
@@ -72,18 +66,12 @@ void lapic_eoi(void)
 	apic_write(APIC_EOI, 0);
 }
 
-unsigned long lapic_error_count(void)
-{
-	return apic_errors;
-}
-
 static void lapic_error_interrupt(struct trap_frame *f)
 {
 	uint32_t esr;
 
 	apic_write(APIC_ESR, 0); /* latch the error bits, then read them */
 	esr = apic_read(APIC_ESR);
-	apic_errors++;
 	printk("APIC error on APIC id %u: ESR 0x%x\n", lapic_id(), esr);
 }
 

@@ -25,7 +25,6 @@ enum {
 /* Map the local APIC (boot CPU, once) and set up the calling CPU's. */
 void lapic_init(uint64_t phys);
 void lapic_setup_cpu(void);
-bool lapic_present(void);
 uint32_t lapic_id(void);
 void lapic_eoi(void);
 
@@ -36,7 +35,6 @@ void apic_send_init(uint32_t apic_id);
 void apic_send_sipi(uint32_t apic_id, uint8_t page);
 
 /* The timer (arch_timer_init, arch_timer_oneshot) is in asm/timer.h. */
-unsigned long lapic_error_count(void);
 
 /* Remap and mask the legacy 8259 PICs; program the I/O APICs with every
  * pin masked and the ISA IRQs routed (overrides applied) to the boot CPU. */
