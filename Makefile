@@ -42,7 +42,7 @@ Q := $(if $(filter 1,$(V)),,@)
 
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
-.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench clean deps
+.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench clean deps include-graph
 all: kernel iso
 kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok
 iso: $(O)/kernel.iso
@@ -88,6 +88,12 @@ HDRS := $(foreach d,$(SRCDIRS) arch/x86_64/asm,$(wildcard $(d)/*.h))
 $(O)/includes.ok: $(CSRCS) $(HDRS) scripts/includes.sh
 	@mkdir -p $(O)
 	$(Q)bash scripts/includes.sh check && touch $@
+
+# The include graph file by file (docs/architecture.md).
+include-graph:
+	@mkdir -p $(O)
+	bash scripts/includes.sh dot > $(O)/includes.dot
+	@if command -v dot >/dev/null; then dot -Tsvg $(O)/includes.dot -o $(O)/includes.svg && echo "$(O)/includes.svg"; else echo "$(O)/includes.dot (install graphviz for an SVG)"; fi
 
 # Build-time proof that every this_cpu_* op is one %gs: instruction.
 $(O)/percpu-ops.ok: $(O)/kernel.elf scripts/check-percpu-ops.sh

@@ -1,8 +1,9 @@
 ; The application processors' way in. An AP starts in 16-bit real mode at
 ; the page the SIPI names (TRAMPOLINE_PHYS); this code is copied there by
-; smp_boot_cpus(). It climbs to protected mode and then long mode on the
+; arch_boot_cpu(). It climbs to protected mode and then long mode on the
 ; kernel's own page tables (which map this page 1:1 while APs boot), and
-; jumps to ap_start(cpu) on the stack the boot CPU prepared.
+; jumps to the entry it was given, ap_main(cpu), on the stack the boot CPU
+; prepared.
 ;
 ; Parameters, written by the boot CPU before each SIPI at the offsets of
 ; the tr_* labels: CR3, stack top, C entry point, CPU number.
