@@ -27,6 +27,7 @@
 #include "vsprintf.h"
 
 extern const struct ktest __ktests_start[], __ktests_end[];
+extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 
 #define DEFAULT_TIMEOUT_S 120
 
@@ -34,6 +35,7 @@ extern const struct ktest __ktests_start[], __ktests_end[];
  * task it started; the rest belongs to the runner. */
 static struct {
 	const struct ktest *test;
+	const struct ktest_suite *suite; /* its set-up, or NULL */
 	struct task *task;
 	volatile bool failed;
 	struct completion done;
@@ -71,12 +73,31 @@ void ktest_fail_msg(const char *file, int line, const char *fmt, ...)
 	printk("    # %s:%d: %s\n", file, line, buf);
 }
 
+/* The KTEST_SUITE() of the named suite, or NULL. */
+static const struct ktest_suite *find_suite(const char *name)
+{
+	for (const struct ktest_suite *s = __ktest_suites_start;
+	     s < __ktest_suites_end; s++)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return 0;
+}
+
+/* The end of the test's task, however the test ended: the suite's
+ * tear-down, then the runner is told. */
+static void ktest_task_done(void)
+{
+	if (cur.suite && cur.suite->exit)
+		cur.suite->exit();
+	complete(&cur.done);
+}
+
 /* A KASSERT failed: end the task it failed in (the failure is recorded;
  * a helper task of the test just stops). */
 __noreturn void ktest_abort(void)
 {
 	if (current == cur.task)
-		complete(&cur.done);
+		ktest_task_done();
 	kthread_exit(1);
 }
 
@@ -84,8 +105,10 @@ static int ktest_task_fn(void *arg)
 {
 	const struct ktest *t = arg;
 
+	if (cur.suite && cur.suite->init)
+		cur.suite->init();
 	t->fn();
-	complete(&cur.done);
+	ktest_task_done();
 	return 0;
 }
 
@@ -215,6 +238,7 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 	for (const char *const *e = t->expect; e && *e; e++)
 		printk("    # expect: %s\n", *e);
 	cur.test = t;
+	cur.suite = find_suite(t->suite);
 	cur.failed = false;
 	reports = lockdep_reports_total();
 	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++)

@@ -36,6 +36,25 @@ struct ktest {
 	};                                                                   \
 	static void ktest_fn_##suite_##_##name_(void)
 
+/*
+ * Set-up and tear-down shared by every test of a suite, as KUnit's suite
+ * init/exit: init() runs in the test's task just before each test of the
+ * suite, exit() just after it, also when a KASSERT ended the test. A suite
+ * declares it once, in any one of its files:
+ *
+ *	KTEST_SUITE(lockdep, .init = lockdep_reset, .exit = lockdep_reset);
+ */
+struct ktest_suite {
+	const char *name;
+	void (*init)(void);
+	void (*exit)(void);
+};
+
+#define KTEST_SUITE(suite_, ...)                                             \
+	static const struct ktest_suite ktest_suite_##suite_                 \
+		__attribute__((used, section(".ktest_suites"), aligned(8))) = { \
+			.name = #suite_, __VA_ARGS__}
+
 #define KTEST(suite, name) KTEST_DEFINE(suite, name, 1, 0)
 #define KTEST_CPUS(suite, name, n) KTEST_DEFINE(suite, name, n, 0)
 

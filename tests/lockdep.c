@@ -6,9 +6,10 @@
  * checker has its own suite (lockdep_percpu.c).
  *
  * Rules every test here keeps:
- *   - it starts with lockdep_reset() and, after its checks, ends with one
- *     (the runner lets only suites named lockdep* leave reports, and a
- *     reset keeps the next test's counters clean);
+ *   - it starts and ends with a clean validator: the suite's set-up and
+ *     tear-down are lockdep_reset() (the runner lets only suites named
+ *     lockdep* leave reports, and a reset keeps the next test's counters
+ *     clean);
  *   - its locks are its own file-scope statics, each a class of its own
  *     (or sharing a key it sets up itself), so that no test sees another's
  *     dependencies even if a reset were forgotten;
@@ -42,6 +43,8 @@
 #include "smp.h"
 #include "spinlock.h"
 #include "time.h"
+
+KTEST_SUITE(lockdep, .init = lockdep_reset, .exit = lockdep_reset);
 
 /* No helper waits for the test task longer than this. */
 #define HELPER_MAX_NS (5000 * NS_PER_MS)
@@ -143,7 +146,6 @@ static DEFINE_RAW_SPINLOCK(rec_raw_b);
 
 KTEST(lockdep, recursive_raw_same_class)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_raw_a, &rec_raw_key);
 	lockdep_set_class(&rec_raw_b, &rec_raw_key);
 	raw_spin_lock(&rec_raw_a);
@@ -151,7 +153,6 @@ KTEST(lockdep, recursive_raw_same_class)
 	raw_spin_unlock(&rec_raw_b);
 	raw_spin_unlock(&rec_raw_a);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-	lockdep_reset();
 }
 
 static struct lock_class_key rec_spin_key;
@@ -160,7 +161,6 @@ static DEFINE_SPINLOCK(rec_spin_b);
 
 KTEST(lockdep, recursive_spinlock_same_class)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_spin_a, &rec_spin_key);
 	lockdep_set_class(&rec_spin_b, &rec_spin_key);
 	spin_lock(&rec_spin_a);
@@ -168,7 +168,6 @@ KTEST(lockdep, recursive_spinlock_same_class)
 	spin_unlock(&rec_spin_b);
 	spin_unlock(&rec_spin_a);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-	lockdep_reset();
 }
 
 static struct lock_class_key rec_mutex_key;
@@ -177,7 +176,6 @@ static DEFINE_MUTEX(rec_mutex_b);
 
 KTEST(lockdep, recursive_mutex_same_class)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_mutex_a, &rec_mutex_key);
 	lockdep_set_class(&rec_mutex_b, &rec_mutex_key);
 	mutex_lock(&rec_mutex_a);
@@ -185,7 +183,6 @@ KTEST(lockdep, recursive_mutex_same_class)
 	mutex_unlock(&rec_mutex_b);
 	mutex_unlock(&rec_mutex_a);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-	lockdep_reset();
 }
 
 static struct lock_class_key rec_rtm_key;
@@ -194,7 +191,6 @@ static DEFINE_RT_MUTEX(rec_rtm_b);
 
 KTEST(lockdep, recursive_rt_mutex_same_class)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_rtm_a, &rec_rtm_key);
 	lockdep_set_class(&rec_rtm_b, &rec_rtm_key);
 	KEXPECT_EQ(rt_mutex_lock(&rec_rtm_a), 0);
@@ -202,7 +198,6 @@ KTEST(lockdep, recursive_rt_mutex_same_class)
 	rt_mutex_unlock(&rec_rtm_b);
 	rt_mutex_unlock(&rec_rtm_a);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-	lockdep_reset();
 }
 
 /* Locks set up by one *_init() call site share its class. */
@@ -210,7 +205,6 @@ static spinlock_t rec_site[2];
 
 KTEST(lockdep, recursive_init_site_class)
 {
-	lockdep_reset();
 	for (int i = 0; i < 2; i++)
 		spin_lock_init(&rec_site[i]);
 	spin_lock(&rec_site[0]);
@@ -218,7 +212,6 @@ KTEST(lockdep, recursive_init_site_class)
 	spin_unlock(&rec_site[1]);
 	spin_unlock(&rec_site[0]);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-	lockdep_reset();
 }
 
 /* Two locks from two different init sites are two classes. */
@@ -226,7 +219,6 @@ static struct mutex rec_two_sites_a, rec_two_sites_b;
 
 KTEST(lockdep, recursive_two_init_sites_silent)
 {
-	lockdep_reset();
 	mutex_init(&rec_two_sites_a);
 	mutex_init(&rec_two_sites_b);
 	mutex_lock(&rec_two_sites_a);
@@ -234,7 +226,6 @@ KTEST(lockdep, recursive_two_init_sites_silent)
 	mutex_unlock(&rec_two_sites_b);
 	mutex_unlock(&rec_two_sites_a);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* The documented nesting (subclass 1) is silent, for every lock type. */
@@ -244,7 +235,6 @@ static DEFINE_RAW_SPINLOCK(rec_nest_raw_b);
 
 KTEST(lockdep, recursive_raw_nested_silent)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_nest_raw_a, &rec_nest_raw_key);
 	lockdep_set_class(&rec_nest_raw_b, &rec_nest_raw_key);
 	raw_spin_lock(&rec_nest_raw_a);
@@ -252,7 +242,6 @@ KTEST(lockdep, recursive_raw_nested_silent)
 	raw_spin_unlock(&rec_nest_raw_b);
 	raw_spin_unlock(&rec_nest_raw_a);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static struct lock_class_key rec_nest_spin_key;
@@ -261,7 +250,6 @@ static DEFINE_SPINLOCK(rec_nest_spin_b);
 
 KTEST(lockdep, recursive_spinlock_nested_silent)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_nest_spin_a, &rec_nest_spin_key);
 	lockdep_set_class(&rec_nest_spin_b, &rec_nest_spin_key);
 	spin_lock(&rec_nest_spin_a);
@@ -269,7 +257,6 @@ KTEST(lockdep, recursive_spinlock_nested_silent)
 	spin_unlock(&rec_nest_spin_b);
 	spin_unlock(&rec_nest_spin_a);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static struct lock_class_key rec_nest_mutex_key;
@@ -278,7 +265,6 @@ static DEFINE_MUTEX(rec_nest_mutex_b);
 
 KTEST(lockdep, recursive_mutex_nested_silent)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_nest_mutex_a, &rec_nest_mutex_key);
 	lockdep_set_class(&rec_nest_mutex_b, &rec_nest_mutex_key);
 	mutex_lock(&rec_nest_mutex_a);
@@ -286,7 +272,6 @@ KTEST(lockdep, recursive_mutex_nested_silent)
 	mutex_unlock(&rec_nest_mutex_b);
 	mutex_unlock(&rec_nest_mutex_a);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static struct lock_class_key rec_nest_rtm_key;
@@ -295,7 +280,6 @@ static DEFINE_RT_MUTEX(rec_nest_rtm_b);
 
 KTEST(lockdep, recursive_rt_mutex_nested_silent)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_nest_rtm_a, &rec_nest_rtm_key);
 	lockdep_set_class(&rec_nest_rtm_b, &rec_nest_rtm_key);
 	KEXPECT_EQ(rt_mutex_lock(&rec_nest_rtm_a), 0);
@@ -304,7 +288,6 @@ KTEST(lockdep, recursive_rt_mutex_nested_silent)
 	rt_mutex_unlock(&rec_nest_rtm_b);
 	rt_mutex_unlock(&rec_nest_rtm_a);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* A third lock at the same subclass as the second is recursion again. */
@@ -315,7 +298,6 @@ static DEFINE_RAW_SPINLOCK(rec_sub_c);
 
 KTEST(lockdep, recursive_same_subclass_twice)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_sub_a, &rec_sub_key);
 	lockdep_set_class(&rec_sub_b, &rec_sub_key);
 	lockdep_set_class(&rec_sub_c, &rec_sub_key);
@@ -326,7 +308,6 @@ KTEST(lockdep, recursive_same_subclass_twice)
 	raw_spin_unlock(&rec_sub_b);
 	raw_spin_unlock(&rec_sub_a);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-	lockdep_reset();
 }
 
 /* A trylock cannot deadlock: it is not checked. */
@@ -338,7 +319,6 @@ KTEST(lockdep, recursive_trylock_silent)
 {
 	bool got;
 
-	lockdep_reset();
 	lockdep_set_class(&rec_try_a, &rec_try_key);
 	lockdep_set_class(&rec_try_b, &rec_try_key);
 	spin_lock(&rec_try_a);
@@ -348,7 +328,6 @@ KTEST(lockdep, recursive_trylock_silent)
 	spin_unlock(&rec_try_a);
 	KEXPECT_TRUE(got);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* The same chain of held classes is validated once: doing the same
@@ -359,7 +338,6 @@ static DEFINE_MUTEX(rec_once_b);
 
 KTEST(lockdep, recursive_reported_once)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_once_a, &rec_once_key);
 	lockdep_set_class(&rec_once_b, &rec_once_key);
 	for (int i = 0; i < 3; i++) {
@@ -369,7 +347,6 @@ KTEST(lockdep, recursive_reported_once)
 		mutex_unlock(&rec_once_a);
 	}
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-	lockdep_reset();
 }
 
 /* Held in the task, taken in an interrupt on the same CPU: two contexts,
@@ -387,7 +364,6 @@ static void rec_irq_fn(void *arg)
 
 KTEST(lockdep, recursive_task_vs_hardirq_not_recursive)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_irq_task, &rec_irq_key);
 	lockdep_set_class(&rec_irq_irq, &rec_irq_key);
 	raw_spin_lock(&rec_irq_task);
@@ -395,7 +371,6 @@ KTEST(lockdep, recursive_task_vs_hardirq_not_recursive)
 	raw_spin_unlock(&rec_irq_task);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_RECURSIVE), 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
-	lockdep_reset();
 }
 
 /* Inside one interrupt handler, the same class twice is recursion. */
@@ -413,12 +388,10 @@ static void rec_in_irq_fn(void *arg)
 
 KTEST(lockdep, recursive_in_hardirq)
 {
-	lockdep_reset();
 	lockdep_set_class(&rec_in_irq_a, &rec_in_irq_key);
 	lockdep_set_class(&rec_in_irq_b, &rec_in_irq_key);
 	ktest_in_hardirq(rec_in_irq_fn, 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-	lockdep_reset();
 }
 
 /* ======================= LOCKDEP_CIRCULAR ======================= */
@@ -432,12 +405,10 @@ KTEST(lockdep, circular_two_locks)
 	struct order_job ab = {2, {R(circ2_a), R(circ2_b)}};
 	struct order_job ba = {2, {R(circ2_b), R(circ2_a)}};
 
-	lockdep_reset();
 	take_in_order(&ab);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	take_in_order(&ba);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* A -> B -> C -> A, one edge at a time. */
@@ -451,13 +422,11 @@ KTEST(lockdep, circular_three_locks)
 	struct order_job bc = {2, {M(circ3_b), M(circ3_c)}};
 	struct order_job ca = {2, {M(circ3_c), M(circ3_a)}};
 
-	lockdep_reset();
 	take_in_order(&ab);
 	take_in_order(&bc);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	take_in_order(&ca);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* A cycle of four spinlock_t. */
@@ -475,13 +444,11 @@ KTEST(lockdep, circular_four_locks)
 		{2, {S(circ4_d), S(circ4_a)}},
 	};
 
-	lockdep_reset();
 	for (int i = 0; i < 3; i++)
 		take_in_order(&j[i]);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	take_in_order(&j[3]);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* The two halves of ABBA in two tasks on two CPUs, one after the other:
@@ -494,12 +461,10 @@ KTEST_CPUS(lockdep, circular_two_tasks_two_cpus, 2)
 	struct order_job ab = {2, {M(circ_tasks2_a), M(circ_tasks2_b)}};
 	struct order_job ba = {2, {M(circ_tasks2_b), M(circ_tasks2_a)}};
 
-	lockdep_reset();
 	ktest_run_on(0, order_fn, &ab, "ld-ab");
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	ktest_run_on(last_cpu(), order_fn, &ba, "ld-ba");
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* A three-lock cycle built by three tasks spread over the CPUs. */
@@ -515,13 +480,11 @@ KTEST_CPUS(lockdep, circular_three_tasks, 2)
 		{2, {S(circ_tasks3_c), S(circ_tasks3_a)}},
 	};
 
-	lockdep_reset();
 	for (int i = 0; i < 2; i++)
 		ktest_run_on(cpu_for(i + 1), order_fn, &j[i], "ld-circ3");
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	ktest_run_on(cpu_for(3), order_fn, &j[2], "ld-circ3");
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* A four-lock cycle of raw spinlocks, one edge on each of four CPUs. */
@@ -539,13 +502,11 @@ KTEST_CPUS(lockdep, circular_four_tasks_four_cpus, 4)
 		{2, {R(circ_cpus4_3), R(circ_cpus4_0)}},
 	};
 
-	lockdep_reset();
 	for (int i = 0; i < 3; i++)
 		ktest_run_on(i, order_fn, &j[i], "ld-circ4");
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	ktest_run_on(3, order_fn, &j[3], "ld-circ4");
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* The same order again and again, and a longer chain that agrees with
@@ -560,13 +521,11 @@ KTEST(lockdep, circular_consistent_order_silent)
 	struct order_job abc = {3, {M(circ_ok_a), M(circ_ok_b), M(circ_ok_c)}};
 	struct order_job ac = {2, {M(circ_ok_a), M(circ_ok_c)}};
 
-	lockdep_reset();
 	take_in_order(&ab);
 	take_in_order(&ab);
 	take_in_order(&abc);
 	take_in_order(&ac);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* A -> B -> C taken by a task on every CPU, one after the other. */
@@ -580,11 +539,9 @@ KTEST_CPUS(lockdep, circular_consistent_order_all_cpus_silent, 2)
 				    S(circ_ok_cpus_c)}};
 	int cpu;
 
-	lockdep_reset();
 	for_each_online_cpu(cpu)
 		ktest_run_on(cpu, order_fn, &abc, "ld-abc");
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* A trylock cannot wait, so "A then trylock B" adds no A -> B: taking
@@ -597,7 +554,6 @@ KTEST(lockdep, circular_trylock_adds_no_edge)
 	struct order_job ba = {2, {S(circ_try_b), S(circ_try_a)}};
 	bool got;
 
-	lockdep_reset();
 	spin_lock(&circ_try_a);
 	got = spin_trylock(&circ_try_b);
 	if (got)
@@ -606,7 +562,6 @@ KTEST(lockdep, circular_trylock_adds_no_edge)
 	KEXPECT_TRUE(got);
 	take_in_order(&ba);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* The bad order repeated (in this task and in another) is one report. */
@@ -618,14 +573,12 @@ KTEST(lockdep, circular_reported_once)
 	struct order_job ab = {2, {M(circ_once_a), M(circ_once_b)}};
 	struct order_job ba = {2, {M(circ_once_b), M(circ_once_a)}};
 
-	lockdep_reset();
 	take_in_order(&ab);
 	take_in_order(&ba);
 	take_in_order(&ba);
 	ktest_run_on(last_cpu(), order_fn, &ba, "ld-ba");
 	take_in_order(&ab);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* The edge that closed the cycle is refused: after B -> A is reported,
@@ -642,14 +595,12 @@ KTEST(lockdep, circular_closing_edge_not_added)
 	struct order_job ax = {2, {R(circ_refused_a), R(circ_refused_x)}};
 	struct order_job xb = {2, {R(circ_refused_x), R(circ_refused_b)}};
 
-	lockdep_reset();
 	take_in_order(&ab);
 	take_in_order(&ba);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_CIRCULAR), 1);
 	take_in_order(&ax);
 	take_in_order(&xb);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* Mixed lock types: a mutex and an rt_mutex (both sleep, so neither
@@ -662,12 +613,10 @@ KTEST(lockdep, circular_mutex_rt_mutex)
 	struct order_job mr = {2, {M(circ_mix_m), RT(circ_mix_r)}};
 	struct order_job rm = {2, {RT(circ_mix_r), M(circ_mix_m)}};
 
-	lockdep_reset();
 	take_in_order(&mr);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	ktest_run_on(last_cpu(), order_fn, &rm, "ld-rm");
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* Mixed: a local_lock and a spinlock_t (both "config" locks). */
@@ -681,7 +630,6 @@ static DEFINE_SPINLOCK(circ_ll_spin);
 
 KTEST(lockdep, circular_local_lock_spinlock)
 {
-	lockdep_reset();
 	local_lock(&circ_ll_pcp.lock);
 	spin_lock(&circ_ll_spin);
 	spin_unlock(&circ_ll_spin);
@@ -692,7 +640,6 @@ KTEST(lockdep, circular_local_lock_spinlock)
 	local_unlock(&circ_ll_pcp.lock);
 	spin_unlock(&circ_ll_spin);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* Raw spinlocks with interrupts off in both orders: still a cycle. */
@@ -703,7 +650,6 @@ KTEST(lockdep, circular_raw_irqsave)
 {
 	unsigned long f1, f2;
 
-	lockdep_reset();
 	raw_spin_lock_irqsave(&circ_irqsave_a, f1);
 	raw_spin_lock_irqsave(&circ_irqsave_b, f2);
 	raw_spin_unlock_irqrestore(&circ_irqsave_b, f2);
@@ -713,7 +659,6 @@ KTEST(lockdep, circular_raw_irqsave)
 	raw_spin_unlock_irqrestore(&circ_irqsave_a, f2);
 	raw_spin_unlock_irqrestore(&circ_irqsave_b, f1);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* Task context and hardirq context add to one graph: A -> B in a task
@@ -733,7 +678,6 @@ KTEST(lockdep, circular_task_and_hardirq)
 {
 	unsigned long f1, f2;
 
-	lockdep_reset();
 	raw_spin_lock_irqsave(&circ_irq_a, f1);
 	raw_spin_lock_irqsave(&circ_irq_b, f2);
 	raw_spin_unlock_irqrestore(&circ_irq_b, f2);
@@ -741,7 +685,6 @@ KTEST(lockdep, circular_task_and_hardirq)
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	ktest_in_hardirq(circ_irq_fn, 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
-	lockdep_reset();
 }
 
 /* ======================= LOCKDEP_IRQ_STATE ======================= */
@@ -761,26 +704,22 @@ static DEFINE_RAW_SPINLOCK(irq_then_task);
 
 KTEST(lockdep, irq_hardirq_then_task_irqs_on)
 {
-	lockdep_reset();
 	ktest_in_hardirq(irq_lock_fn, &irq_then_task);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	raw_spin_lock(&irq_then_task);
 	raw_spin_unlock(&irq_then_task);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
-	lockdep_reset();
 }
 
 static DEFINE_RAW_SPINLOCK(irq_task_then);
 
 KTEST(lockdep, irq_task_irqs_on_then_hardirq)
 {
-	lockdep_reset();
 	raw_spin_lock(&irq_task_then);
 	raw_spin_unlock(&irq_task_then);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	ktest_in_hardirq(irq_lock_fn, &irq_task_then);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
-	lockdep_reset();
 }
 
 /* The inconsistency is reported once, however often it is repeated. */
@@ -788,7 +727,6 @@ static DEFINE_RAW_SPINLOCK(irq_once);
 
 KTEST(lockdep, irq_inconsistent_reported_once)
 {
-	lockdep_reset();
 	ktest_in_hardirq(irq_lock_fn, &irq_once);
 	for (int i = 0; i < 3; i++) {
 		raw_spin_lock(&irq_once);
@@ -796,7 +734,6 @@ KTEST(lockdep, irq_inconsistent_reported_once)
 		ktest_in_hardirq(irq_lock_fn, &irq_once);
 	}
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
-	lockdep_reset();
 }
 
 /* The task side with IRQs off (_irqsave, _irq) is the correct pattern. */
@@ -806,27 +743,23 @@ KTEST(lockdep, irq_hardirq_and_task_irqsave_silent)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	ktest_in_hardirq(irq_lock_fn, &irq_irqsave_ok);
 	raw_spin_lock_irqsave(&irq_irqsave_ok, flags);
 	raw_spin_unlock_irqrestore(&irq_irqsave_ok, flags);
 	ktest_in_hardirq(irq_lock_fn, &irq_irqsave_ok);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static DEFINE_RAW_SPINLOCK(irq_irq_ok);
 
 KTEST(lockdep, irq_hardirq_and_task_lock_irq_silent)
 {
-	lockdep_reset();
 	raw_spin_lock_irq(&irq_irq_ok);
 	raw_spin_unlock_irq(&irq_irq_ok);
 	ktest_in_hardirq(irq_lock_fn, &irq_irq_ok);
 	raw_spin_lock_irq(&irq_irq_ok);
 	raw_spin_unlock_irq(&irq_irq_ok);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* A trylock in hardirq cannot deadlock there, so it does not make the
@@ -846,13 +779,11 @@ KTEST(lockdep, irq_hardirq_trylock_silent)
 {
 	bool got = false;
 
-	lockdep_reset();
 	ktest_in_hardirq(irq_trylock_fn, &got);
 	KEXPECT_TRUE(got);
 	raw_spin_lock(&irq_try);
 	raw_spin_unlock(&irq_try);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* IRQ-safe A (used in hardirq) taken before IRQ-unsafe B (taken with IRQs
@@ -865,7 +796,6 @@ KTEST(lockdep, irq_safe_before_unsafe)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	ktest_in_hardirq(irq_lock_fn, &irq_order_safe);
 	raw_spin_lock(&irq_order_unsafe);
 	raw_spin_unlock(&irq_order_unsafe);
@@ -875,7 +805,6 @@ KTEST(lockdep, irq_safe_before_unsafe)
 	raw_spin_unlock(&irq_order_unsafe);
 	raw_spin_unlock_irqrestore(&irq_order_safe, flags);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
-	lockdep_reset();
 }
 
 /* The reverse nesting (unsafe B held, safe A taken inside with IRQs off)
@@ -887,14 +816,12 @@ KTEST(lockdep, irq_unsafe_before_safe_silent)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	ktest_in_hardirq(irq_lock_fn, &irq_rev_safe);
 	raw_spin_lock(&irq_rev_unsafe);
 	raw_spin_lock_irqsave(&irq_rev_safe, flags);
 	raw_spin_unlock_irqrestore(&irq_rev_safe, flags);
 	raw_spin_unlock(&irq_rev_unsafe);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* The edge first (both with IRQs off, nothing wrong yet), the usages
@@ -906,7 +833,6 @@ KTEST(lockdep, irq_usage_after_edge)
 {
 	unsigned long f1, f2;
 
-	lockdep_reset();
 	raw_spin_lock_irqsave(&irq_late_safe, f1);
 	raw_spin_lock_irqsave(&irq_late_unsafe, f2);
 	raw_spin_unlock_irqrestore(&irq_late_unsafe, f2);
@@ -916,7 +842,6 @@ KTEST(lockdep, irq_usage_after_edge)
 	raw_spin_lock(&irq_late_unsafe);
 	raw_spin_unlock(&irq_late_unsafe);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
-	lockdep_reset();
 }
 
 /* Safe A -> B -> unsafe C: the bad order through a lock in between. */
@@ -928,7 +853,6 @@ KTEST(lockdep, irq_safe_before_unsafe_transitive)
 {
 	unsigned long f1, f2;
 
-	lockdep_reset();
 	ktest_in_hardirq(irq_lock_fn, &irq_path_a);
 	raw_spin_lock(&irq_path_c);
 	raw_spin_unlock(&irq_path_c);
@@ -942,7 +866,6 @@ KTEST(lockdep, irq_safe_before_unsafe_transitive)
 	raw_spin_unlock_irqrestore(&irq_path_b, f2);
 	raw_spin_unlock_irqrestore(&irq_path_a, f1);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
-	lockdep_reset();
 }
 
 /* ======================= LOCKDEP_BAD_UNLOCK ======================= */
@@ -953,7 +876,6 @@ KTEST(lockdep, bad_unlock_raw_never_locked)
 {
 	int pc = preempt_count();
 
-	lockdep_reset();
 	raw_spin_unlock(&bad_raw);
 	KEXPECT_EQ(preempt_count(), pc);
 	KEXPECT_FALSE(raw_spin_is_locked(&bad_raw));
@@ -964,7 +886,6 @@ KTEST(lockdep, bad_unlock_raw_never_locked)
 	KEXPECT_FALSE(raw_spin_is_locked(&bad_raw));
 	KEXPECT_EQ(preempt_count(), pc);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
-	lockdep_reset();
 }
 
 static DEFINE_SPINLOCK(bad_spin);
@@ -973,7 +894,6 @@ KTEST(lockdep, bad_unlock_spinlock_never_locked)
 {
 	int pc = preempt_count(), md = current->migration_disabled;
 
-	lockdep_reset();
 	spin_unlock(&bad_spin);
 	KEXPECT_EQ(preempt_count(), pc);
 	KEXPECT_EQ(current->migration_disabled, md);
@@ -983,14 +903,12 @@ KTEST(lockdep, bad_unlock_spinlock_never_locked)
 	spin_unlock(&bad_spin);
 	KEXPECT_FALSE(spin_is_locked(&bad_spin));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
-	lockdep_reset();
 }
 
 static DEFINE_MUTEX(bad_mutex);
 
 KTEST(lockdep, bad_unlock_mutex_never_locked)
 {
-	lockdep_reset();
 	mutex_unlock(&bad_mutex);
 	KEXPECT_FALSE(mutex_is_locked(&bad_mutex));
 	mutex_lock(&bad_mutex);
@@ -998,14 +916,12 @@ KTEST(lockdep, bad_unlock_mutex_never_locked)
 	mutex_unlock(&bad_mutex);
 	KEXPECT_FALSE(mutex_is_locked(&bad_mutex));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
-	lockdep_reset();
 }
 
 static DEFINE_RT_MUTEX(bad_rtm);
 
 KTEST(lockdep, bad_unlock_rt_mutex_never_locked)
 {
-	lockdep_reset();
 	rt_mutex_unlock(&bad_rtm);
 	KEXPECT_FALSE(rt_mutex_is_locked(&bad_rtm));
 	KEXPECT_EQ(rt_mutex_lock(&bad_rtm), 0);
@@ -1013,7 +929,6 @@ KTEST(lockdep, bad_unlock_rt_mutex_never_locked)
 	rt_mutex_unlock(&bad_rtm);
 	KEXPECT_FALSE(rt_mutex_is_locked(&bad_rtm));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
-	lockdep_reset();
 }
 
 /* Released twice: the second release is the bad one. */
@@ -1021,7 +936,6 @@ static DEFINE_MUTEX(bad_twice);
 
 KTEST(lockdep, bad_unlock_double_unlock)
 {
-	lockdep_reset();
 	mutex_lock(&bad_twice);
 	mutex_unlock(&bad_twice);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
@@ -1030,7 +944,6 @@ KTEST(lockdep, bad_unlock_double_unlock)
 	mutex_lock(&bad_twice);
 	mutex_unlock(&bad_twice);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
-	lockdep_reset();
 }
 
 /* A local_lock released without being held: refused, and what the lock
@@ -1047,7 +960,6 @@ KTEST(lockdep, bad_unlock_local_lock)
 	int migration = current->migration_disabled;
 	int count = preempt_count();
 
-	lockdep_reset();
 	local_unlock(&bad_ll.lock);
 	KEXPECT_EQ(current->migration_disabled, migration);
 	KEXPECT_EQ(preempt_count(), count);
@@ -1056,7 +968,6 @@ KTEST(lockdep, bad_unlock_local_lock)
 	KEXPECT_EQ(current->migration_disabled, migration);
 	KEXPECT_EQ(preempt_count(), count);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
-	lockdep_reset();
 }
 
 /* Held by a helper task: our unlock is refused, the helper keeps it. */
@@ -1102,7 +1013,6 @@ KTEST(lockdep, bad_unlock_mutex_held_by_other_task)
 	struct holder h = {.mutex = &bad_other_mutex};
 	struct task *t;
 
-	lockdep_reset();
 	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
 	KASSERT_TRUE(t);
 	KEXPECT_TRUE(wait_flag(&h.locked, 2000));
@@ -1113,7 +1023,6 @@ KTEST(lockdep, bad_unlock_mutex_held_by_other_task)
 	KEXPECT_TRUE(h.held_after);
 	KEXPECT_FALSE(mutex_is_locked(&bad_other_mutex));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
-	lockdep_reset();
 }
 
 static DEFINE_RAW_SPINLOCK(bad_other_raw);
@@ -1123,7 +1032,6 @@ KTEST_CPUS(lockdep, bad_unlock_raw_held_by_other_task, 2)
 	struct holder h = {.raw = &bad_other_raw};
 	struct task *t;
 
-	lockdep_reset();
 	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
 	KASSERT_TRUE(t);
 	KEXPECT_TRUE(wait_flag(&h.locked, 2000));
@@ -1134,7 +1042,6 @@ KTEST_CPUS(lockdep, bad_unlock_raw_held_by_other_task, 2)
 	KEXPECT_TRUE(h.held_after);
 	KEXPECT_FALSE(raw_spin_is_locked(&bad_other_raw));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
-	lockdep_reset();
 }
 
 static DEFINE_SPINLOCK(bad_other_spin);
@@ -1144,7 +1051,6 @@ KTEST_CPUS(lockdep, bad_unlock_spinlock_held_by_other_task, 2)
 	struct holder h = {.spin = &bad_other_spin};
 	struct task *t;
 
-	lockdep_reset();
 	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
 	KASSERT_TRUE(t);
 	KEXPECT_TRUE(wait_flag(&h.locked, 2000));
@@ -1155,7 +1061,6 @@ KTEST_CPUS(lockdep, bad_unlock_spinlock_held_by_other_task, 2)
 	KEXPECT_TRUE(h.held_after);
 	KEXPECT_FALSE(spin_is_locked(&bad_other_spin));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
-	lockdep_reset();
 }
 
 /* Releasing in another order than taking is not a bad unlock. */
@@ -1165,7 +1070,6 @@ static DEFINE_MUTEX(bad_ooo_c);
 
 KTEST(lockdep, bad_unlock_out_of_order_silent)
 {
-	lockdep_reset();
 	mutex_lock(&bad_ooo_a);
 	mutex_lock(&bad_ooo_b);
 	mutex_lock(&bad_ooo_c);
@@ -1181,7 +1085,6 @@ KTEST(lockdep, bad_unlock_out_of_order_silent)
 	mutex_unlock(&bad_ooo_a);
 	mutex_unlock(&bad_ooo_b);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* lockdep_reset() forgets the graph and the counters, not what is held:
@@ -1190,13 +1093,11 @@ static DEFINE_SPINLOCK(bad_reset_held);
 
 KTEST(lockdep, bad_unlock_reset_keeps_held_locks)
 {
-	lockdep_reset();
 	spin_lock(&bad_reset_held);
 	lockdep_reset();
 	spin_unlock(&bad_reset_held);
 	KEXPECT_FALSE(spin_is_locked(&bad_reset_held));
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* ======================= LOCKDEP_HELD_REINIT ======================= */
@@ -1205,7 +1106,6 @@ static DEFINE_SPINLOCK(reinit_spin);
 
 KTEST(lockdep, reinit_held_spinlock)
 {
-	lockdep_reset();
 	spin_lock(&reinit_spin);
 	spin_lock_init(&reinit_spin);
 	KEXPECT_TRUE(spin_is_locked(&reinit_spin));
@@ -1213,49 +1113,42 @@ KTEST(lockdep, reinit_held_spinlock)
 	spin_unlock(&reinit_spin);
 	KEXPECT_FALSE(spin_is_locked(&reinit_spin));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
-	lockdep_reset();
 }
 
 static DEFINE_RAW_SPINLOCK(reinit_raw);
 
 KTEST(lockdep, reinit_held_raw_spinlock)
 {
-	lockdep_reset();
 	raw_spin_lock(&reinit_raw);
 	raw_spin_lock_init(&reinit_raw);
 	KEXPECT_TRUE(raw_spin_is_locked(&reinit_raw));
 	raw_spin_unlock(&reinit_raw);
 	KEXPECT_FALSE(raw_spin_is_locked(&reinit_raw));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
-	lockdep_reset();
 }
 
 static DEFINE_MUTEX(reinit_mutex);
 
 KTEST(lockdep, reinit_held_mutex)
 {
-	lockdep_reset();
 	mutex_lock(&reinit_mutex);
 	mutex_init(&reinit_mutex);
 	KEXPECT_TRUE(rt_mutex_owner(&reinit_mutex.rtmutex) == current);
 	mutex_unlock(&reinit_mutex);
 	KEXPECT_FALSE(mutex_is_locked(&reinit_mutex));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
-	lockdep_reset();
 }
 
 static DEFINE_RT_MUTEX(reinit_rtm);
 
 KTEST(lockdep, reinit_held_rt_mutex)
 {
-	lockdep_reset();
 	KEXPECT_EQ(rt_mutex_lock(&reinit_rtm), 0);
 	rt_mutex_init(&reinit_rtm);
 	KEXPECT_TRUE(rt_mutex_owner(&reinit_rtm) == current);
 	rt_mutex_unlock(&reinit_rtm);
 	KEXPECT_FALSE(rt_mutex_is_locked(&reinit_rtm));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
-	lockdep_reset();
 }
 
 /* Initialising a free lock again is allowed. */
@@ -1263,14 +1156,12 @@ static DEFINE_SPINLOCK(reinit_free);
 
 KTEST(lockdep, reinit_free_lock_silent)
 {
-	lockdep_reset();
 	spin_lock(&reinit_free);
 	spin_unlock(&reinit_free);
 	spin_lock_init(&reinit_free);
 	spin_lock(&reinit_free);
 	spin_unlock(&reinit_free);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* ======================= LOCKDEP_WAIT_CONTEXT ======================= */
@@ -1295,13 +1186,11 @@ static DEFINE_SPINLOCK(wc_spin1);
 
 KTEST(lockdep, wait_spinlock_under_raw_spinlock)
 {
-	lockdep_reset();
 	raw_spin_lock(&wc_raw1);
 	spin_lock(&wc_spin1);
 	spin_unlock(&wc_spin1);
 	raw_spin_unlock(&wc_raw1);
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_RAW_SPINLOCK(wc_raw2);
@@ -1309,13 +1198,11 @@ static DEFINE_MUTEX(wc_mutex2);
 
 KTEST(lockdep, wait_mutex_under_raw_spinlock)
 {
-	lockdep_reset();
 	raw_spin_lock(&wc_raw2);
 	mutex_lock(&wc_mutex2);
 	mutex_unlock(&wc_mutex2);
 	raw_spin_unlock(&wc_raw2);
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_RAW_SPINLOCK(wc_raw3);
@@ -1325,13 +1212,11 @@ KTEST(lockdep, wait_rt_mutex_under_raw_spinlock_irqsave)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	raw_spin_lock_irqsave(&wc_raw3, flags);
 	rt_mutex_lock(&wc_rtm3);
 	rt_mutex_unlock(&wc_rtm3);
 	raw_spin_unlock_irqrestore(&wc_raw3, flags);
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_RAW_SPINLOCK(wc_raw4);
@@ -1340,39 +1225,33 @@ static DEFINE_PER_CPU(struct wc_pcp, wc_pcp4) = {
 
 KTEST(lockdep, wait_local_lock_under_raw_spinlock)
 {
-	lockdep_reset();
 	raw_spin_lock(&wc_raw4);
 	local_lock(&wc_pcp4.lock);
 	local_unlock(&wc_pcp4.lock);
 	raw_spin_unlock(&wc_raw4);
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_SPINLOCK(wc_spin5);
 
 KTEST(lockdep, wait_spinlock_under_preempt_disable)
 {
-	lockdep_reset();
 	preempt_disable();
 	spin_lock(&wc_spin5);
 	spin_unlock(&wc_spin5);
 	preempt_enable();
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_MUTEX(wc_mutex6);
 
 KTEST(lockdep, wait_mutex_under_preempt_disable)
 {
-	lockdep_reset();
 	preempt_disable();
 	mutex_lock(&wc_mutex6);
 	mutex_unlock(&wc_mutex6);
 	preempt_enable();
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(struct wc_pcp, wc_pcp7) = {
@@ -1380,26 +1259,22 @@ static DEFINE_PER_CPU(struct wc_pcp, wc_pcp7) = {
 
 KTEST(lockdep, wait_local_lock_under_get_cpu)
 {
-	lockdep_reset();
 	(void)get_cpu();
 	local_lock(&wc_pcp7.lock);
 	local_unlock(&wc_pcp7.lock);
 	put_cpu();
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_SPINLOCK(wc_spin8);
 
 KTEST(lockdep, wait_spinlock_irqs_disabled)
 {
-	lockdep_reset();
 	local_irq_disable();
 	spin_lock(&wc_spin8);
 	spin_unlock(&wc_spin8);
 	local_irq_enable();
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 /* spin_lock_irqsave() with IRQs already off: on RT=0 the lock did not
@@ -1411,13 +1286,11 @@ KTEST(lockdep, wait_spinlock_irqsave_irqs_already_off)
 {
 	unsigned long outer, inner;
 
-	lockdep_reset();
 	local_irq_save(outer);
 	spin_lock_irqsave(&wc_spin8b, inner);
 	spin_unlock_irqrestore(&wc_spin8b, inner);
 	local_irq_restore(outer);
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_MUTEX(wc_mutex9);
@@ -1426,13 +1299,11 @@ KTEST(lockdep, wait_mutex_irqs_saved)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	local_irq_save(flags);
 	mutex_lock(&wc_mutex9);
 	mutex_unlock(&wc_mutex9);
 	local_irq_restore(flags);
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_MUTEX(wc_mutex10);
@@ -1445,11 +1316,9 @@ static void wc_mutex_irq_fn(void *arg)
 
 KTEST(lockdep, wait_mutex_in_hardirq)
 {
-	lockdep_reset();
 	ktest_in_hardirq(wc_mutex_irq_fn, 0);
 	KEXPECT_FALSE(mutex_is_locked(&wc_mutex10));
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 /* A mutex always sleeps: not under a spinlock_t or local_lock either
@@ -1460,13 +1329,11 @@ static DEFINE_MUTEX(wc_mutex11);
 
 KTEST(lockdep, wait_mutex_under_spinlock)
 {
-	lockdep_reset();
 	spin_lock(&wc_spin11);
 	mutex_lock(&wc_mutex11);
 	mutex_unlock(&wc_mutex11);
 	spin_unlock(&wc_spin11);
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(struct wc_pcp, wc_pcp12) = {
@@ -1475,13 +1342,11 @@ static DEFINE_MUTEX(wc_mutex12);
 
 KTEST(lockdep, wait_mutex_under_local_lock)
 {
-	lockdep_reset();
 	local_lock(&wc_pcp12.lock);
 	mutex_lock(&wc_mutex12);
 	mutex_unlock(&wc_mutex12);
 	local_unlock(&wc_pcp12.lock);
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 static DEFINE_SPINLOCK(wc_spin13);
@@ -1491,13 +1356,11 @@ KTEST(lockdep, wait_rt_mutex_under_spinlock_irqsave)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	spin_lock_irqsave(&wc_spin13, flags);
 	rt_mutex_lock(&wc_rtm13);
 	rt_mutex_unlock(&wc_rtm13);
 	spin_unlock_irqrestore(&wc_spin13, flags);
 	EXPECT_WAIT_CONTEXT();
-	lockdep_reset();
 }
 
 /* --- the correct nestings: silent --- */
@@ -1506,13 +1369,11 @@ static DEFINE_SPINLOCK(wc_ok_plain);
 
 KTEST(lockdep, wait_spinlock_in_task_silent)
 {
-	lockdep_reset();
 	spin_lock(&wc_ok_plain);
 	spin_unlock(&wc_ok_plain);
 	spin_lock_irq(&wc_ok_plain);
 	spin_unlock_irq(&wc_ok_plain);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static DEFINE_SPINLOCK(wc_ok_outer);
@@ -1520,13 +1381,11 @@ static DEFINE_SPINLOCK(wc_ok_inner);
 
 KTEST(lockdep, wait_spinlock_in_spinlock_silent)
 {
-	lockdep_reset();
 	spin_lock(&wc_ok_outer);
 	spin_lock(&wc_ok_inner);
 	spin_unlock(&wc_ok_inner);
 	spin_unlock(&wc_ok_outer);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* On RT=0 spin_lock_irqsave turns IRQs off for real, but on RT it would
@@ -1538,7 +1397,6 @@ KTEST(lockdep, wait_spinlock_in_spinlock_irqsave_silent)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	spin_lock_irqsave(&wc_ok_irq_outer, flags);
 	spin_lock(&wc_ok_irq_inner);
 	spin_unlock(&wc_ok_irq_inner);
@@ -1548,7 +1406,6 @@ KTEST(lockdep, wait_spinlock_in_spinlock_irqsave_silent)
 	spin_unlock(&wc_ok_irq_inner);
 	spin_unlock_irq(&wc_ok_irq_outer);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* local_lock and spinlock_t nest either way (different inner locks, so
@@ -1562,7 +1419,6 @@ KTEST(lockdep, wait_local_lock_and_spinlock_silent)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	local_lock(&wc_ok_pcp.lock);
 	spin_lock(&wc_ok_ll_in);
 	spin_unlock(&wc_ok_ll_in);
@@ -1576,7 +1432,6 @@ KTEST(lockdep, wait_local_lock_and_spinlock_silent)
 	local_unlock(&wc_ok_pcp.lock);
 	spin_unlock(&wc_ok_ll_out);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* Under a mutex anything goes. */
@@ -1588,7 +1443,6 @@ static DEFINE_PER_CPU(struct wc_pcp, wc_ok_m_pcp) = {
 
 KTEST(lockdep, wait_locks_in_mutex_silent)
 {
-	lockdep_reset();
 	mutex_lock(&wc_ok_mutex);
 	spin_lock(&wc_ok_m_spin);
 	spin_unlock(&wc_ok_m_spin);
@@ -1598,7 +1452,6 @@ KTEST(lockdep, wait_locks_in_mutex_silent)
 	local_unlock(&wc_ok_m_pcp.lock);
 	mutex_unlock(&wc_ok_mutex);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static DEFINE_MUTEX(wc_ok_mm_outer);
@@ -1607,7 +1460,6 @@ static DEFINE_RT_MUTEX(wc_ok_mm_rtm);
 
 KTEST(lockdep, wait_mutex_in_mutex_silent)
 {
-	lockdep_reset();
 	mutex_lock(&wc_ok_mm_outer);
 	mutex_lock(&wc_ok_mm_inner);
 	rt_mutex_lock(&wc_ok_mm_rtm);
@@ -1615,7 +1467,6 @@ KTEST(lockdep, wait_mutex_in_mutex_silent)
 	mutex_unlock(&wc_ok_mm_inner);
 	mutex_unlock(&wc_ok_mm_outer);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* A raw spinlock spins: fine anywhere. */
@@ -1627,7 +1478,6 @@ KTEST(lockdep, wait_raw_spinlock_anywhere_silent)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	spin_lock(&wc_ok_r_spin);
 	raw_spin_lock(&wc_ok_r_inner);
 	raw_spin_unlock(&wc_ok_r_inner);
@@ -1645,7 +1495,6 @@ KTEST(lockdep, wait_raw_spinlock_anywhere_silent)
 	raw_spin_unlock(&wc_ok_r_inner);
 	local_irq_restore(flags);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* A trylock does not wait: not checked. */
@@ -1656,7 +1505,6 @@ KTEST(lockdep, wait_trylock_under_raw_spinlock_silent)
 {
 	bool got;
 
-	lockdep_reset();
 	raw_spin_lock(&wc_ok_try_raw);
 	got = mutex_trylock(&wc_ok_try_mutex);
 	if (got)
@@ -1664,7 +1512,6 @@ KTEST(lockdep, wait_trylock_under_raw_spinlock_silent)
 	raw_spin_unlock(&wc_ok_try_raw);
 	KEXPECT_TRUE(got);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* Migration disabled is not atomic: a sleeping lock is fine there. */
@@ -1672,49 +1519,41 @@ static DEFINE_MUTEX(wc_ok_migr);
 
 KTEST(lockdep, wait_mutex_migrate_disabled_silent)
 {
-	lockdep_reset();
 	migrate_disable();
 	mutex_lock(&wc_ok_migr);
 	mutex_unlock(&wc_ok_migr);
 	migrate_enable();
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* ======================= LOCKDEP_SLEEP_IN_ATOMIC ======================= */
 
 KTEST(lockdep, sleep_might_sleep_preempt_disabled)
 {
-	lockdep_reset();
 	preempt_disable();
 	might_sleep();
 	preempt_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
-	lockdep_reset();
 }
 
 KTEST(lockdep, sleep_might_sleep_irqs_disabled)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	local_irq_save(flags);
 	might_sleep();
 	local_irq_restore(flags);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
-	lockdep_reset();
 }
 
 static DEFINE_RAW_SPINLOCK(sleep_raw);
 
 KTEST(lockdep, sleep_might_sleep_raw_spinlock)
 {
-	lockdep_reset();
 	raw_spin_lock(&sleep_raw);
 	might_sleep();
 	raw_spin_unlock(&sleep_raw);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
-	lockdep_reset();
 }
 
 static void sleep_irq_fn(void *arg)
@@ -1724,33 +1563,27 @@ static void sleep_irq_fn(void *arg)
 
 KTEST(lockdep, sleep_might_sleep_hardirq)
 {
-	lockdep_reset();
 	ktest_in_hardirq(sleep_irq_fn, 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
-	lockdep_reset();
 }
 
 /* msleep() checks with might_sleep() and then schedules: one report for
  * the one bad sleep, not one from each. */
 KTEST(lockdep, sleep_msleep_preempt_disabled_once)
 {
-	lockdep_reset();
 	preempt_disable();
 	msleep(1);
 	preempt_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
-	lockdep_reset();
 }
 
 /* schedule() itself with preemption off: one report. */
 KTEST(lockdep, sleep_schedule_preempt_disabled)
 {
-	lockdep_reset();
 	preempt_disable();
 	schedule();
 	preempt_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
-	lockdep_reset();
 }
 
 /* might_sleep() announces the sleep of the function it is called in: a
@@ -1758,13 +1591,11 @@ KTEST(lockdep, sleep_schedule_preempt_disabled)
  * later one from elsewhere is not (sleep_report_does_not_hide_a_later_one). */
 KTEST(lockdep, sleep_might_sleep_then_schedule_same_function_once)
 {
-	lockdep_reset();
 	preempt_disable();
 	might_sleep();
 	schedule();
 	preempt_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
-	lockdep_reset();
 }
 
 /* wait_for_completion*() with preemption off sleeps inside the very
@@ -1774,12 +1605,10 @@ KTEST(lockdep, sleep_wait_for_completion_preempt_disabled_once)
 	struct completion never;
 
 	init_completion(&never);
-	lockdep_reset();
 	preempt_disable();
 	KEXPECT_FALSE(wait_for_completion_timeout(&never, 2 * NS_PER_MS));
 	preempt_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 1);
-	lockdep_reset();
 }
 
 static __attribute__((noinline)) void schedule_from_deeper(void)
@@ -1796,7 +1625,6 @@ KTEST(lockdep, sleep_report_does_not_hide_a_later_one)
 
 	init_completion(&done);
 	complete(&done);
-	lockdep_reset();
 	preempt_disable();
 	wait_for_completion(&done);
 	preempt_enable();
@@ -1804,16 +1632,13 @@ KTEST(lockdep, sleep_report_does_not_hide_a_later_one)
 	schedule_from_deeper();
 	preempt_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_SLEEP_IN_ATOMIC, 2);
-	lockdep_reset();
 }
 
 KTEST(lockdep, sleep_might_sleep_task_silent)
 {
-	lockdep_reset();
 	might_sleep();
 	msleep(1);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static DEFINE_MUTEX(sleep_mutex);
@@ -1821,7 +1646,6 @@ static DEFINE_RT_MUTEX(sleep_rtm);
 
 KTEST(lockdep, sleep_might_sleep_holding_mutex_silent)
 {
-	lockdep_reset();
 	mutex_lock(&sleep_mutex);
 	might_sleep();
 	rt_mutex_lock(&sleep_rtm);
@@ -1830,17 +1654,14 @@ KTEST(lockdep, sleep_might_sleep_holding_mutex_silent)
 	rt_mutex_unlock(&sleep_rtm);
 	mutex_unlock(&sleep_mutex);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 KTEST(lockdep, sleep_might_sleep_migrate_disabled_silent)
 {
-	lockdep_reset();
 	migrate_disable();
 	might_sleep();
 	migrate_enable();
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* ======================= lockdep_assert_held ======================= */
@@ -1853,7 +1674,6 @@ static DEFINE_MUTEX(assert_mutex);
 
 KTEST(lockdep, assert_held_knows_what_is_held)
 {
-	lockdep_reset();
 	KEXPECT_FALSE(lock_is_held(&assert_mutex.dep_map));
 	mutex_lock(&assert_mutex);
 	spin_lock(&assert_spin);
@@ -1871,7 +1691,6 @@ KTEST(lockdep, assert_held_knows_what_is_held)
 	KEXPECT_FALSE(lock_is_held(&assert_spin.dep_map));
 	KEXPECT_FALSE(lock_is_held(&assert_mutex.dep_map));
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* ======================= LOCKDEP_HELD_AT_EXIT ======================= */
@@ -1895,11 +1714,9 @@ static int exit_released_fn(void *arg)
 
 KTEST(lockdep, exit_holding_mutex)
 {
-	lockdep_reset();
 	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_holding_fn, &exit_abandoned,
 			  "ld-exit"), 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_AT_EXIT, 1);
-	lockdep_reset();
 }
 
 /* A raw spinlock left held also leaves preemption off: the exit report
@@ -1915,12 +1732,10 @@ static int exit_holding_raw_fn(void *arg)
 
 KTEST(lockdep, exit_holding_raw_spinlock)
 {
-	lockdep_reset();
 	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_holding_raw_fn,
 				&exit_abandoned_raw, "ld-exit-raw"), 0);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_SLEEP_IN_ATOMIC), 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_AT_EXIT, 1);
-	lockdep_reset();
 }
 
 /* Exiting with a mutex held and a stray preempt_disable(): the mutex
@@ -1936,23 +1751,19 @@ static int exit_holding_and_leaking_fn(void *arg)
 
 KTEST(lockdep, exit_holding_mutex_preempt_leak)
 {
-	lockdep_reset();
 	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_holding_and_leaking_fn,
 				&exit_abandoned_leak, "ld-exit-leak"), 0);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_HELD_AT_EXIT), 1);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_SLEEP_IN_ATOMIC), 1);
 	KEXPECT_EQ(lockdep_reports_total(), 2);
-	lockdep_reset();
 }
 
 KTEST(lockdep, exit_after_unlock_silent)
 {
-	lockdep_reset();
 	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_released_fn, &exit_released,
 			  "ld-exit"), 0);
 	KEXPECT_FALSE(mutex_is_locked(&exit_released));
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* ======================= LOCKDEP_PREEMPTIBLE_CPU_ID ======================= */
@@ -1973,20 +1784,17 @@ KTEST_CPUS(lockdep, cpu_id_preemptible_migratable, 2)
 {
 	int cpu;
 
-	lockdep_reset();
 	allow_all_cpus();
 	cpu = smp_processor_id();
 	back_to_cpu0();
 	KEXPECT_LT(cpu, (int)num_online_cpus());
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PREEMPTIBLE_CPU_ID, 1);
-	lockdep_reset();
 }
 
 KTEST_CPUS(lockdep, cpu_id_preempt_disabled_silent, 2)
 {
 	int cpu;
 
-	lockdep_reset();
 	allow_all_cpus();
 	preempt_disable();
 	cpu = smp_processor_id();
@@ -1994,14 +1802,12 @@ KTEST_CPUS(lockdep, cpu_id_preempt_disabled_silent, 2)
 	preempt_enable();
 	back_to_cpu0();
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 KTEST_CPUS(lockdep, cpu_id_migrate_disabled_silent, 2)
 {
 	int cpu;
 
-	lockdep_reset();
 	allow_all_cpus();
 	migrate_disable();
 	cpu = smp_processor_id();
@@ -2010,21 +1816,18 @@ KTEST_CPUS(lockdep, cpu_id_migrate_disabled_silent, 2)
 	migrate_enable();
 	back_to_cpu0();
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 KTEST_CPUS(lockdep, cpu_id_irqs_disabled_silent, 2)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	allow_all_cpus();
 	local_irq_save(flags);
 	(void)smp_processor_id();
 	local_irq_restore(flags);
 	back_to_cpu0();
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static void cpu_id_irq_fn(void *arg)
@@ -2036,32 +1839,26 @@ KTEST_CPUS(lockdep, cpu_id_hardirq_silent, 2)
 {
 	int cpu = -1;
 
-	lockdep_reset();
 	allow_all_cpus();
 	ktest_in_hardirq(cpu_id_irq_fn, &cpu);
 	back_to_cpu0();
 	KEXPECT_GE(cpu, 0);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 KTEST(lockdep, cpu_id_single_cpu_affinity_silent)
 {
-	lockdep_reset();
 	KEXPECT_EQ(set_cpus_allowed(current, cpumask_of(0)), 0);
 	KEXPECT_EQ(smp_processor_id(), 0);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 KTEST_CPUS(lockdep, cpu_id_raw_unchecked_silent, 2)
 {
-	lockdep_reset();
 	allow_all_cpus();
 	(void)raw_smp_processor_id();
 	back_to_cpu0();
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 #endif /* CONFIG_LOCKDEP */
