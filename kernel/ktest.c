@@ -23,7 +23,6 @@
 #include "sched.h"
 #include "smp.h"
 #include "string.h"
-#include "time.h"
 #include "vsprintf.h"
 
 extern const struct ktest __ktests_start[], __ktests_end[];
@@ -353,55 +352,6 @@ int ktest_run_all(const char *glob)
 	       tally.failed, tally.skipped);
 	kfree(v);
 	return tally.failed;
-}
-
-struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
-			 int cpu, int policy, int prio, bool wake)
-{
-	struct task *t = kthread_create(fn, arg, name);
-
-	if (!t) {
-		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
-			       name);
-		return 0;
-	}
-	if (cpu >= 0)
-		kthread_bind(t, cpu);
-	if (policy != SCHED_NORMAL && sched_setscheduler(t, policy, prio))
-		ktest_fail_msg(__FILE__, __LINE__, "sched_setscheduler(%s, %d, "
-			       "%d) failed", name, policy, prio);
-	if (wake)
-		wake_up_process(t);
-	return t;
-}
-
-int ktest_join(struct task *t)
-{
-	return t ? kthread_join(t) : -1;
-}
-
-static bool poll(volatile void *v, bool wide, long want, uint64_t timeout_ms)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while ((wide ? __atomic_load_n((volatile long *)v, __ATOMIC_ACQUIRE)
-		     : __atomic_load_n((volatile int *)v, __ATOMIC_ACQUIRE)) <
-	       want) {
-		if (ktime_get_ns() - t0 > timeout_ms * 1000000)
-			return false;
-		msleep(1);
-	}
-	return true;
-}
-
-bool ktest_poll_long(volatile long *v, long want, uint64_t timeout_ms)
-{
-	return poll(v, true, want, timeout_ms);
-}
-
-bool ktest_poll_int(volatile int *v, int want, uint64_t timeout_ms)
-{
-	return poll(v, false, want, timeout_ms);
 }
 
 /* ktest_in_hardirq(): an irq_work on this CPU, waited for with interrupts

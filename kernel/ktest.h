@@ -124,18 +124,6 @@ void ktest_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * and return when it has run. Needs interrupts on. */
 void ktest_in_hardirq(void (*fn)(void *), void *arg);
 
-/* Helper tasks. ktest_spawn(): fn(arg) as a task named name, bound to cpu
- * (-1: not bound), with policy and RT priority (SCHED_NORMAL: prio 0),
- * woken if wake; a failure is recorded and gives NULL, which
- * ktest_join() (-1) and the callers' clean-up paths accept. */
-struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
-			 int cpu, int policy, int prio, bool wake);
-int ktest_join(struct task *t);
-
-/* Sleep-poll until *v >= want, or false after timeout_ms. */
-bool ktest_poll_int(volatile int *v, int want, uint64_t timeout_ms);
-bool ktest_poll_long(volatile long *v, long want, uint64_t timeout_ms);
-
 /* A test outside the lockdep suites that provokes validator reports on
  * purpose: n reports of kind were made since the test began (0 expected
  * when LOCKDEP=0), and the validator forgets them (lockdep_reset()), so

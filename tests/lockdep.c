@@ -47,35 +47,12 @@
 KTEST_SUITE(lockdep, .init = lockdep_reset, .exit = lockdep_reset);
 
 /* No helper waits for the test task longer than this. */
-#define HELPER_MAX_NS (5000 * NS_PER_MS)
+#define HELPER_MAX_MS 5000
 
 /* The i-th helper of a test goes to CPU i, modulo the online CPUs. */
 static int cpu_for(int i)
 {
 	return i % (int)num_online_cpus();
-}
-
-/* Sleep-poll until *v becomes non-zero; false after timeout_ms. */
-static bool wait_flag(volatile int *v, uint64_t timeout_ms)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(v)) {
-		if (ns_since(t0) > timeout_ms * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
-}
-
-/* Busy-wait (for a helper that holds a spinning lock) until *v is set or
- * HELPER_MAX_NS passes. */
-static void spin_flag(volatile int *v)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(v) && ns_since(t0) < HELPER_MAX_NS)
-		cpu_relax();
 }
 
 /* ---- a lock order, taken in a task: one lock of any kind per step ---- */
@@ -987,19 +964,19 @@ static int holder_fn(void *arg)
 	if (h->raw) {
 		raw_spin_lock(h->raw);
 		store_int(&h->locked, 1);
-		spin_flag(&h->release);
+		ktest_poll_until(load_int(&h->release), HELPER_MAX_MS, POLL_SPIN);
 		h->held_after = raw_spin_is_locked(h->raw);
 		raw_spin_unlock(h->raw);
 	} else if (h->spin) {
 		spin_lock(h->spin);
 		store_int(&h->locked, 1);
-		spin_flag(&h->release);
+		ktest_poll_until(load_int(&h->release), HELPER_MAX_MS, POLL_SPIN);
 		h->held_after = spin_is_locked(h->spin);
 		spin_unlock(h->spin);
 	} else {
 		mutex_lock(h->mutex);
 		store_int(&h->locked, 1);
-		wait_flag(&h->release, HELPER_MAX_NS / NS_PER_MS);
+		ktest_poll_int(&h->release, 1, HELPER_MAX_MS);
 		h->held_after = rt_mutex_owner(&h->mutex->rtmutex) == current;
 		mutex_unlock(h->mutex);
 	}
@@ -1015,7 +992,7 @@ KTEST(lockdep, bad_unlock_mutex_held_by_other_task)
 
 	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
 	KASSERT_TRUE(t);
-	KEXPECT_TRUE(wait_flag(&h.locked, 2000));
+	KEXPECT_TRUE(ktest_poll_int(&h.locked, 1, 2000));
 	mutex_unlock(&bad_other_mutex);
 	KEXPECT_TRUE(t && rt_mutex_owner(&bad_other_mutex.rtmutex) == t);
 	store_int(&h.release, 1);
@@ -1034,7 +1011,7 @@ KTEST_CPUS(lockdep, bad_unlock_raw_held_by_other_task, 2)
 
 	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
 	KASSERT_TRUE(t);
-	KEXPECT_TRUE(wait_flag(&h.locked, 2000));
+	KEXPECT_TRUE(ktest_poll_int(&h.locked, 1, 2000));
 	raw_spin_unlock(&bad_other_raw);
 	KEXPECT_TRUE(raw_spin_is_locked(&bad_other_raw));
 	store_int(&h.release, 1);
@@ -1053,7 +1030,7 @@ KTEST_CPUS(lockdep, bad_unlock_spinlock_held_by_other_task, 2)
 
 	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
 	KASSERT_TRUE(t);
-	KEXPECT_TRUE(wait_flag(&h.locked, 2000));
+	KEXPECT_TRUE(ktest_poll_int(&h.locked, 1, 2000));
 	spin_unlock(&bad_other_spin);
 	KEXPECT_TRUE(spin_is_locked(&bad_other_spin));
 	store_int(&h.release, 1);

@@ -258,15 +258,11 @@ static struct {
 
 static int inh_low(void *arg)
 {
-	uint64_t t0;
-
 	spin_lock(&pre_lock);
 	store_int(&inh.held, 1);
 	wake_up_process(inh.high);
-	t0 = ktime_get_ns();
-	while (!__atomic_load_n(&inh.high->pi_blocked_on, __ATOMIC_ACQUIRE) &&
-	       ns_since(t0) < 2000 * NS_PER_MS)
-		cpu_relax();
+	ktest_poll_until(__atomic_load_n(&inh.high->pi_blocked_on,
+					 __ATOMIC_ACQUIRE), 2000, POLL_SPIN);
 	inh.boosted = task_prio(current);
 	spin_unlock(&pre_lock);
 	inh.after = task_prio(current);

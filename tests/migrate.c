@@ -89,11 +89,9 @@ static int preemptor_fn(void *arg)
 static void kick(struct preemptor *k)
 {
 	long r = load_long(&k->runs);
-	uint64_t t0 = ktime_get_ns();
 
 	complete(&k->kick);
-	while (load_long(&k->runs) == r && ns_since(t0) < 20 * NS_PER_MS)
-		cpu_relax();
+	ktest_poll_until(load_long(&k->runs) != r, 20, POLL_SPIN);
 }
 
 static void preemptor_stop(struct preemptor *k)
@@ -105,11 +103,7 @@ static void preemptor_stop(struct preemptor *k)
 /* A NORMAL task that spins until told to stop: load on its CPU. */
 static int load_fn(void *arg)
 {
-	volatile int *stop = arg;
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(stop) && ns_since(t0) < HELPER_MAX_NS)
-		cpu_relax();
+	ktest_poll_until(load_int(arg), HELPER_MAX_NS / NS_PER_MS, POLL_SPIN);
 	return 0;
 }
 
@@ -808,14 +802,7 @@ static bool asleep(struct task *t)
 
 static bool wait_asleep(struct task *t)
 {
-	uint64_t t0 = ktime_get_ns();
-
-	while (!asleep(t)) {
-		if (ns_since(t0) > 3000 * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
+	return ktest_poll_until(asleep(t), 3000, POLL_SLEEP);
 }
 
 /*

@@ -121,14 +121,9 @@ static int pi_cpu;
 
 static bool actor_wait(volatile int *flag)
 {
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(flag)) {
-		if (load_int(&pi_abort) || ns_since(t0) > ACTOR_WAIT_MS * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
+	return ktest_poll_until(load_int(flag) || load_int(&pi_abort),
+				ACTOR_WAIT_MS, POLL_SLEEP) &&
+	       load_int(flag);
 }
 
 static int take(struct actor *a, void *l)
@@ -225,14 +220,7 @@ static void actor_start(struct actor *a)
 }
 
 /* Poll (the test task sleeps, the actors run) until cond or timeout. */
-#define POLL_UNTIL(cond)                                                     \
-	({                                                                   \
-		uint64_t t0_ = ktime_get_ns();                               \
-		bool ok_;                                                    \
-		while (!(ok_ = (cond)) && ns_since(t0_) < POLL_MS * NS_PER_MS) \
-			msleep(1);                                           \
-		ok_;                                                         \
-	})
+#define POLL_UNTIL(cond) ktest_poll_until(cond, POLL_MS, POLL_SLEEP)
 
 static bool task_blocked(struct task *t)
 {
@@ -908,10 +896,8 @@ static int inv_low(void *arg)
 
 	rt_mutex_lock(&inv.lock);
 	store_int(&inv.low_held, 1);
-	t0 = ktime_get_ns();
-	while (!load_int(&inv.go_work) && !load_int(&pi_abort) &&
-	       ns_since(t0) < 10000 * NS_PER_MS)
-		cpu_relax();
+	ktest_poll_until(load_int(&inv.go_work) || load_int(&pi_abort), 10000,
+			 POLL_SPIN);
 	t0 = ktime_get_ns();
 	while (ns_since(t0) < 2 * NS_PER_MS) /* the work under the lock */
 		cpu_relax();
