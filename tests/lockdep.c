@@ -34,6 +34,7 @@
 #include "ktest.h"
 #include "ktest_util.h"
 #include "local_lock.h"
+#include "lock_kind.h"
 #include "lockdep.h"
 #include "mutex.h"
 #include "percpu.h"
@@ -46,9 +47,6 @@
 
 KTEST_SUITE(lockdep, .init = lockdep_reset, .exit = lockdep_reset);
 
-/* No helper waits for the test task longer than this. */
-#define HELPER_MAX_MS 5000
-
 /* The i-th helper of a test goes to CPU i, modulo the online CPUs. */
 static int cpu_for(int i)
 {
@@ -57,49 +55,18 @@ static int cpu_for(int i)
 
 /* ---- a lock order, taken in a task: one lock of any kind per step ---- */
 
-struct step {
-	raw_spinlock_t *raw;
-	spinlock_t *spin;
-	struct mutex *mutex;
-	struct rt_mutex *rtm;
-};
-
 struct order_job {
 	int n;
-	struct step s[4];
+	struct any_lock s[4];
 };
 
-static void take_step(const struct step *s)
-{
-	if (s->raw)
-		raw_spin_lock(s->raw);
-	else if (s->spin)
-		spin_lock(s->spin);
-	else if (s->mutex)
-		mutex_lock(s->mutex);
-	else if (s->rtm)
-		rt_mutex_lock(s->rtm);
-}
-
-static void drop_step(const struct step *s)
-{
-	if (s->raw)
-		raw_spin_unlock(s->raw);
-	else if (s->spin)
-		spin_unlock(s->spin);
-	else if (s->mutex)
-		mutex_unlock(s->mutex);
-	else if (s->rtm)
-		rt_mutex_unlock(s->rtm);
-}
-
 /* Take the job's locks in order, then release them in reverse. */
-static void take_in_order(const struct order_job *j)
+static void take_in_order(struct order_job *j)
 {
 	for (int i = 0; i < j->n; i++)
-		take_step(&j->s[i]);
+		any_lock_acquire(&j->s[i]);
 	for (int i = j->n - 1; i >= 0; i--)
-		drop_step(&j->s[i]);
+		any_lock_release(&j->s[i]);
 }
 
 static int order_fn(void *arg)
@@ -108,10 +75,10 @@ static int order_fn(void *arg)
 	return 0;
 }
 
-#define M(x) {.mutex = &(x)}
-#define R(x) {.raw = &(x)}
-#define S(x) {.spin = &(x)}
-#define RT(x) {.rtm = &(x)}
+#define M(x) ANY_LOCK(LOCK_MUTEX, &(x))
+#define R(x) ANY_LOCK(LOCK_RAW, &(x))
+#define S(x) ANY_LOCK(LOCK_SPIN, &(x))
+#define RT(x) ANY_LOCK(LOCK_RTMUTEX, &(x))
 
 /* ======================= LOCKDEP_RECURSIVE ======================= */
 
@@ -947,97 +914,45 @@ KTEST(lockdep, bad_unlock_local_lock)
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 }
 
-/* Held by a helper task: our unlock is refused, the helper keeps it. */
-struct holder {
-	raw_spinlock_t *raw;
-	spinlock_t *spin;
-	struct mutex *mutex;
-	volatile int locked;     /* the helper holds the lock */
-	volatile int release;    /* the test is done: let go */
-	volatile int held_after; /* the helper still held it at the end */
-};
-
-static int holder_fn(void *arg)
+/* Held by a helper task: our unlock is refused, the helper keeps it (for
+ * the locks built on an rt_mutex: stays its owner). */
+static void check_unlock_of_held_by_other(struct any_lock l)
 {
-	struct holder *h = arg;
+	struct lock_holder h = {.lock = l};
+	struct rt_mutex *rtm = any_lock_rtmutex(&l);
+	struct task *t;
 
-	if (h->raw) {
-		raw_spin_lock(h->raw);
-		store_int(&h->locked, 1);
-		ktest_poll_until(load_int(&h->release), HELPER_MAX_MS, POLL_SPIN);
-		h->held_after = raw_spin_is_locked(h->raw);
-		raw_spin_unlock(h->raw);
-	} else if (h->spin) {
-		spin_lock(h->spin);
-		store_int(&h->locked, 1);
-		ktest_poll_until(load_int(&h->release), HELPER_MAX_MS, POLL_SPIN);
-		h->held_after = spin_is_locked(h->spin);
-		spin_unlock(h->spin);
-	} else {
-		mutex_lock(h->mutex);
-		store_int(&h->locked, 1);
-		ktest_poll_int(&h->release, 1, HELPER_MAX_MS);
-		h->held_after = rt_mutex_owner(&h->mutex->rtmutex) == current;
-		mutex_unlock(h->mutex);
-	}
-	return 0;
+	t = ktest_spawn_on(last_cpu(), lock_holder_fn, &h, "ld-holder");
+	KASSERT_TRUE(t);
+	KEXPECT_TRUE(ktest_poll_int(&h.held, 1, 2000));
+	any_lock_release(&l);
+	KEXPECT_TRUE(rtm ? rt_mutex_owner(rtm) == t : any_lock_is_locked(&l));
+	store_int(&h.release, 1);
+	kthread_join(t);
+	KEXPECT_TRUE(h.held_at_release);
+	KEXPECT_FALSE(any_lock_is_locked(&l));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
 }
 
 static DEFINE_MUTEX(bad_other_mutex);
 
 KTEST(lockdep, bad_unlock_mutex_held_by_other_task)
 {
-	struct holder h = {.mutex = &bad_other_mutex};
-	struct task *t;
-
-	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
-	KASSERT_TRUE(t);
-	KEXPECT_TRUE(ktest_poll_int(&h.locked, 1, 2000));
-	mutex_unlock(&bad_other_mutex);
-	KEXPECT_TRUE(t && rt_mutex_owner(&bad_other_mutex.rtmutex) == t);
-	store_int(&h.release, 1);
-	kthread_join(t);
-	KEXPECT_TRUE(h.held_after);
-	KEXPECT_FALSE(mutex_is_locked(&bad_other_mutex));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	check_unlock_of_held_by_other(M(bad_other_mutex));
 }
 
 static DEFINE_RAW_SPINLOCK(bad_other_raw);
 
 KTEST_CPUS(lockdep, bad_unlock_raw_held_by_other_task, 2)
 {
-	struct holder h = {.raw = &bad_other_raw};
-	struct task *t;
-
-	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
-	KASSERT_TRUE(t);
-	KEXPECT_TRUE(ktest_poll_int(&h.locked, 1, 2000));
-	raw_spin_unlock(&bad_other_raw);
-	KEXPECT_TRUE(raw_spin_is_locked(&bad_other_raw));
-	store_int(&h.release, 1);
-	kthread_join(t);
-	KEXPECT_TRUE(h.held_after);
-	KEXPECT_FALSE(raw_spin_is_locked(&bad_other_raw));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	check_unlock_of_held_by_other(R(bad_other_raw));
 }
 
 static DEFINE_SPINLOCK(bad_other_spin);
 
 KTEST_CPUS(lockdep, bad_unlock_spinlock_held_by_other_task, 2)
 {
-	struct holder h = {.spin = &bad_other_spin};
-	struct task *t;
-
-	t = ktest_spawn_on(last_cpu(), holder_fn, &h, "ld-holder");
-	KASSERT_TRUE(t);
-	KEXPECT_TRUE(ktest_poll_int(&h.locked, 1, 2000));
-	spin_unlock(&bad_other_spin);
-	KEXPECT_TRUE(spin_is_locked(&bad_other_spin));
-	store_int(&h.release, 1);
-	kthread_join(t);
-	KEXPECT_TRUE(h.held_after);
-	KEXPECT_FALSE(spin_is_locked(&bad_other_spin));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	check_unlock_of_held_by_other(S(bad_other_spin));
 }
 
 /* Releasing in another order than taking is not a bad unlock. */

@@ -25,6 +25,7 @@
 #include "ktest.h"
 #include "ktest_util.h"
 #include "local_lock.h"
+#include "lock_kind.h"
 #include "mutex.h"
 #include "percpu.h"
 #include "preempt.h"
@@ -37,23 +38,16 @@
 /* No helper task runs longer than this, whatever happens to the test. */
 #define HELPER_MAX_NS (20000 * NS_PER_MS)
 
-#ifdef CONFIG_PREEMPT_RT
-#define RT_WORLD 1
-#else
-#define RT_WORLD 0
-#endif
-
-/* ---- the four global lock types, behind one interface ---- */
-
-enum lock_kind { K_RAW, K_SPIN, K_RTMUTEX, K_MUTEX };
-
-static const char *const kind_name[] = {"raw_spinlock_t", "spinlock_t",
-					"rt_mutex", "mutex"};
+/* ---- the four global lock types, through the lock-kind table ---- */
 
 static raw_spinlock_t the_raw;
 static spinlock_t the_spin;
 static struct rt_mutex the_rtmutex;
 static struct mutex the_mutex;
+
+static void *const the_lock[NR_LOCK_KINDS] = {
+	[LOCK_RAW] = &the_raw, [LOCK_SPIN] = &the_spin,
+	[LOCK_RTMUTEX] = &the_rtmutex, [LOCK_MUTEX] = &the_mutex};
 
 static void reset_locks(void)
 {
@@ -63,131 +57,33 @@ static void reset_locks(void)
 	mutex_init(&the_mutex);
 }
 
-/* Whether the holder may sleep (and so be preempted) while holding. */
-static bool kind_sleeps(enum lock_kind k)
+/* This file's lock of kind k, to be taken in the given form. */
+static struct any_lock the(enum lock_kind k, enum lock_form form)
 {
-	return k == K_RTMUTEX || k == K_MUTEX || (k == K_SPIN && RT_WORLD);
-}
-
-/* Whether taking it disables preemption. */
-static bool kind_disables_preemption(enum lock_kind k)
-{
-	return !kind_sleeps(k);
-}
-
-/* variant: 0 plain, 1 _irq, 2 _irqsave (spinlocks only; ignored else) */
-struct held {
-	enum lock_kind kind;
-	int variant;
-	unsigned long flags;
-};
-
-static void lock_it(struct held *h)
-{
-	switch (h->kind) {
-	case K_RAW:
-		if (h->variant == 1)
-			raw_spin_lock_irq(&the_raw);
-		else if (h->variant == 2)
-			raw_spin_lock_irqsave(&the_raw, h->flags);
-		else
-			raw_spin_lock(&the_raw);
-		break;
-	case K_SPIN:
-		if (h->variant == 1)
-			spin_lock_irq(&the_spin);
-		else if (h->variant == 2)
-			spin_lock_irqsave(&the_spin, h->flags);
-		else
-			spin_lock(&the_spin);
-		break;
-	case K_RTMUTEX:
-		rt_mutex_lock(&the_rtmutex);
-		break;
-	case K_MUTEX:
-		mutex_lock(&the_mutex);
-		break;
-	}
-}
-
-static void unlock_it(struct held *h)
-{
-	switch (h->kind) {
-	case K_RAW:
-		if (h->variant == 1)
-			raw_spin_unlock_irq(&the_raw);
-		else if (h->variant == 2)
-			raw_spin_unlock_irqrestore(&the_raw, h->flags);
-		else
-			raw_spin_unlock(&the_raw);
-		break;
-	case K_SPIN:
-		if (h->variant == 1)
-			spin_unlock_irq(&the_spin);
-		else if (h->variant == 2)
-			spin_unlock_irqrestore(&the_spin, h->flags);
-		else
-			spin_unlock(&the_spin);
-		break;
-	case K_RTMUTEX:
-		rt_mutex_unlock(&the_rtmutex);
-		break;
-	case K_MUTEX:
-		mutex_unlock(&the_mutex);
-		break;
-	}
+	return (struct any_lock){.kind = k, .lock = the_lock[k], .form = form};
 }
 
 static bool trylock_it(enum lock_kind k)
 {
-	switch (k) {
-	case K_RAW:
-		return raw_spin_trylock(&the_raw);
-	case K_SPIN:
-		return spin_trylock(&the_spin);
-	case K_RTMUTEX:
-		return rt_mutex_trylock(&the_rtmutex);
-	case K_MUTEX:
-		return mutex_trylock(&the_mutex);
-	}
-	return false;
+	return lock_kinds[k].trylock(the_lock[k]);
 }
 
 static bool is_locked(enum lock_kind k)
 {
-	switch (k) {
-	case K_RAW:
-		return raw_spin_is_locked(&the_raw);
-	case K_SPIN:
-		return spin_is_locked(&the_spin);
-	case K_RTMUTEX:
-		return rt_mutex_is_locked(&the_rtmutex);
-	case K_MUTEX:
-		return mutex_is_locked(&the_mutex);
-	}
-	return false;
+	return lock_kinds[k].is_locked(the_lock[k]);
 }
 
-/* The rt_mutex underneath, for the kinds that have one (else NULL). */
 static struct rt_mutex *rtmutex_of(enum lock_kind k)
 {
-#ifdef CONFIG_PREEMPT_RT
-	if (k == K_SPIN)
-		return &the_spin.lock;
-#endif
-	if (k == K_RTMUTEX)
-		return &the_rtmutex;
-	if (k == K_MUTEX)
-		return &the_mutex.rtmutex;
-	return 0;
+	struct any_lock l = the(k, LOCK_PLAIN);
+
+	return any_lock_rtmutex(&l);
 }
 
-/* Whether IRQs must be off inside the given lock variant. */
-static bool irqs_off_inside(enum lock_kind k, int variant)
+/* Whether IRQs must be off inside the given form. */
+static bool irqs_off_inside(enum lock_kind k, enum lock_form form)
 {
-	if (variant == 0)
-		return false;
-	return k == K_RAW || (k == K_SPIN && !RT_WORLD);
+	return form != LOCK_PLAIN && lock_kinds[k].irq_forms_disable_irqs;
 }
 
 /* ---- mutual exclusion ---- */
@@ -228,29 +124,29 @@ static void excl_note_violation(void)
 static int excl_worker_fn(void *arg)
 {
 	struct excl_worker *w = arg;
-	bool sleeps = kind_sleeps(ex.kind);
+	bool sleeps = lock_kinds[ex.kind].sleeps;
 	struct rt_mutex *rtm = rtmutex_of(ex.kind);
 	uint64_t t0;
 
 	wait_for_completion(&ex.go);
 	t0 = ktime_get_ns();
 	for (int i = 0; i < ex.max_iters; i++) {
-		struct held h = {.kind = ex.kind, .variant = i % 3};
+		struct any_lock h = the(ex.kind, i % NR_LOCK_FORMS);
 		long v;
 
 		if (i >= EXCL_MIN_ITERS && load_int(&ex.stop))
 			break;
 		if (ns_since(t0) > HELPER_MAX_NS)
 			break;
-		lock_it(&h);
+		any_lock_acquire(&h);
 		if (ex.inside)
 			excl_note_violation();
 		ex.inside = 1;
 		if (ex.a != ex.b)
 			excl_note_violation();
 		ex.a = ex.a + 1;
-		if (irqs_disabled() != irqs_off_inside(ex.kind, h.variant) ||
-		    (preempt_count() > 0) != kind_disables_preemption(ex.kind))
+		if (irqs_disabled() != irqs_off_inside(ex.kind, h.form) ||
+		    (preempt_count() > 0) != !lock_kinds[ex.kind].sleeps)
 			__atomic_fetch_add(&ex.state_errors, 1,
 					   __ATOMIC_RELAXED);
 		if (raw_smp_processor_id() != w->cpu)
@@ -268,7 +164,7 @@ static int excl_worker_fn(void *arg)
 		if (!ex.inside)
 			excl_note_violation();
 		ex.inside = 0;
-		unlock_it(&h);
+		any_lock_release(&h);
 		w->count++;
 	}
 	return 0;
@@ -292,7 +188,7 @@ static void check_mutual_exclusion(enum lock_kind kind)
 	 * could only run when the first is outside: it adds nothing but
 	 * handoffs, which under TCG cost milliseconds each). */
 	for_each_online_cpu(cpu)
-		for (int k = 0; k < (kind_sleeps(kind) ? EXCL_PER_CPU : 1) &&
+		for (int k = 0; k < (lock_kinds[kind].sleeps ? EXCL_PER_CPU : 1) &&
 				n < EXCL_MAX_WORKERS; k++)
 			exw[n++] = (struct excl_worker){.cpu = cpu};
 	ex.max_iters = EXCL_TOTAL_CAP / n;
@@ -313,7 +209,7 @@ static void check_mutual_exclusion(enum lock_kind kind)
 		if (exw[i].task)
 			KEXPECT_GE(exw[i].count, EXCL_MIN_ITERS);
 	}
-	ktest_log("%s: %d workers, %ld acquisitions in %lu ms", kind_name[kind],
+	ktest_log("%s: %d workers, %ld acquisitions in %lu ms", lock_kinds[kind].name,
 		  n, total, (unsigned long)(ns_since(t0) / NS_PER_MS));
 	KEXPECT_EQ(ex.violations, 0);
 	KEXPECT_EQ(ex.state_errors, 0);
@@ -331,22 +227,22 @@ static void check_mutual_exclusion(enum lock_kind kind)
  * acquisition exactly. */
 KTEST(locks, raw_spinlock_mutual_exclusion)
 {
-	check_mutual_exclusion(K_RAW);
+	check_mutual_exclusion(LOCK_RAW);
 }
 
 KTEST(locks, spinlock_mutual_exclusion)
 {
-	check_mutual_exclusion(K_SPIN);
+	check_mutual_exclusion(LOCK_SPIN);
 }
 
 KTEST(locks, rt_mutex_mutual_exclusion)
 {
-	check_mutual_exclusion(K_RTMUTEX);
+	check_mutual_exclusion(LOCK_RTMUTEX);
 }
 
 KTEST(locks, mutex_mutual_exclusion)
 {
-	check_mutual_exclusion(K_MUTEX);
+	check_mutual_exclusion(LOCK_MUTEX);
 }
 
 /*
@@ -522,9 +418,9 @@ static void ll_critical(struct ll_data *p, int variant)
 	if (p->a != p->b)
 		p->violations++;
 	p->a = p->a + 1;
-	if (irqs_disabled() != (variant == 1 && !RT_WORLD) ||
-	    (!RT_WORLD && variant == 0 && preempt_count() == 0) ||
-	    (RT_WORLD && (current->migration_disabled == 0 ||
+	if (irqs_disabled() != (variant == 1 && !IS_ENABLED(CONFIG_PREEMPT_RT)) ||
+	    (!IS_ENABLED(CONFIG_PREEMPT_RT) && variant == 0 && preempt_count() == 0) ||
+	    (IS_ENABLED(CONFIG_PREEMPT_RT) && (current->migration_disabled == 0 ||
 			  preempt_count() != 0)))
 		p->state_errors++;
 	v = p->counter;
@@ -572,7 +468,7 @@ static int ll_worker_fn(void *arg)
 			ll.migrations++;
 		}
 		ll_critical(p, variant);
-		if (RT_WORLD && i % 16 == 0)
+		if (IS_ENABLED(CONFIG_PREEMPT_RT) && i % 16 == 0)
 			yield(); /* on RT another task here may take our turn */
 		if (raw_smp_processor_id() != cpu || this_cpu_ptr(&ll_pcp) != p)
 			__atomic_fetch_add(&ll.moved_inside, 1, __ATOMIC_RELAXED);
@@ -658,31 +554,6 @@ KTEST(locks, local_lock_percpu_consistent)
 
 /* ---- trylock ---- */
 
-struct holder {
-	enum lock_kind kind;
-	volatile int held, release, done;
-};
-
-static int holder_fn(void *arg)
-{
-	struct holder *h = arg;
-	struct held hh = {.kind = h->kind};
-	uint64_t t0;
-
-	lock_it(&hh);
-	store_int(&h->held, 1);
-	t0 = ktime_get_ns();
-	while (!load_int(&h->release) && ns_since(t0) < 10000 * NS_PER_MS) {
-		if (kind_sleeps(h->kind))
-			msleep(1);
-		else
-			cpu_relax();
-	}
-	unlock_it(&hh);
-	store_int(&h->done, 1);
-	return 0;
-}
-
 struct irq_try {
 	enum lock_kind kind;
 	bool got;
@@ -696,28 +567,28 @@ static void try_in_hardirq(void *arg)
 	r->in_irq = in_irq();
 	r->got = trylock_it(r->kind);
 	if (r->got) {
-		struct held h = {.kind = r->kind};
+		struct any_lock h = the(r->kind, LOCK_PLAIN);
 
-		unlock_it(&h);
+		any_lock_release(&h);
 	}
 }
 
 /* What taking k changes in this task's context. */
 static int expected_preempt_delta(enum lock_kind k)
 {
-	return kind_disables_preemption(k) ? 1 : 0;
+	return !lock_kinds[k].sleeps;
 }
 
 static int expected_migrate_delta(enum lock_kind k)
 {
-	return (k == K_SPIN && RT_WORLD) ? 1 : 0;
+	return (k == LOCK_SPIN && IS_ENABLED(CONFIG_PREEMPT_RT)) ? 1 : 0;
 }
 
 static void check_trylock(enum lock_kind k)
 {
 	int pc0 = preempt_count(), md0 = current->migration_disabled;
 	struct rt_mutex *rtm = rtmutex_of(k);
-	struct held h = {.kind = k};
+	struct any_lock h = the(k, LOCK_PLAIN);
 	bool got, again;
 	int pc, md;
 
@@ -743,8 +614,8 @@ static void check_trylock(enum lock_kind k)
 	KEXPECT_EQ(preempt_count(), pc);
 	KEXPECT_EQ(current->migration_disabled, md);
 	if (again)
-		unlock_it(&h);
-	unlock_it(&h);
+		any_lock_release(&h);
+	any_lock_release(&h);
 	KEXPECT_FALSE(is_locked(k));
 	KEXPECT_EQ(preempt_count(), pc0);
 	KEXPECT_EQ(current->migration_disabled, md0);
@@ -752,9 +623,9 @@ static void check_trylock(enum lock_kind k)
 		KEXPECT_EQ(rtm->owner, 0);
 
 	/* Held by another task (on another CPU if it spins). */
-	if (kind_sleeps(k) || num_online_cpus() >= 2) {
-		struct holder hd = {.kind = k};
-		struct task *t = ktest_spawn(holder_fn, &hd, "holder",
+	if (lock_kinds[k].sleeps || num_online_cpus() >= 2) {
+		struct lock_holder hd = {.lock = the(k, LOCK_PLAIN)};
+		struct task *t = ktest_spawn(lock_holder_fn, &hd, "holder",
 					     last_cpu(), SCHED_NORMAL, 0, true);
 		bool held = ktest_poll_int(&hd.held, 1, 5000);
 
@@ -769,7 +640,7 @@ static void check_trylock(enum lock_kind k)
 			if (rtm)
 				KEXPECT_EQ(rtmutex_of(k)->owner, (uintptr_t)t);
 			if (stolen)
-				unlock_it(&h);
+				any_lock_release(&h);
 		}
 		store_int(&hd.release, 1);
 		KEXPECT_TRUE(ktest_poll_int(&hd.done, 1, 5000));
@@ -779,15 +650,15 @@ static void check_trylock(enum lock_kind k)
 		got = trylock_it(k);
 		KEXPECT_TRUE(got);
 		if (got)
-			unlock_it(&h);
+			any_lock_release(&h);
 	}
 
 	/* And the blocking forms still work. */
-	for (int v = 0; v < 3; v++) {
-		h.variant = v;
-		lock_it(&h);
+	for (int v = 0; v < NR_LOCK_FORMS; v++) {
+		h.form = v;
+		any_lock_acquire(&h);
 		KEXPECT_TRUE(is_locked(k));
-		unlock_it(&h);
+		any_lock_release(&h);
 	}
 	KEXPECT_FALSE(is_locked(k));
 	KEXPECT_EQ(preempt_count(), pc0);
@@ -800,15 +671,15 @@ static void check_trylock(enum lock_kind k)
 static void check_trylock_from_hardirq(enum lock_kind k)
 {
 	struct irq_try r = {.kind = k};
-	struct held h = {.kind = k};
+	struct any_lock h = the(k, LOCK_PLAIN);
 
 	reset_locks();
-	lock_it(&h);
+	any_lock_acquire(&h);
 	ktest_in_hardirq(try_in_hardirq, &r);
 	KEXPECT_TRUE(r.in_irq);
 	KEXPECT_FALSE(r.got);
 	KEXPECT_TRUE(is_locked(k));
-	unlock_it(&h);
+	any_lock_release(&h);
 	r = (struct irq_try){.kind = k};
 	ktest_in_hardirq(try_in_hardirq, &r);
 	KEXPECT_TRUE(r.in_irq);
@@ -818,26 +689,26 @@ static void check_trylock_from_hardirq(enum lock_kind k)
 
 KTEST(locks, raw_spin_trylock_semantics)
 {
-	check_trylock(K_RAW);
-	check_trylock_from_hardirq(K_RAW);
+	check_trylock(LOCK_RAW);
+	check_trylock_from_hardirq(LOCK_RAW);
 }
 
 KTEST(locks, spin_trylock_semantics)
 {
-	check_trylock(K_SPIN);
+	check_trylock(LOCK_SPIN);
 #ifndef CONFIG_PREEMPT_RT
-	check_trylock_from_hardirq(K_SPIN);
+	check_trylock_from_hardirq(LOCK_SPIN);
 #endif
 }
 
 KTEST(locks, rt_mutex_trylock_semantics)
 {
-	check_trylock(K_RTMUTEX);
+	check_trylock(LOCK_RTMUTEX);
 }
 
 KTEST(locks, mutex_trylock_semantics)
 {
-	check_trylock(K_MUTEX);
+	check_trylock(LOCK_MUTEX);
 }
 
 /* ---- interrupt state of the _irq and _irqsave forms ---- */
@@ -935,7 +806,7 @@ KTEST(locks, spin_lock_irqsave_irq_state_per_world)
 	irq.off_after = irqs_disabled();
 
 	ktest_log("RT=%d: spin_lock_irqsave: IRQs %s, preempt count %d, "
-		  "migration disabled %d", RT_WORLD,
+		  "migration disabled %d", IS_ENABLED(CONFIG_PREEMPT_RT),
 		  sv.off_inside ? "off" : "on", sv.pc_inside, sv.md_inside);
 #ifdef CONFIG_PREEMPT_RT
 	KEXPECT_FALSE(sv.off_inside);
@@ -997,7 +868,7 @@ KTEST(locks, local_lock_irqsave_irq_state_per_world)
 	sv.off_after = irqs_disabled();
 
 	ktest_log("RT=%d: local_lock_irqsave: IRQs %s, preempt count %d, "
-		  "migration disabled %d", RT_WORLD,
+		  "migration disabled %d", IS_ENABLED(CONFIG_PREEMPT_RT),
 		  sv.off_inside ? "off" : "on", sv.pc_inside, sv.md_inside);
 	KEXPECT_TRUE(held_inside);
 #ifdef CONFIG_PREEMPT_RT
