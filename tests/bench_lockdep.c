@@ -170,10 +170,8 @@ static void collect_reports(void)
 {
 	reports += lockdep_reports_total() - reports_base;
 	reports_base = 0;
-#ifdef CONFIG_LOCKDEP
-	if (!lockdep_enabled())
+	if (IS_ENABLED(CONFIG_LOCKDEP) && !lockdep_enabled())
 		validator_went_off = true;
-#endif
 }
 
 /* Hundredths of a cycle per pair. */
@@ -214,15 +212,16 @@ KBENCH(lockdep_overhead)
 {
 	char name[40];
 
-#ifdef CONFIG_LOCKDEP
-	kbench_note("kernel built with LOCKDEP=1: figures include the lock "
-		    "validator%s", lockdep_enabled() ? "" : " (which is OFF)");
-	if (!lockdep_enabled())
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		kbench_note("kernel built with LOCKDEP=0: the baseline, no "
+			    "validator");
+	else
+		kbench_note("kernel built with LOCKDEP=1: figures include the "
+			    "lock validator%s",
+			    lockdep_enabled() ? "" : " (which is OFF)");
+	if (IS_ENABLED(CONFIG_LOCKDEP) && !lockdep_enabled())
 		kbench_note("ERROR: the lock validator is off before the "
 			    "benchmark starts");
-#else
-	kbench_note("kernel built with LOCKDEP=0: the baseline, no validator");
-#endif
 	kbench_note("cycles per acquire+release on CPU %d: cached x%d, "
 		    "first-seen %d locks x %d rounds", raw_smp_processor_id(),
 		    CACHED_ITERS, FS_LOCKS, FS_ROUNDS);

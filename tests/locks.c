@@ -696,9 +696,8 @@ KTEST(locks, raw_spin_trylock_semantics)
 KTEST(locks, spin_trylock_semantics)
 {
 	check_trylock(LOCK_SPIN);
-#ifndef CONFIG_PREEMPT_RT
-	check_trylock_from_hardirq(LOCK_SPIN);
-#endif
+	if (!lock_kinds[LOCK_SPIN].sleeps) /* no sleeping lock in hardirq */
+		check_trylock_from_hardirq(LOCK_SPIN);
 }
 
 KTEST(locks, rt_mutex_trylock_semantics)
@@ -779,11 +778,52 @@ KTEST(locks, raw_spin_lock_irqsave_restores_state)
 	KEXPECT_FALSE(raw_spin_is_locked(&inner));
 }
 
+/* What a lock's _irqsave form leaves inside, per world (index RT). */
+struct irqsave_expect {
+	bool irqs_off;     /* IRQs off */
+	int pc;            /* preempt count added */
+	int md;            /* migration-disable count added */
+};
+
+static void expect_inside(const struct irq_record *r, int pc0, int md0,
+			  const struct irqsave_expect *e)
+{
+	KEXPECT_EQ(r->off_inside, e->irqs_off);
+	KEXPECT_EQ(r->pc_inside, pc0 + e->pc);
+	KEXPECT_EQ(r->md_inside, md0 + e->md);
+}
+
+/* RT=0 only (on RT=1 a sleeping lock may not be taken with IRQs off):
+ * entered with IRQs off, the _irqsave form leaves them off, inside and
+ * after. Fine there, but a sleeping lock with IRQs off on RT: the
+ * validator says so. */
+static void expect_irqsave_keeps_irqs_off(struct any_lock *l)
+{
+	struct irq_record off = {0};
+
+	local_irq_disable();
+	any_lock_acquire(l);
+	off.off_inside = irqs_disabled();
+	any_lock_release(l);
+	off.off_after = irqs_disabled();
+	local_irq_enable();
+	KEXPECT_TRUE(off.off_inside);
+	KEXPECT_TRUE(off.off_after);
+	KEXPECT_LOCKDEP_REPORTS(LOCKDEP_WAIT_CONTEXT, 1);
+}
+
 /* spin_lock_irqsave()/spin_lock_irq(): on RT=0 they disable IRQs (and
  * preemption) like the raw forms and restore what they found; on RT=1 the
  * lock sleeps, so IRQs and preemption stay on, and migration is off. */
+static const struct irqsave_expect spin_irqsave_expect[2] = {
+	[0] = {.irqs_off = true, .pc = 1, .md = 0},
+	[1] = {.irqs_off = false, .pc = 0, .md = 1},
+};
+
 KTEST(locks, spin_lock_irqsave_irq_state_per_world)
 {
+	const struct irqsave_expect *e =
+		&spin_irqsave_expect[IS_ENABLED(CONFIG_PREEMPT_RT)];
 	int pc0 = preempt_count(), md0 = current->migration_disabled;
 	struct irq_record sv = {0}, irq = {0};
 	unsigned long flags;
@@ -808,36 +848,13 @@ KTEST(locks, spin_lock_irqsave_irq_state_per_world)
 	ktest_log("RT=%d: spin_lock_irqsave: IRQs %s, preempt count %d, "
 		  "migration disabled %d", IS_ENABLED(CONFIG_PREEMPT_RT),
 		  sv.off_inside ? "off" : "on", sv.pc_inside, sv.md_inside);
-#ifdef CONFIG_PREEMPT_RT
-	KEXPECT_FALSE(sv.off_inside);
-	KEXPECT_EQ(sv.pc_inside, pc0);
-	KEXPECT_EQ(sv.md_inside, md0 + 1);
-	KEXPECT_FALSE(irq.off_inside);
-	KEXPECT_EQ(irq.pc_inside, pc0);
-	KEXPECT_EQ(irq.md_inside, md0 + 1);
-#else
-	KEXPECT_TRUE(sv.off_inside);
-	KEXPECT_EQ(sv.pc_inside, pc0 + 1);
-	KEXPECT_EQ(sv.md_inside, md0);
-	KEXPECT_TRUE(irq.off_inside);
-	KEXPECT_EQ(irq.pc_inside, pc0 + 1);
-	/* Entered with IRQs off, the restore leaves them off. */
-	{
-		struct irq_record off = {0};
+	expect_inside(&sv, pc0, md0, e);
+	expect_inside(&irq, pc0, md0, e);
+	if (e->irqs_off) {
+		struct any_lock l = the(LOCK_SPIN, LOCK_IRQSAVE);
 
-		local_irq_disable();
-		spin_lock_irqsave(&the_spin, flags);
-		off.off_inside = irqs_disabled();
-		spin_unlock_irqrestore(&the_spin, flags);
-		off.off_after = irqs_disabled();
-		local_irq_enable();
-		KEXPECT_TRUE(off.off_inside);
-		KEXPECT_TRUE(off.off_after);
-		/* Fine here, but a sleeping lock with IRQs off on RT: the
-		 * validator says so. */
-		KEXPECT_LOCKDEP_REPORTS(LOCKDEP_WAIT_CONTEXT, 1);
+		expect_irqsave_keeps_irqs_off(&l);
 	}
-#endif
 	KEXPECT_FALSE(sv.off_after);
 	KEXPECT_FALSE(irq.off_after);
 	KEXPECT_EQ(preempt_count(), pc0);
@@ -846,52 +863,42 @@ KTEST(locks, spin_lock_irqsave_irq_state_per_world)
 }
 
 /* local_lock_irqsave(): IRQs off on RT=0 (and restored as found); on RT=1
- * IRQs stay on and this CPU's lock is taken with migration off. */
+ * IRQs stay on and this CPU's lock is taken with migration off (by the
+ * local lock, and again by the spinlock_t it is). */
+static const struct irqsave_expect local_irqsave_expect[2] = {
+	[0] = {.irqs_off = true, .pc = 0, .md = 0},
+	[1] = {.irqs_off = false, .pc = 0, .md = 2},
+};
+
 KTEST(locks, local_lock_irqsave_irq_state_per_world)
 {
+	const struct irqsave_expect *e =
+		&local_irqsave_expect[IS_ENABLED(CONFIG_PREEMPT_RT)];
+	struct any_lock l = {.kind = LOCK_LOCAL, .lock = &ll_pcp.lock,
+			     .form = LOCK_IRQSAVE};
 	int pc0 = preempt_count(), md0 = current->migration_disabled;
 	struct irq_record sv = {0};
-	unsigned long flags;
-	bool held_inside;
+	bool has_state = lock_kinds[LOCK_LOCAL].is_locked, held_inside;
 
 	KASSERT_FALSE(irqs_disabled());
-	local_lock_irqsave(&ll_pcp.lock, flags);
+	any_lock_acquire(&l);
 	sv.off_inside = irqs_disabled();
 	sv.pc_inside = preempt_count();
 	sv.md_inside = current->migration_disabled;
-#ifdef CONFIG_PREEMPT_RT
-	held_inside = spin_is_locked(this_cpu_ptr(&ll_pcp.lock));
-#else
-	held_inside = true;
-#endif
-	local_unlock_irqrestore(&ll_pcp.lock, flags);
+	/* An RT=0 local_lock_t has no state: held as long as inside. */
+	held_inside = !has_state || any_lock_is_locked(&l);
+	any_lock_release(&l);
 	sv.off_after = irqs_disabled();
 
 	ktest_log("RT=%d: local_lock_irqsave: IRQs %s, preempt count %d, "
 		  "migration disabled %d", IS_ENABLED(CONFIG_PREEMPT_RT),
 		  sv.off_inside ? "off" : "on", sv.pc_inside, sv.md_inside);
 	KEXPECT_TRUE(held_inside);
-#ifdef CONFIG_PREEMPT_RT
-	KEXPECT_FALSE(sv.off_inside);
-	KEXPECT_EQ(sv.pc_inside, pc0);
-	KEXPECT_GT(sv.md_inside, md0);
-	KEXPECT_FALSE(spin_is_locked(this_cpu_ptr(&ll_pcp.lock)));
-#else
-	KEXPECT_TRUE(sv.off_inside);
-	{
-		struct irq_record off = {0};
-
-		local_irq_disable();
-		local_lock_irqsave(&ll_pcp.lock, flags);
-		off.off_inside = irqs_disabled();
-		local_unlock_irqrestore(&ll_pcp.lock, flags);
-		off.off_after = irqs_disabled();
-		local_irq_enable();
-		KEXPECT_TRUE(off.off_inside);
-		KEXPECT_TRUE(off.off_after);
-		KEXPECT_LOCKDEP_REPORTS(LOCKDEP_WAIT_CONTEXT, 1); /* as above */
-	}
-#endif
+	expect_inside(&sv, pc0, md0, e);
+	if (has_state)
+		KEXPECT_FALSE(any_lock_is_locked(&l));
+	if (e->irqs_off)
+		expect_irqsave_keeps_irqs_off(&l);
 	KEXPECT_FALSE(sv.off_after);
 	KEXPECT_EQ(preempt_count(), pc0);
 	KEXPECT_EQ(current->migration_disabled, md0);

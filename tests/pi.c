@@ -40,11 +40,7 @@
 #define POLL_MS 5000                /* how long the test waits for a step */
 #define ACTOR_WAIT_MS 20000         /* how long an actor waits for a flag */
 
-#ifdef CONFIG_PREEMPT_RT
-#define RT_WORLD 1
-#else
-#define RT_WORLD 0
-#endif
+#define RT_WORLD IS_ENABLED(CONFIG_PREEMPT_RT)
 
 /* ---- the acquisition log ---- */
 
@@ -601,6 +597,16 @@ KTEST(pi, equal_priority_waiters_fifo)
 /* mutex: on RT it is an rt_mutex with PI (owner boosted, waiters by
  * priority); on RT=0 a FIFO sleeping lock without PI (owner stays at its
  * priority, waiters served in arrival order). */
+static const struct {
+	int seen[3];          /* the owner's priority as each waiter arrives */
+	int who[4], prio[4];  /* the acquisitions, in order */
+} mutex_expect[2] = {
+	/* RT=0: FIFO, and no owner inherits from the waiters behind it. */
+	[0] = {{10, 10, 10}, {10, 100, 101, 102}, {10, 20, 50, 35}},
+	/* RT=1: the owner inherits the top waiter's priority. */
+	[1] = {{20, 50, 50}, {10, 101, 102, 100}, {10, 50, 35, 20}},
+};
+
 KTEST(pi, mutex_inherits_only_on_rt)
 {
 	static struct mutex m;
@@ -610,18 +616,9 @@ KTEST(pi, mutex_inherits_only_on_rt)
 	run_waiters(LK_MUTEX, &m, (int[]){20, 50, 35}, 3, seen);
 	ktest_log("RT=%d: mutex owner at %d, %d, %d as 20, 50, 35 arrive",
 		  RT_WORLD, seen[0], seen[1], seen[2]);
-#ifdef CONFIG_PREEMPT_RT
-	KEXPECT_EQ(seen[0], 20);
-	KEXPECT_EQ(seen[1], 50);
-	KEXPECT_EQ(seen[2], 50);
-	expect_log(4, (int[]){10, 101, 102, 100}, (int[]){10, 50, 35, 20});
-#else
-	KEXPECT_EQ(seen[0], 10);
-	KEXPECT_EQ(seen[1], 10);
-	KEXPECT_EQ(seen[2], 10);
-	/* FIFO, and no owner inherits from the waiters behind it. */
-	expect_log(4, (int[]){10, 100, 101, 102}, (int[]){10, 20, 50, 35});
-#endif
+	for (int i = 0; i < 3; i++)
+		KEXPECT_EQ(seen[i], mutex_expect[RT_WORLD].seen[i]);
+	expect_log(4, mutex_expect[RT_WORLD].who, mutex_expect[RT_WORLD].prio);
 	KEXPECT_FALSE(mutex_is_locked(&m));
 }
 
