@@ -13,7 +13,7 @@
  *
  * Each test uses variables and locks of its own, starts and ends with a
  * clean validator (the suite's set-up and tear-down are lockdep_reset())
- * and checks the counters, as in lockdep.c. Several-CPU
+ * and checks the counters, as in the lockdep suite. Several-CPU
  * tests run their helpers one after the other unless the accesses are
  * correctly protected.
  */
