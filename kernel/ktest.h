@@ -50,10 +50,11 @@ struct ktest_suite {
 	void (*exit)(void);
 };
 
+#define KTEST_SUITE_SECTION                                                  \
+	__attribute__((used, section(".ktest_suites"), aligned(8)))
 #define KTEST_SUITE(suite_, ...)                                             \
 	static const struct ktest_suite ktest_suite_##suite_                 \
-		__attribute__((used, section(".ktest_suites"), aligned(8))) = { \
-			.name = #suite_, __VA_ARGS__}
+		KTEST_SUITE_SECTION = {.name = #suite_, __VA_ARGS__}
 
 #define KTEST(suite, name) KTEST_DEFINE(suite, name, 1, 0)
 #define KTEST_CPUS(suite, name, n) KTEST_DEFINE(suite, name, n, 0)

@@ -61,9 +61,9 @@ static inline void poll_pause(enum poll_wait how)
 #define ktest_poll_until(cond, timeout_ms, how)                               \
 	({                                                                    \
 		uint64_t poll_t0_ = ktime_get_ns();                           \
+		uint64_t poll_max_ = (uint64_t)(timeout_ms) * NS_PER_MS;      \
 		bool poll_ok_;                                                \
-		while (!(poll_ok_ = (cond)) &&                                \
-		       ns_since(poll_t0_) < (uint64_t)(timeout_ms) * NS_PER_MS) \
+		while (!(poll_ok_ = (cond)) && ns_since(poll_t0_) < poll_max_) \
 			poll_pause(how);                                      \
 		poll_ok_;                                                     \
 	})

@@ -36,7 +36,7 @@ struct lock_kind_ops {
 	void (*lock)(void *l, enum lock_form form, unsigned long *flags);
 	void (*unlock)(void *l, enum lock_form form, unsigned long flags);
 	bool (*trylock)(void *l);        /* NULL: local_lock_t has none */
-	bool (*is_locked)(void *l);      /* NULL: RT=0 local_lock_t has no state */
+	bool (*is_locked)(void *l);      /* NULL: RT=0 local_lock_t */
 	struct rt_mutex *(*rtmutex)(void *l); /* the one underneath, or NULL */
 };
 
@@ -52,7 +52,9 @@ struct any_lock {
 	unsigned long flags;
 };
 
-#define ANY_LOCK(kind_, l) ((struct any_lock){.kind = (kind_), .lock = (l)})
+#define ANY_LOCK_FORM(kind_, l, form_)                                        \
+	((struct any_lock){.kind = (kind_), .lock = (l), .form = (form_)})
+#define ANY_LOCK(kind_, l) ANY_LOCK_FORM(kind_, l, LOCK_PLAIN)
 
 static inline const struct lock_kind_ops *any_lock_ops(const struct any_lock *a)
 {

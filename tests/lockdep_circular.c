@@ -272,15 +272,9 @@ static DEFINE_SPINLOCK(circ_ll_spin);
 
 KTEST(lockdep, circular_local_lock_spinlock)
 {
-	local_lock(&circ_ll_pcp.lock);
-	spin_lock(&circ_ll_spin);
-	spin_unlock(&circ_ll_spin);
-	local_unlock(&circ_ll_pcp.lock);
+	take_nested(L(circ_ll_pcp.lock), S(circ_ll_spin));
 	KEXPECT_EQ(lockdep_reports_total(), 0);
-	spin_lock(&circ_ll_spin);
-	local_lock(&circ_ll_pcp.lock);
-	local_unlock(&circ_ll_pcp.lock);
-	spin_unlock(&circ_ll_spin);
+	take_nested(S(circ_ll_spin), L(circ_ll_pcp.lock));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 }
 
@@ -290,16 +284,8 @@ static DEFINE_RAW_SPINLOCK(circ_irqsave_b);
 
 KTEST(lockdep, circular_raw_irqsave)
 {
-	unsigned long f1, f2;
-
-	raw_spin_lock_irqsave(&circ_irqsave_a, f1);
-	raw_spin_lock_irqsave(&circ_irqsave_b, f2);
-	raw_spin_unlock_irqrestore(&circ_irqsave_b, f2);
-	raw_spin_unlock_irqrestore(&circ_irqsave_a, f1);
-	raw_spin_lock_irqsave(&circ_irqsave_b, f1);
-	raw_spin_lock_irqsave(&circ_irqsave_a, f2);
-	raw_spin_unlock_irqrestore(&circ_irqsave_a, f2);
-	raw_spin_unlock_irqrestore(&circ_irqsave_b, f1);
+	take_nested(R_IRQSAVE(circ_irqsave_a), R_IRQSAVE(circ_irqsave_b));
+	take_nested(R_IRQSAVE(circ_irqsave_b), R_IRQSAVE(circ_irqsave_a));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
 }
 
@@ -310,20 +296,12 @@ static DEFINE_RAW_SPINLOCK(circ_irq_b);
 
 static void circ_irq_fn(void *arg)
 {
-	raw_spin_lock(&circ_irq_b);
-	raw_spin_lock(&circ_irq_a);
-	raw_spin_unlock(&circ_irq_a);
-	raw_spin_unlock(&circ_irq_b);
+	take_nested(R(circ_irq_b), R(circ_irq_a));
 }
 
 KTEST(lockdep, circular_task_and_hardirq)
 {
-	unsigned long f1, f2;
-
-	raw_spin_lock_irqsave(&circ_irq_a, f1);
-	raw_spin_lock_irqsave(&circ_irq_b, f2);
-	raw_spin_unlock_irqrestore(&circ_irq_b, f2);
-	raw_spin_unlock_irqrestore(&circ_irq_a, f1);
+	take_nested(R_IRQSAVE(circ_irq_a), R_IRQSAVE(circ_irq_b));
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	ktest_in_hardirq(circ_irq_fn, 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);

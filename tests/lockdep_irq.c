@@ -115,16 +115,11 @@ static DEFINE_RAW_SPINLOCK(irq_order_unsafe);
 
 KTEST(lockdep, irq_safe_before_unsafe)
 {
-	unsigned long flags;
-
 	ktest_in_hardirq(irq_lock_fn, &irq_order_safe);
 	raw_spin_lock(&irq_order_unsafe);
 	raw_spin_unlock(&irq_order_unsafe);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
-	raw_spin_lock_irqsave(&irq_order_safe, flags);
-	raw_spin_lock(&irq_order_unsafe);
-	raw_spin_unlock(&irq_order_unsafe);
-	raw_spin_unlock_irqrestore(&irq_order_safe, flags);
+	take_nested(R_IRQSAVE(irq_order_safe), R(irq_order_unsafe));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
 }
 
@@ -135,13 +130,8 @@ static DEFINE_RAW_SPINLOCK(irq_rev_unsafe);
 
 KTEST(lockdep, irq_unsafe_before_safe_silent)
 {
-	unsigned long flags;
-
 	ktest_in_hardirq(irq_lock_fn, &irq_rev_safe);
-	raw_spin_lock(&irq_rev_unsafe);
-	raw_spin_lock_irqsave(&irq_rev_safe, flags);
-	raw_spin_unlock_irqrestore(&irq_rev_safe, flags);
-	raw_spin_unlock(&irq_rev_unsafe);
+	take_nested(R(irq_rev_unsafe), R_IRQSAVE(irq_rev_safe));
 	KEXPECT_LOCKDEP_NONE();
 }
 
@@ -152,12 +142,7 @@ static DEFINE_RAW_SPINLOCK(irq_late_unsafe);
 
 KTEST(lockdep, irq_usage_after_edge)
 {
-	unsigned long f1, f2;
-
-	raw_spin_lock_irqsave(&irq_late_safe, f1);
-	raw_spin_lock_irqsave(&irq_late_unsafe, f2);
-	raw_spin_unlock_irqrestore(&irq_late_unsafe, f2);
-	raw_spin_unlock_irqrestore(&irq_late_safe, f1);
+	take_nested(R_IRQSAVE(irq_late_safe), R_IRQSAVE(irq_late_unsafe));
 	ktest_in_hardirq(irq_lock_fn, &irq_late_safe);
 	KEXPECT_EQ(lockdep_reports_total(), 0);
 	raw_spin_lock(&irq_late_unsafe);
@@ -172,20 +157,12 @@ static DEFINE_RAW_SPINLOCK(irq_path_c);
 
 KTEST(lockdep, irq_safe_before_unsafe_transitive)
 {
-	unsigned long f1, f2;
-
 	ktest_in_hardirq(irq_lock_fn, &irq_path_a);
 	raw_spin_lock(&irq_path_c);
 	raw_spin_unlock(&irq_path_c);
-	raw_spin_lock_irqsave(&irq_path_b, f1);
-	raw_spin_lock(&irq_path_c);
-	raw_spin_unlock(&irq_path_c);
-	raw_spin_unlock_irqrestore(&irq_path_b, f1);
+	take_nested(R_IRQSAVE(irq_path_b), R(irq_path_c));
 	KEXPECT_EQ(lockdep_reports_total(), 0);
-	raw_spin_lock_irqsave(&irq_path_a, f1);
-	raw_spin_lock_irqsave(&irq_path_b, f2);
-	raw_spin_unlock_irqrestore(&irq_path_b, f2);
-	raw_spin_unlock_irqrestore(&irq_path_a, f1);
+	take_nested(R_IRQSAVE(irq_path_a), R_IRQSAVE(irq_path_b));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
 }
 

@@ -19,10 +19,7 @@ KTEST(lockdep, recursive_raw_same_class)
 {
 	lockdep_set_class(&rec_raw_a, &rec_raw_key);
 	lockdep_set_class(&rec_raw_b, &rec_raw_key);
-	raw_spin_lock(&rec_raw_a);
-	raw_spin_lock(&rec_raw_b);
-	raw_spin_unlock(&rec_raw_b);
-	raw_spin_unlock(&rec_raw_a);
+	take_nested(R(rec_raw_a), R(rec_raw_b));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 }
 
@@ -34,10 +31,7 @@ KTEST(lockdep, recursive_spinlock_same_class)
 {
 	lockdep_set_class(&rec_spin_a, &rec_spin_key);
 	lockdep_set_class(&rec_spin_b, &rec_spin_key);
-	spin_lock(&rec_spin_a);
-	spin_lock(&rec_spin_b);
-	spin_unlock(&rec_spin_b);
-	spin_unlock(&rec_spin_a);
+	take_nested(S(rec_spin_a), S(rec_spin_b));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 }
 
@@ -49,10 +43,7 @@ KTEST(lockdep, recursive_mutex_same_class)
 {
 	lockdep_set_class(&rec_mutex_a, &rec_mutex_key);
 	lockdep_set_class(&rec_mutex_b, &rec_mutex_key);
-	mutex_lock(&rec_mutex_a);
-	mutex_lock(&rec_mutex_b);
-	mutex_unlock(&rec_mutex_b);
-	mutex_unlock(&rec_mutex_a);
+	take_nested(M(rec_mutex_a), M(rec_mutex_b));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
 }
 
@@ -92,10 +83,7 @@ KTEST(lockdep, recursive_two_init_sites_silent)
 {
 	mutex_init(&rec_two_sites_a);
 	mutex_init(&rec_two_sites_b);
-	mutex_lock(&rec_two_sites_a);
-	mutex_lock(&rec_two_sites_b);
-	mutex_unlock(&rec_two_sites_b);
-	mutex_unlock(&rec_two_sites_a);
+	take_nested(M(rec_two_sites_a), M(rec_two_sites_b));
 	KEXPECT_LOCKDEP_NONE();
 }
 
@@ -251,10 +239,7 @@ static DEFINE_RAW_SPINLOCK(rec_in_irq_b);
 
 static void rec_in_irq_fn(void *arg)
 {
-	raw_spin_lock(&rec_in_irq_a);
-	raw_spin_lock(&rec_in_irq_b);
-	raw_spin_unlock(&rec_in_irq_b);
-	raw_spin_unlock(&rec_in_irq_a);
+	take_nested(R(rec_in_irq_a), R(rec_in_irq_b));
 }
 
 KTEST(lockdep, recursive_in_hardirq)

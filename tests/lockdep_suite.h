@@ -48,10 +48,26 @@
 #include "spinlock.h"
 #include "time.h"
 
-/* One lock of each kind, as a scenario step names it. */
+/* One lock of each kind, as a scenario step names it (L: a per-CPU
+ * local_lock_t), and the _irq and _irqsave forms of the spinning ones. */
 #define M(x) ANY_LOCK(LOCK_MUTEX, &(x))
 #define R(x) ANY_LOCK(LOCK_RAW, &(x))
 #define S(x) ANY_LOCK(LOCK_SPIN, &(x))
 #define RT(x) ANY_LOCK(LOCK_RTMUTEX, &(x))
+#define L(x) ANY_LOCK(LOCK_LOCAL, &(x))
+#define R_IRQ(x) ANY_LOCK_FORM(LOCK_RAW, &(x), LOCK_IRQ)
+#define R_IRQSAVE(x) ANY_LOCK_FORM(LOCK_RAW, &(x), LOCK_IRQSAVE)
+#define S_IRQ(x) ANY_LOCK_FORM(LOCK_SPIN, &(x), LOCK_IRQ)
+#define S_IRQSAVE(x) ANY_LOCK_FORM(LOCK_SPIN, &(x), LOCK_IRQSAVE)
+#define L_IRQSAVE(x) ANY_LOCK_FORM(LOCK_LOCAL, &(x), LOCK_IRQSAVE)
+
+/* Take outer, then inner under it; release both (inner first). */
+static inline void take_nested(struct any_lock outer, struct any_lock inner)
+{
+	any_lock_acquire(&outer);
+	any_lock_acquire(&inner);
+	any_lock_release(&inner);
+	any_lock_release(&outer);
+}
 
 #endif

@@ -30,10 +30,7 @@ static DEFINE_SPINLOCK(wc_spin1);
 
 KTEST(lockdep, wait_spinlock_under_raw_spinlock)
 {
-	raw_spin_lock(&wc_raw1);
-	spin_lock(&wc_spin1);
-	spin_unlock(&wc_spin1);
-	raw_spin_unlock(&wc_raw1);
+	take_nested(R(wc_raw1), S(wc_spin1));
 	EXPECT_WAIT_CONTEXT();
 }
 
@@ -42,10 +39,7 @@ static DEFINE_MUTEX(wc_mutex2);
 
 KTEST(lockdep, wait_mutex_under_raw_spinlock)
 {
-	raw_spin_lock(&wc_raw2);
-	mutex_lock(&wc_mutex2);
-	mutex_unlock(&wc_mutex2);
-	raw_spin_unlock(&wc_raw2);
+	take_nested(R(wc_raw2), M(wc_mutex2));
 	EXPECT_WAIT_CONTEXT();
 }
 
@@ -54,12 +48,7 @@ static DEFINE_RT_MUTEX(wc_rtm3);
 
 KTEST(lockdep, wait_rt_mutex_under_raw_spinlock_irqsave)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&wc_raw3, flags);
-	rt_mutex_lock(&wc_rtm3);
-	rt_mutex_unlock(&wc_rtm3);
-	raw_spin_unlock_irqrestore(&wc_raw3, flags);
+	take_nested(R_IRQSAVE(wc_raw3), RT(wc_rtm3));
 	EXPECT_WAIT_CONTEXT();
 }
 
@@ -69,10 +58,7 @@ static DEFINE_PER_CPU(struct wc_pcp, wc_pcp4) = {
 
 KTEST(lockdep, wait_local_lock_under_raw_spinlock)
 {
-	raw_spin_lock(&wc_raw4);
-	local_lock(&wc_pcp4.lock);
-	local_unlock(&wc_pcp4.lock);
-	raw_spin_unlock(&wc_raw4);
+	take_nested(R(wc_raw4), L(wc_pcp4.lock));
 	EXPECT_WAIT_CONTEXT();
 }
 
@@ -173,10 +159,7 @@ static DEFINE_MUTEX(wc_mutex11);
 
 KTEST(lockdep, wait_mutex_under_spinlock)
 {
-	spin_lock(&wc_spin11);
-	mutex_lock(&wc_mutex11);
-	mutex_unlock(&wc_mutex11);
-	spin_unlock(&wc_spin11);
+	take_nested(S(wc_spin11), M(wc_mutex11));
 	EXPECT_WAIT_CONTEXT();
 }
 
@@ -186,10 +169,7 @@ static DEFINE_MUTEX(wc_mutex12);
 
 KTEST(lockdep, wait_mutex_under_local_lock)
 {
-	local_lock(&wc_pcp12.lock);
-	mutex_lock(&wc_mutex12);
-	mutex_unlock(&wc_mutex12);
-	local_unlock(&wc_pcp12.lock);
+	take_nested(L(wc_pcp12.lock), M(wc_mutex12));
 	EXPECT_WAIT_CONTEXT();
 }
 
@@ -198,12 +178,7 @@ static DEFINE_RT_MUTEX(wc_rtm13);
 
 KTEST(lockdep, wait_rt_mutex_under_spinlock_irqsave)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&wc_spin13, flags);
-	rt_mutex_lock(&wc_rtm13);
-	rt_mutex_unlock(&wc_rtm13);
-	spin_unlock_irqrestore(&wc_spin13, flags);
+	take_nested(S_IRQSAVE(wc_spin13), RT(wc_rtm13));
 	EXPECT_WAIT_CONTEXT();
 }
 
@@ -225,10 +200,7 @@ static DEFINE_SPINLOCK(wc_ok_inner);
 
 KTEST(lockdep, wait_spinlock_in_spinlock_silent)
 {
-	spin_lock(&wc_ok_outer);
-	spin_lock(&wc_ok_inner);
-	spin_unlock(&wc_ok_inner);
-	spin_unlock(&wc_ok_outer);
+	take_nested(S(wc_ok_outer), S(wc_ok_inner));
 	KEXPECT_LOCKDEP_NONE();
 }
 
@@ -239,16 +211,8 @@ static DEFINE_SPINLOCK(wc_ok_irq_inner);
 
 KTEST(lockdep, wait_spinlock_in_spinlock_irqsave_silent)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&wc_ok_irq_outer, flags);
-	spin_lock(&wc_ok_irq_inner);
-	spin_unlock(&wc_ok_irq_inner);
-	spin_unlock_irqrestore(&wc_ok_irq_outer, flags);
-	spin_lock_irq(&wc_ok_irq_outer);
-	spin_lock(&wc_ok_irq_inner);
-	spin_unlock(&wc_ok_irq_inner);
-	spin_unlock_irq(&wc_ok_irq_outer);
+	take_nested(S_IRQSAVE(wc_ok_irq_outer), S(wc_ok_irq_inner));
+	take_nested(S_IRQ(wc_ok_irq_outer), S(wc_ok_irq_inner));
 	KEXPECT_LOCKDEP_NONE();
 }
 
@@ -261,20 +225,9 @@ static DEFINE_SPINLOCK(wc_ok_ll_out);
 
 KTEST(lockdep, wait_local_lock_and_spinlock_silent)
 {
-	unsigned long flags;
-
-	local_lock(&wc_ok_pcp.lock);
-	spin_lock(&wc_ok_ll_in);
-	spin_unlock(&wc_ok_ll_in);
-	local_unlock(&wc_ok_pcp.lock);
-	local_lock_irqsave(&wc_ok_pcp.lock, flags);
-	spin_lock(&wc_ok_ll_in);
-	spin_unlock(&wc_ok_ll_in);
-	local_unlock_irqrestore(&wc_ok_pcp.lock, flags);
-	spin_lock(&wc_ok_ll_out);
-	local_lock(&wc_ok_pcp.lock);
-	local_unlock(&wc_ok_pcp.lock);
-	spin_unlock(&wc_ok_ll_out);
+	take_nested(L(wc_ok_pcp.lock), S(wc_ok_ll_in));
+	take_nested(L_IRQSAVE(wc_ok_pcp.lock), S(wc_ok_ll_in));
+	take_nested(S(wc_ok_ll_out), L(wc_ok_pcp.lock));
 	KEXPECT_LOCKDEP_NONE();
 }
 
@@ -305,10 +258,7 @@ static DEFINE_RT_MUTEX(wc_ok_mm_rtm);
 KTEST(lockdep, wait_mutex_in_mutex_silent)
 {
 	mutex_lock(&wc_ok_mm_outer);
-	mutex_lock(&wc_ok_mm_inner);
-	rt_mutex_lock(&wc_ok_mm_rtm);
-	rt_mutex_unlock(&wc_ok_mm_rtm);
-	mutex_unlock(&wc_ok_mm_inner);
+	take_nested(M(wc_ok_mm_inner), RT(wc_ok_mm_rtm));
 	mutex_unlock(&wc_ok_mm_outer);
 	KEXPECT_LOCKDEP_NONE();
 }
@@ -322,14 +272,8 @@ KTEST(lockdep, wait_raw_spinlock_anywhere_silent)
 {
 	unsigned long flags;
 
-	spin_lock(&wc_ok_r_spin);
-	raw_spin_lock(&wc_ok_r_inner);
-	raw_spin_unlock(&wc_ok_r_inner);
-	spin_unlock(&wc_ok_r_spin);
-	raw_spin_lock(&wc_ok_r_outer);
-	raw_spin_lock(&wc_ok_r_inner);
-	raw_spin_unlock(&wc_ok_r_inner);
-	raw_spin_unlock(&wc_ok_r_outer);
+	take_nested(S(wc_ok_r_spin), R(wc_ok_r_inner));
+	take_nested(R(wc_ok_r_outer), R(wc_ok_r_inner));
 	preempt_disable();
 	raw_spin_lock(&wc_ok_r_inner);
 	raw_spin_unlock(&wc_ok_r_inner);

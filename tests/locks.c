@@ -38,6 +38,8 @@
 /* No helper task runs longer than this, whatever happens to the test. */
 #define HELPER_MAX_NS (20000 * NS_PER_MS)
 
+#define RT_WORLD IS_ENABLED(CONFIG_PREEMPT_RT)
+
 /* ---- the four global lock types, through the lock-kind table ---- */
 
 static raw_spinlock_t the_raw;
@@ -172,6 +174,7 @@ static int excl_worker_fn(void *arg)
 
 static void check_mutual_exclusion(enum lock_kind kind)
 {
+	const struct lock_kind_ops *ops = &lock_kinds[kind];
 	int n = 0, cpu;
 	long total = 0;
 	uint64_t t0;
@@ -188,7 +191,7 @@ static void check_mutual_exclusion(enum lock_kind kind)
 	 * could only run when the first is outside: it adds nothing but
 	 * handoffs, which under TCG cost milliseconds each). */
 	for_each_online_cpu(cpu)
-		for (int k = 0; k < (lock_kinds[kind].sleeps ? EXCL_PER_CPU : 1) &&
+		for (int k = 0; k < (ops->sleeps ? EXCL_PER_CPU : 1) &&
 				n < EXCL_MAX_WORKERS; k++)
 			exw[n++] = (struct excl_worker){.cpu = cpu};
 	ex.max_iters = EXCL_TOTAL_CAP / n;
@@ -209,8 +212,8 @@ static void check_mutual_exclusion(enum lock_kind kind)
 		if (exw[i].task)
 			KEXPECT_GE(exw[i].count, EXCL_MIN_ITERS);
 	}
-	ktest_log("%s: %d workers, %ld acquisitions in %lu ms", lock_kinds[kind].name,
-		  n, total, (unsigned long)(ns_since(t0) / NS_PER_MS));
+	ktest_log("%s: %d workers, %ld acquisitions in %lu ms", ops->name, n,
+		  total, (unsigned long)(ns_since(t0) / NS_PER_MS));
 	KEXPECT_EQ(ex.violations, 0);
 	KEXPECT_EQ(ex.state_errors, 0);
 	KEXPECT_EQ(ex.not_owner, 0);
@@ -418,9 +421,9 @@ static void ll_critical(struct ll_data *p, int variant)
 	if (p->a != p->b)
 		p->violations++;
 	p->a = p->a + 1;
-	if (irqs_disabled() != (variant == 1 && !IS_ENABLED(CONFIG_PREEMPT_RT)) ||
-	    (!IS_ENABLED(CONFIG_PREEMPT_RT) && variant == 0 && preempt_count() == 0) ||
-	    (IS_ENABLED(CONFIG_PREEMPT_RT) && (current->migration_disabled == 0 ||
+	if (irqs_disabled() != (variant == 1 && !RT_WORLD) ||
+	    (!RT_WORLD && variant == 0 && preempt_count() == 0) ||
+	    (RT_WORLD && (current->migration_disabled == 0 ||
 			  preempt_count() != 0)))
 		p->state_errors++;
 	v = p->counter;
@@ -468,7 +471,7 @@ static int ll_worker_fn(void *arg)
 			ll.migrations++;
 		}
 		ll_critical(p, variant);
-		if (IS_ENABLED(CONFIG_PREEMPT_RT) && i % 16 == 0)
+		if (RT_WORLD && i % 16 == 0)
 			yield(); /* on RT another task here may take our turn */
 		if (raw_smp_processor_id() != cpu || this_cpu_ptr(&ll_pcp) != p)
 			__atomic_fetch_add(&ll.moved_inside, 1, __ATOMIC_RELAXED);
@@ -581,7 +584,7 @@ static int expected_preempt_delta(enum lock_kind k)
 
 static int expected_migrate_delta(enum lock_kind k)
 {
-	return (k == LOCK_SPIN && IS_ENABLED(CONFIG_PREEMPT_RT)) ? 1 : 0;
+	return (k == LOCK_SPIN && RT_WORLD) ? 1 : 0;
 }
 
 static void check_trylock(enum lock_kind k)
@@ -823,7 +826,7 @@ static const struct irqsave_expect spin_irqsave_expect[2] = {
 KTEST(locks, spin_lock_irqsave_irq_state_per_world)
 {
 	const struct irqsave_expect *e =
-		&spin_irqsave_expect[IS_ENABLED(CONFIG_PREEMPT_RT)];
+		&spin_irqsave_expect[RT_WORLD];
 	int pc0 = preempt_count(), md0 = current->migration_disabled;
 	struct irq_record sv = {0}, irq = {0};
 	unsigned long flags;
@@ -846,7 +849,7 @@ KTEST(locks, spin_lock_irqsave_irq_state_per_world)
 	irq.off_after = irqs_disabled();
 
 	ktest_log("RT=%d: spin_lock_irqsave: IRQs %s, preempt count %d, "
-		  "migration disabled %d", IS_ENABLED(CONFIG_PREEMPT_RT),
+		  "migration disabled %d", RT_WORLD,
 		  sv.off_inside ? "off" : "on", sv.pc_inside, sv.md_inside);
 	expect_inside(&sv, pc0, md0, e);
 	expect_inside(&irq, pc0, md0, e);
@@ -873,7 +876,7 @@ static const struct irqsave_expect local_irqsave_expect[2] = {
 KTEST(locks, local_lock_irqsave_irq_state_per_world)
 {
 	const struct irqsave_expect *e =
-		&local_irqsave_expect[IS_ENABLED(CONFIG_PREEMPT_RT)];
+		&local_irqsave_expect[RT_WORLD];
 	struct any_lock l = {.kind = LOCK_LOCAL, .lock = &ll_pcp.lock,
 			     .form = LOCK_IRQSAVE};
 	int pc0 = preempt_count(), md0 = current->migration_disabled;
@@ -891,7 +894,7 @@ KTEST(locks, local_lock_irqsave_irq_state_per_world)
 	sv.off_after = irqs_disabled();
 
 	ktest_log("RT=%d: local_lock_irqsave: IRQs %s, preempt count %d, "
-		  "migration disabled %d", IS_ENABLED(CONFIG_PREEMPT_RT),
+		  "migration disabled %d", RT_WORLD,
 		  sv.off_inside ? "off" : "on", sv.pc_inside, sv.md_inside);
 	KEXPECT_TRUE(held_inside);
 	expect_inside(&sv, pc0, md0, e);
