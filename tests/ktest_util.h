@@ -17,7 +17,11 @@
 #include "smp.h"
 #include "time.h"
 
+#define NS_PER_US 1000ul
 #define NS_PER_MS 1000000ul
+
+/* No helper task runs longer than this, whatever happens to the test. */
+#define HELPER_MAX_NS (20000 * NS_PER_MS)
 
 static inline uint64_t ns_since(uint64_t t0)
 {
@@ -96,6 +100,17 @@ static inline int last_cpu(void)
 		KEXPECT_EQ(lockdep_reports_total(), (n));                     \
 	} while (0)
 #define KEXPECT_LOCKDEP_NONE() KEXPECT_EQ(lockdep_reports_total(), 0)
+
+/*
+ * Tests that raise their own priority drop back to SCHED_NORMAL before
+ * joining: kthread_join() busy-waits for the joined task's last switch,
+ * which a joiner of higher priority on that task's CPU would keep from
+ * ever happening.
+ */
+static inline void become_normal(void)
+{
+	KEXPECT_EQ(sched_setscheduler(current, SCHED_NORMAL, 0), 0);
+}
 
 /* Helper tasks. ktest_spawn(): fn(arg) as a task named name, bound to cpu
  * (-1: not bound), with policy and RT priority (SCHED_NORMAL: prio 0),

@@ -35,9 +35,6 @@
 #include "spinlock.h"
 #include "time.h"
 
-/* No helper task runs longer than this, whatever happens to the test. */
-#define HELPER_MAX_NS (20000 * NS_PER_MS)
-
 #define RT_WORLD IS_ENABLED(CONFIG_PREEMPT_RT)
 
 /* ---- the four global lock types, through the lock-kind table ---- */

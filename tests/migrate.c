@@ -28,9 +28,6 @@
 #include "time.h"
 #include "wait.h"
 
-/* No helper task runs longer than this, whatever happens to the test. */
-#define HELPER_MAX_NS (20000 * NS_PER_MS)
-
 static void inc_long(volatile long *p)
 {
 	__atomic_store_n(p, *p + 1, __ATOMIC_RELEASE);

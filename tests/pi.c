@@ -262,7 +262,7 @@ static void finish(struct actor **a, int n)
 			store_int(&pi_abort, 1);
 		}
 	store_int(&pi_abort, 1);
-	KEXPECT_EQ(sched_setscheduler(current, SCHED_NORMAL, 0), 0);
+	become_normal();
 	for (int i = 0; i < n; i++)
 		if (a[i]->task)
 			kthread_join(a[i]->task);
@@ -959,7 +959,7 @@ static int run_inversion(bool pi)
 	KEXPECT_TRUE(POLL_UNTIL(load_int(&inv.medium_done) &&
 				load_int(&inv.high_got)));
 	store_int(&pi_abort, 1);
-	KEXPECT_EQ(sched_setscheduler(current, SCHED_NORMAL, 0), 0);
+	become_normal();
 	if (high)
 		kthread_join(high);
 	if (medium)
