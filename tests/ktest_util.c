@@ -31,3 +31,9 @@ int ktest_join(struct task *t)
 {
 	return t ? kthread_join(t) : -1;
 }
+
+int ktest_spin_until_stopped(void *stop)
+{
+	ktest_poll_until(load_int(stop), HELPER_MAX_NS / NS_PER_MS, POLL_SPIN);
+	return 0;
+}

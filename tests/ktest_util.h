@@ -120,6 +120,10 @@ struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
 			 int cpu, int policy, int prio, bool wake);
 int ktest_join(struct task *t);
 
+/* A helper task's body: load on its CPU, spinning until the int at stop
+ * is set (at most HELPER_MAX_NS). */
+int ktest_spin_until_stopped(void *stop);
+
 /* fn(arg) in a task of its own, bound to cpu and started; NULL (and the
  * test fails) when no task could be made. */
 static inline struct task *ktest_spawn_on(int cpu, int (*fn)(void *),

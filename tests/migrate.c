@@ -97,13 +97,6 @@ static void preemptor_stop(struct preemptor *k)
 	complete(&k->kick);
 }
 
-/* A NORMAL task that spins until told to stop: load on its CPU. */
-static int load_fn(void *arg)
-{
-	ktest_poll_until(load_int(arg), HELPER_MAX_NS / NS_PER_MS, POLL_SPIN);
-	return 0;
-}
-
 /* ---- the count ---- */
 
 struct nest_record {
@@ -383,8 +376,8 @@ KTEST(migrate, same_cpu_id_across_preemptions)
 	if (sid.cpu >= 0) {
 		k = ktest_spawn(preemptor_fn, &sid.k, "preemptor", sid.cpu,
 				SCHED_FIFO, 50, true);
-		busy = ktest_spawn(load_fn, (void *)&sid.stop, "busy", sid.cpu,
-				   SCHED_NORMAL, 0, true);
+		busy = ktest_spawn_on(sid.cpu, ktest_spin_until_stopped,
+				      (void *)&sid.stop, "busy");
 	}
 	if (k)
 		preempt_for(&sid.k, &sid.preemptions, 300, 5000, sid.cpu);
@@ -579,8 +572,8 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 	/* Free to go anywhere, but for migrate_disable(). */
 	KEXPECT_EQ(set_cpus_allowed(t, cpu_online_mask), 0);
 	for (int i = 0; i < HOLD_LOAD; i++)
-		load[i] = ktest_spawn(load_fn, (void *)&hold.load_stop, "load",
-				      c, SCHED_NORMAL, 0, true);
+		load[i] = ktest_spawn_on(c, ktest_spin_until_stopped,
+					 (void *)&hold.load_stop, "load");
 	k = ktest_spawn(preemptor_fn, &hold.k, "preemptor", c, SCHED_FIFO, 50,
 			true);
 	mask_without(&away, c);

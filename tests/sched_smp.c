@@ -52,15 +52,6 @@ static int ping_pong_fn(void *arg)
 
 static volatile int background_stop;
 
-static int background_spinner(void *arg)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(&background_stop) && ns_since(t0) < HELPER_MAX_NS)
-		cpu_relax();
-	return 0;
-}
-
 /*
  * 100,000 round trips of wakeups between a FIFO task on CPU 0 and one on
  * CPU 1: each sleeps on a wait queue until the turn is its own. A single
@@ -93,8 +84,9 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 	if (ktest_poll_long(&ping.count[1], PING_PONG_IDLE_ROUNDS, 30000)) {
 		t1 = ktime_get_ns();
 		for (int i = 0; i < 2; i++)
-			bg[i] = ktest_spawn(background_spinner, 0, "busy", i,
-					    SCHED_NORMAL, 0, true);
+			bg[i] = ktest_spawn_on(i, ktest_spin_until_stopped,
+					       (void *)&background_stop,
+					       "busy");
 	}
 	/* Until both finish. A lost wakeup shows as no round trip at all for
 	 * 10 s. The run is bounded by PING_PONG_BUDGET_MS: on a host so
