@@ -5,9 +5,10 @@
  * console.
  *
  * Each test task starts bound to CPU 0 (a test may change its own
- * affinity). KASSERT_* ends it through ktest_abort(); a test that does not
- * finish within the time bound is reported "# timeout", with every CPU's
- * and every task's stack, and ends the run as failed.
+ * affinity) and runs its suite's KTEST_SUITE set-up before the test and
+ * its tear-down after it. KASSERT_* ends it through ktest_abort(); a test
+ * that does not finish within the time bound is reported "# timeout",
+ * with every CPU's and every task's stack, and ends the run as failed.
  */
 #include "compiler.h"
 #include <stdarg.h>
@@ -191,9 +192,9 @@ struct tally {
 	int passed, failed, skipped;
 };
 
-/* Only the validator's own suites provoke reports on purpose (and they
- * clear what they provoked with lockdep_reset()); a report anywhere else
- * is a bug the test has found. */
+/* Only the validator's own suites provoke reports on purpose (and their
+ * tear-down, lockdep_reset(), clears what they provoked); a report
+ * anywhere else is a bug the test has found. */
 static void check_lockdep_reports(const struct ktest *t, unsigned long before)
 {
 	unsigned long after = lockdep_reports_total();
