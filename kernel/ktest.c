@@ -5,9 +5,10 @@
  * console.
  *
  * Each test task starts bound to CPU 0 (a test may change its own
- * affinity). KASSERT_* ends it through ktest_abort(); a test that does not
- * finish within the time bound is reported "# timeout", with every CPU's
- * and every task's stack, and ends the run as failed.
+ * affinity) and runs its suite's KTEST_SUITE set-up before the test and
+ * its tear-down after it. KASSERT_* ends it through ktest_abort(); a test
+ * that does not finish within the time bound is reported "# timeout",
+ * with every CPU's and every task's stack, and ends the run as failed.
  */
 #include "compiler.h"
 #include <stdarg.h>
@@ -23,10 +24,10 @@
 #include "sched.h"
 #include "smp.h"
 #include "string.h"
-#include "time.h"
 #include "vsprintf.h"
 
 extern const struct ktest __ktests_start[], __ktests_end[];
+extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 
 #define DEFAULT_TIMEOUT_S 120
 
@@ -34,6 +35,7 @@ extern const struct ktest __ktests_start[], __ktests_end[];
  * task it started; the rest belongs to the runner. */
 static struct {
 	const struct ktest *test;
+	const struct ktest_suite *suite; /* its set-up, or NULL */
 	struct task *task;
 	volatile bool failed;
 	struct completion done;
@@ -71,12 +73,31 @@ void ktest_fail_msg(const char *file, int line, const char *fmt, ...)
 	printk("    # %s:%d: %s\n", file, line, buf);
 }
 
+/* The KTEST_SUITE() of the named suite, or NULL. */
+static const struct ktest_suite *find_suite(const char *name)
+{
+	for (const struct ktest_suite *s = __ktest_suites_start;
+	     s < __ktest_suites_end; s++)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return 0;
+}
+
+/* The end of the test's task, however the test ended: the suite's
+ * tear-down, then the runner is told. */
+static void ktest_task_done(void)
+{
+	if (cur.suite && cur.suite->exit)
+		cur.suite->exit();
+	complete(&cur.done);
+}
+
 /* A KASSERT failed: end the task it failed in (the failure is recorded;
  * a helper task of the test just stops). */
 __noreturn void ktest_abort(void)
 {
 	if (current == cur.task)
-		complete(&cur.done);
+		ktest_task_done();
 	kthread_exit(1);
 }
 
@@ -84,8 +105,10 @@ static int ktest_task_fn(void *arg)
 {
 	const struct ktest *t = arg;
 
+	if (cur.suite && cur.suite->init)
+		cur.suite->init();
 	t->fn();
-	complete(&cur.done);
+	ktest_task_done();
 	return 0;
 }
 
@@ -169,9 +192,9 @@ struct tally {
 	int passed, failed, skipped;
 };
 
-/* Only the validator's own suites provoke reports on purpose (and they
- * clear what they provoked with lockdep_reset()); a report anywhere else
- * is a bug the test has found. */
+/* Only the validator's own suites provoke reports on purpose (and their
+ * tear-down, lockdep_reset(), clears what they provoked); a report
+ * anywhere else is a bug the test has found. */
 static void check_lockdep_reports(const struct ktest *t, unsigned long before)
 {
 	unsigned long after = lockdep_reports_total();
@@ -215,6 +238,7 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 	for (const char *const *e = t->expect; e && *e; e++)
 		printk("    # expect: %s\n", *e);
 	cur.test = t;
+	cur.suite = find_suite(t->suite);
 	cur.failed = false;
 	reports = lockdep_reports_total();
 	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++)
@@ -329,55 +353,6 @@ int ktest_run_all(const char *glob)
 	       tally.failed, tally.skipped);
 	kfree(v);
 	return tally.failed;
-}
-
-struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
-			 int cpu, int policy, int prio, bool wake)
-{
-	struct task *t = kthread_create(fn, arg, name);
-
-	if (!t) {
-		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
-			       name);
-		return 0;
-	}
-	if (cpu >= 0)
-		kthread_bind(t, cpu);
-	if (policy != SCHED_NORMAL && sched_setscheduler(t, policy, prio))
-		ktest_fail_msg(__FILE__, __LINE__, "sched_setscheduler(%s, %d, "
-			       "%d) failed", name, policy, prio);
-	if (wake)
-		wake_up_process(t);
-	return t;
-}
-
-int ktest_join(struct task *t)
-{
-	return t ? kthread_join(t) : -1;
-}
-
-static bool poll(volatile void *v, bool wide, long want, uint64_t timeout_ms)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while ((wide ? __atomic_load_n((volatile long *)v, __ATOMIC_ACQUIRE)
-		     : __atomic_load_n((volatile int *)v, __ATOMIC_ACQUIRE)) <
-	       want) {
-		if (ktime_get_ns() - t0 > timeout_ms * 1000000)
-			return false;
-		msleep(1);
-	}
-	return true;
-}
-
-bool ktest_poll_long(volatile long *v, long want, uint64_t timeout_ms)
-{
-	return poll(v, true, want, timeout_ms);
-}
-
-bool ktest_poll_int(volatile int *v, int want, uint64_t timeout_ms)
-{
-	return poll(v, false, want, timeout_ms);
 }
 
 /* ktest_in_hardirq(): an irq_work on this CPU, waited for with interrupts

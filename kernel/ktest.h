@@ -36,6 +36,26 @@ struct ktest {
 	};                                                                   \
 	static void ktest_fn_##suite_##_##name_(void)
 
+/*
+ * Set-up and tear-down shared by every test of a suite, as KUnit's suite
+ * init/exit: init() runs in the test's task just before each test of the
+ * suite, exit() just after it, also when a KASSERT ended the test. A suite
+ * declares it once, in any one of its files:
+ *
+ *	KTEST_SUITE(lockdep, .init = lockdep_reset, .exit = lockdep_reset);
+ */
+struct ktest_suite {
+	const char *name;
+	void (*init)(void);
+	void (*exit)(void);
+};
+
+#define KTEST_SUITE_SECTION                                                  \
+	__attribute__((used, section(".ktest_suites"), aligned(8)))
+#define KTEST_SUITE(suite_, ...)                                             \
+	static const struct ktest_suite ktest_suite_##suite_                 \
+		KTEST_SUITE_SECTION = {.name = #suite_, __VA_ARGS__}
+
 #define KTEST(suite, name) KTEST_DEFINE(suite, name, 1, 0)
 #define KTEST_CPUS(suite, name, n) KTEST_DEFINE(suite, name, n, 0)
 
@@ -104,18 +124,6 @@ void ktest_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Run fn(arg) in hard-interrupt context on the calling CPU (a self-IPI)
  * and return when it has run. Needs interrupts on. */
 void ktest_in_hardirq(void (*fn)(void *), void *arg);
-
-/* Helper tasks. ktest_spawn(): fn(arg) as a task named name, bound to cpu
- * (-1: not bound), with policy and RT priority (SCHED_NORMAL: prio 0),
- * woken if wake; a failure is recorded and gives NULL, which
- * ktest_join() (-1) and the callers' clean-up paths accept. */
-struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
-			 int cpu, int policy, int prio, bool wake);
-int ktest_join(struct task *t);
-
-/* Sleep-poll until *v >= want, or false after timeout_ms. */
-bool ktest_poll_int(volatile int *v, int want, uint64_t timeout_ms);
-bool ktest_poll_long(volatile long *v, long want, uint64_t timeout_ms);
 
 /* A test outside the lockdep suites that provokes validator reports on
  * purpose: n reports of kind were made since the test began (0 expected

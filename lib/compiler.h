@@ -17,4 +17,19 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * IS_ENABLED(CONFIG_FOO): 1 when the build defines CONFIG_FOO (as 1, which
+ * is what -DCONFIG_FOO does), else 0; an integer constant expression, so
+ * code for both configurations is compiled and type-checked, and the one
+ * not taken is dropped: `if (IS_ENABLED(CONFIG_PREEMPT_RT))` in place of
+ * an #ifdef inside a function. Linux's trick: a defined option turns
+ * __ARG_PLACEHOLDER_1 into "0," and so shifts the 1 into second place.
+ */
+#define __ARG_PLACEHOLDER_1 0,
+#define __take_second_arg(__ignored, val, ...) val
+#define ____is_defined(arg1_or_junk) __take_second_arg(arg1_or_junk 1, 0)
+#define ___is_defined(val) ____is_defined(__ARG_PLACEHOLDER_##val)
+#define __is_defined(x) ___is_defined(x)
+#define IS_ENABLED(option) __is_defined(option)
+
 #endif

@@ -32,6 +32,7 @@
  */
 #include "kbench.h"
 #include "local_lock.h"
+#include "lock_kind.h"
 #include "lockdep.h"
 #include "mutex.h"
 #include "percpu.h"
@@ -44,12 +45,6 @@
 #define CACHED_ITERS 200000
 #define FS_LOCKS 128
 #define FS_ROUNDS 64
-
-enum lock_kind { RAW, SPIN, LOCAL, MUTEX, RTMUTEX, NR_KINDS };
-
-static const char *const kind_names[NR_KINDS] = {
-	"raw_spinlock_t", "spinlock_t", "local_lock_t", "mutex", "rt_mutex",
-};
 
 struct pcp_lock {
 	local_lock_t lock;
@@ -75,7 +70,7 @@ static struct mutex fs_mutex[FS_LOCKS];
 static struct rt_mutex fs_rtmutex[FS_LOCKS];
 static DEFINE_PER_CPU(struct pcp_lock[FS_LOCKS], fs_local) = {
 	[0 ... FS_LOCKS - 1] = {.lock = INIT_LOCAL_LOCK(fs_local)}};
-static struct lock_class_key fs_keys[NR_KINDS][FS_LOCKS];
+static struct lock_class_key fs_keys[NR_LOCK_KINDS][FS_LOCKS];
 
 static long shared_count;
 
@@ -90,16 +85,16 @@ static long shared_count;
 static void __attribute__((noinline)) cached_pairs(enum lock_kind k, int n)
 {
 	switch (k) {
-	case RAW:
+	case LOCK_RAW:
 		PAIRS(n, raw_spin_lock, raw_spin_unlock, &c_raw);
 		break;
-	case SPIN:
+	case LOCK_SPIN:
 		PAIRS(n, spin_lock, spin_unlock, &c_spin);
 		break;
-	case LOCAL:
+	case LOCK_LOCAL:
 		PAIRS(n, local_lock, local_unlock, &c_local.lock);
 		break;
-	case MUTEX:
+	case LOCK_MUTEX:
 		PAIRS(n, mutex_lock, mutex_unlock, &c_mutex);
 		break;
 	default:
@@ -111,16 +106,16 @@ static void __attribute__((noinline)) cached_pairs(enum lock_kind k, int n)
 static void __attribute__((noinline)) first_seen_pairs(enum lock_kind k)
 {
 	switch (k) {
-	case RAW:
+	case LOCK_RAW:
 		PAIRS(FS_LOCKS, raw_spin_lock, raw_spin_unlock, &fs_raw[i]);
 		break;
-	case SPIN:
+	case LOCK_SPIN:
 		PAIRS(FS_LOCKS, spin_lock, spin_unlock, &fs_spin[i]);
 		break;
-	case LOCAL:
+	case LOCK_LOCAL:
 		PAIRS(FS_LOCKS, local_lock, local_unlock, &fs_local[i].lock);
 		break;
-	case MUTEX:
+	case LOCK_MUTEX:
 		PAIRS(FS_LOCKS, mutex_lock, mutex_unlock, &fs_mutex[i]);
 		break;
 	default:
@@ -131,7 +126,7 @@ static void __attribute__((noinline)) first_seen_pairs(enum lock_kind k)
 
 static void outer_lock(enum lock_kind k)
 {
-	if (k == RAW)
+	if (k == LOCK_RAW)
 		raw_spin_lock(&outer_raw);
 	else
 		mutex_lock(&outer_mutex);
@@ -139,7 +134,7 @@ static void outer_lock(enum lock_kind k)
 
 static void outer_unlock(enum lock_kind k)
 {
-	if (k == RAW)
+	if (k == LOCK_RAW)
 		raw_spin_unlock(&outer_raw);
 	else
 		mutex_unlock(&outer_mutex);
@@ -151,17 +146,17 @@ static void init_first_seen_locks(void)
 
 	for (int i = 0; i < FS_LOCKS; i++) {
 		raw_spin_lock_init(&fs_raw[i]);
-		lockdep_set_class(&fs_raw[i], &fs_keys[RAW][i]);
+		lockdep_set_class(&fs_raw[i], &fs_keys[LOCK_RAW][i]);
 		spin_lock_init(&fs_spin[i]);
-		lockdep_set_class(&fs_spin[i], &fs_keys[SPIN][i]);
+		lockdep_set_class(&fs_spin[i], &fs_keys[LOCK_SPIN][i]);
 		mutex_init(&fs_mutex[i]);
-		lockdep_set_class(&fs_mutex[i], &fs_keys[MUTEX][i]);
+		lockdep_set_class(&fs_mutex[i], &fs_keys[LOCK_MUTEX][i]);
 		rt_mutex_init(&fs_rtmutex[i]);
-		lockdep_set_class(&fs_rtmutex[i], &fs_keys[RTMUTEX][i]);
+		lockdep_set_class(&fs_rtmutex[i], &fs_keys[LOCK_RTMUTEX][i]);
 		for_each_possible_cpu(cpu) {
 			local_lock_t *l = per_cpu_ptr(&fs_local[i].lock, cpu);
 
-			lockdep_set_class(l, &fs_keys[LOCAL][i]);
+			lockdep_set_class(l, &fs_keys[LOCK_LOCAL][i]);
 		}
 	}
 }
@@ -175,10 +170,8 @@ static void collect_reports(void)
 {
 	reports += lockdep_reports_total() - reports_base;
 	reports_base = 0;
-#ifdef CONFIG_LOCKDEP
-	if (!lockdep_enabled())
+	if (IS_ENABLED(CONFIG_LOCKDEP) && !lockdep_enabled())
 		validator_went_off = true;
-#endif
 }
 
 /* Hundredths of a cycle per pair. */
@@ -219,15 +212,16 @@ KBENCH(lockdep_overhead)
 {
 	char name[40];
 
-#ifdef CONFIG_LOCKDEP
-	kbench_note("kernel built with LOCKDEP=1: figures include the lock "
-		    "validator%s", lockdep_enabled() ? "" : " (which is OFF)");
-	if (!lockdep_enabled())
+	if (!IS_ENABLED(CONFIG_LOCKDEP))
+		kbench_note("kernel built with LOCKDEP=0: the baseline, no "
+			    "validator");
+	else
+		kbench_note("kernel built with LOCKDEP=1: figures include the "
+			    "lock validator%s",
+			    lockdep_enabled() ? "" : " (which is OFF)");
+	if (IS_ENABLED(CONFIG_LOCKDEP) && !lockdep_enabled())
 		kbench_note("ERROR: the lock validator is off before the "
 			    "benchmark starts");
-#else
-	kbench_note("kernel built with LOCKDEP=0: the baseline, no validator");
-#endif
 	kbench_note("cycles per acquire+release on CPU %d: cached x%d, "
 		    "first-seen %d locks x %d rounds", raw_smp_processor_id(),
 		    CACHED_ITERS, FS_LOCKS, FS_ROUNDS);
@@ -236,14 +230,16 @@ KBENCH(lockdep_overhead)
 		kbench_note("%lu validator report(s) before the benchmark",
 			    reports_base);
 	init_first_seen_locks();
-	for (int k = 0; k < NR_KINDS; k++) {
-		snprintf(name, sizeof(name), "%s cached", kind_names[k]);
+	for (int k = 0; k < NR_LOCK_KINDS; k++) {
+		const char *kind = lock_kinds[k].name;
+
+		snprintf(name, sizeof(name), "%s cached", kind);
 		kbench_report("lockdep_overhead", name, 1, cached_cost(k, true),
 			      "cycles");
-		snprintf(name, sizeof(name), "%s cached-solo", kind_names[k]);
+		snprintf(name, sizeof(name), "%s cached-solo", kind);
 		kbench_report("lockdep_overhead", name, 1,
 			      cached_cost(k, false), "cycles");
-		snprintf(name, sizeof(name), "%s first-seen", kind_names[k]);
+		snprintf(name, sizeof(name), "%s first-seen", kind);
 		kbench_report("lockdep_overhead", name, 1, first_seen_cost(k),
 			      "cycles");
 	}

@@ -6,6 +6,7 @@
  */
 #include "kbench.h"
 #include "local_lock.h"
+#include "lock_kind.h"
 #include "mutex.h"
 #include "rtmutex.h"
 #include "sched.h"
@@ -15,12 +16,6 @@
 
 #define UNCONTENDED_ITERS 200000
 #define CONTENDED_MS 50
-
-enum lock_kind { RAW, SPIN, LOCAL, MUTEX, RTMUTEX, NR_KINDS };
-
-static const char *const kind_names[NR_KINDS] = {
-	"raw_spinlock_t", "spinlock_t", "local_lock_t", "mutex", "rt_mutex",
-};
 
 static DEFINE_RAW_SPINLOCK(b_raw);
 static DEFINE_SPINLOCK(b_spin);
@@ -37,22 +32,22 @@ static long shared_count;
 static void lock_op(enum lock_kind k)
 {
 	switch (k) {
-	case RAW:
+	case LOCK_RAW:
 		raw_spin_lock(&b_raw);
 		shared_count++;
 		raw_spin_unlock(&b_raw);
 		break;
-	case SPIN:
+	case LOCK_SPIN:
 		spin_lock(&b_spin);
 		shared_count++;
 		spin_unlock(&b_spin);
 		break;
-	case LOCAL:
+	case LOCK_LOCAL:
 		local_lock(&b_local.lock);
 		this_cpu_ptr(&b_local)->n++;
 		local_unlock(&b_local.lock);
 		break;
-	case MUTEX:
+	case LOCK_MUTEX:
 		mutex_lock(&b_mutex);
 		shared_count++;
 		mutex_unlock(&b_mutex);
@@ -67,19 +62,21 @@ static void lock_op(enum lock_kind k)
 
 KBENCH(locks_uncontended)
 {
-	uint64_t cycles[NR_KINDS];
+	uint64_t cycles[NR_LOCK_KINDS];
 
-	for (int k = 0; k < NR_KINDS; k++) {
+	for (int k = 0; k < NR_LOCK_KINDS; k++) {
 		uint64_t t0 = rdtsc();
 
 		for (int i = 0; i < UNCONTENDED_ITERS; i++)
 			lock_op(k);
 		cycles[k] = (rdtsc() - t0) * 100 / UNCONTENDED_ITERS;
-		kbench_report("locks_uncontended", kind_names[k], 1, cycles[k],
-			      "cycles");
+		kbench_report("locks_uncontended", lock_kinds[k].name, 1,
+			      cycles[k], "cycles");
 	}
 	kbench_report("locks_uncontended", "ratio spinlock_t/raw", 1,
-		      cycles[SPIN] * 100 / (cycles[RAW] ? cycles[RAW] : 1), "x");
+		      cycles[LOCK_SPIN] * 100 /
+			      (cycles[LOCK_RAW] ? cycles[LOCK_RAW] : 1),
+		      "x");
 }
 
 /* Contended: one task per CPU, all starting together, each counting its
@@ -141,9 +138,10 @@ KBENCH(locks_contended)
 {
 	int n = num_online_cpus();
 
-	for (int k = 0; k < NR_KINDS; k++)
+	for (int k = 0; k < NR_LOCK_KINDS; k++)
 		for (int ncpus = 1; ncpus <= n; ncpus++)
-			kbench_report("locks_contended", kind_names[k], ncpus,
+			kbench_report("locks_contended", lock_kinds[k].name,
+				      ncpus,
 				      (uint64_t)contended(k, ncpus) * 100 *
 					      1000 / CONTENDED_MS / 1000,
 				      "kops/s");

@@ -1,79 +1,22 @@
 /*
- * The per-CPU access checker (kernel/lockdep_percpu.c; see
- * docs/lockdep.md): each access through this_cpu_ptr(), get_cpu_var(),
- * per_cpu() or per_cpu_ptr() is checked against what protects that CPU's
- * copy right now: the locks held (a lock inside a per-CPU area only for
- * its own CPU's copy), and for the running CPU's own copy preemption off
- * and IRQs off, as PREEMPT_RT would have them (what a spinlock_t or
- * local_lock turned off on RT=0 does not count). Three reports:
- *   PERCPU_UNPROTECTED   nothing protects the access;
- *   PERCPU_INCONSISTENT  no protection is common to all the accesses of
- *                        the variable (the Eraser lockset);
- *   PERCPU_IRQ           used in hardirq and in a task with IRQs on.
- *
- * Each test uses variables and locks of its own, starts and ends with
- * lockdep_reset() and checks the counters, as in lockdep.c. Several-CPU
- * tests run their helpers one after the other unless the accesses are
- * correctly protected.
+ * The per-CPU access checker's LOCKDEP_PERCPU_UNPROTECTED scenarios, and
+ * the suite's set-up (lockdep_percpu.h describes the suite).
  */
 #ifdef CONFIG_LOCKDEP
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "lockdep_percpu.h"
 
-#include "completion.h"
-#include "cpumask.h"
-#include "irqflags.h"
-#include "ktest.h"
-#include "ktest_util.h"
-#include "local_lock.h"
-#include "lockdep.h"
-#include "mutex.h"
-#include "percpu.h"
-#include "preempt.h"
-#include "sched.h"
-#include "smp.h"
-#include "spinlock.h"
+KTEST_SUITE(lockdep_percpu, .init = lockdep_reset, .exit = lockdep_reset);
 
-/* One access to a copy: a read-modify-write through the pointer. */
-#define TOUCH(p) ((*(p))++)
-
-/* In hardirq context: touch this CPU's copy of the long at template
- * address arg. */
-static void irq_touch(void *arg)
-{
-	long *var = arg;
-
-	TOUCH(this_cpu_ptr(var));
-}
-
-/* A helper's job: touch its CPU's copy of var under spin or mutex. */
-struct touch_job {
-	long *var;
-	spinlock_t *spin;
-	struct mutex *mutex;
-};
-
-static int touch_fn(void *arg)
+int touch_fn(void *arg)
 {
 	struct touch_job *j = arg;
 
-	if (j->spin)
-		spin_lock(j->spin);
-	else
-		mutex_lock(j->mutex);
+	any_lock_acquire(&j->lock);
 	TOUCH(this_cpu_ptr(j->var));
-	if (j->spin)
-		spin_unlock(j->spin);
-	else
-		mutex_unlock(j->mutex);
+	any_lock_release(&j->lock);
 	return 0;
 }
-
-struct ll_counter {
-	local_lock_t lock;
-	long n;
-};
 
 struct sl_counter {
 	spinlock_t lock;
@@ -88,10 +31,8 @@ static DEFINE_PER_CPU(long, pc_unprot);
 
 KTEST(lockdep_percpu, unprotected_preemptible)
 {
-	lockdep_reset();
 	TOUCH(this_cpu_ptr(&pc_unprot));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* One report per variable, however often it is accessed. */
@@ -99,12 +40,10 @@ static DEFINE_PER_CPU(long, pc_unprot_once);
 
 KTEST(lockdep_percpu, unprotected_reported_once)
 {
-	lockdep_reset();
 	for (int i = 0; i < 3; i++)
 		TOUCH(this_cpu_ptr(&pc_unprot_once));
 	TOUCH(per_cpu_ptr(&pc_unprot_once, raw_smp_processor_id()));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* per_cpu() of the running CPU's own copy is checked like this_cpu_ptr. */
@@ -112,10 +51,8 @@ static DEFINE_PER_CPU(long, pc_unprot_own);
 
 KTEST(lockdep_percpu, unprotected_per_cpu_own_copy)
 {
-	lockdep_reset();
 	per_cpu(pc_unprot_own, raw_smp_processor_id())++;
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* migrate_disable() keeps the task on the CPU, but another task on the
@@ -124,12 +61,10 @@ static DEFINE_PER_CPU(long, pc_migr);
 
 KTEST(lockdep_percpu, unprotected_migrate_disable_only)
 {
-	lockdep_reset();
 	migrate_disable();
 	TOUCH(this_cpu_ptr(&pc_migr));
 	migrate_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* smp_processor_id() is fine with migration disabled; the data access
@@ -140,7 +75,6 @@ KTEST_CPUS(lockdep_percpu, unprotected_after_cpu_id_migrate_disabled, 2)
 {
 	int cpu;
 
-	lockdep_reset();
 	KEXPECT_EQ(set_cpus_allowed(current, cpu_online_mask), 0);
 	migrate_disable();
 	cpu = smp_processor_id();
@@ -149,7 +83,6 @@ KTEST_CPUS(lockdep_percpu, unprotected_after_cpu_id_migrate_disabled, 2)
 	KEXPECT_EQ(set_cpus_allowed(current, cpumask_of(0)), 0);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_PREEMPTIBLE_CPU_ID), 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* Another CPU's copy: preemption and IRQs off here protect nothing there. */
@@ -157,22 +90,18 @@ static DEFINE_PER_CPU(long, pc_remote);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote, 2)
 {
-	lockdep_reset();
 	per_cpu(pc_remote, last_cpu())++;
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(long, pc_remote_preempt);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_preempt_disabled, 2)
 {
-	lockdep_reset();
 	preempt_disable();
 	TOUCH(per_cpu_ptr(&pc_remote_preempt, last_cpu()));
 	preempt_enable();
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(long, pc_remote_irqs);
@@ -181,12 +110,10 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote_irqs_disabled, 2)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	local_irq_save(flags);
 	per_cpu(pc_remote_irqs, last_cpu())++;
 	local_irq_restore(flags);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* A per-CPU lock protects its own CPU's copy only. */
@@ -197,12 +124,10 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote_other_cpus_lock, 2)
 {
 	int c = 0, d = last_cpu();
 
-	lockdep_reset();
 	spin_lock(per_cpu_ptr(&pc_sl_wrong.lock, c));
 	per_cpu(pc_sl_wrong, d).n++;
 	spin_unlock(per_cpu_ptr(&pc_sl_wrong.lock, c));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* This CPU's local_lock does not protect another CPU's copy. */
@@ -211,12 +136,10 @@ static DEFINE_PER_CPU(struct ll_counter, pc_ll_remote) = {
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_under_local_lock, 2)
 {
-	lockdep_reset();
 	local_lock(&pc_ll_remote.lock);
 	per_cpu(pc_ll_remote, last_cpu()).n++;
 	local_unlock(&pc_ll_remote.lock);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* --- protected: silent --- */
@@ -225,20 +148,17 @@ static DEFINE_PER_CPU(long, pc_get_cpu_var);
 
 KTEST(lockdep_percpu, get_cpu_var_silent)
 {
-	lockdep_reset();
 	for (int i = 0; i < 2; i++) {
 		get_cpu_var(pc_get_cpu_var)++;
 		put_cpu_var(pc_get_cpu_var);
 	}
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(long, pc_preempt);
 
 KTEST(lockdep_percpu, preempt_disable_silent)
 {
-	lockdep_reset();
 	preempt_disable();
 	TOUCH(this_cpu_ptr(&pc_preempt));
 	preempt_enable();
@@ -246,7 +166,6 @@ KTEST(lockdep_percpu, preempt_disable_silent)
 	per_cpu(pc_preempt, raw_smp_processor_id())++;
 	preempt_enable();
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(long, pc_irqs_off);
@@ -255,7 +174,6 @@ KTEST(lockdep_percpu, irqs_disabled_silent)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	local_irq_save(flags);
 	TOUCH(this_cpu_ptr(&pc_irqs_off));
 	local_irq_restore(flags);
@@ -263,7 +181,6 @@ KTEST(lockdep_percpu, irqs_disabled_silent)
 	TOUCH(this_cpu_ptr(&pc_irqs_off));
 	local_irq_enable();
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(long, pc_raw);
@@ -271,14 +188,12 @@ static DEFINE_RAW_SPINLOCK(pc_raw_lock);
 
 KTEST(lockdep_percpu, raw_spinlock_silent)
 {
-	lockdep_reset();
 	for (int i = 0; i < 2; i++) {
 		raw_spin_lock(&pc_raw_lock);
 		TOUCH(this_cpu_ptr(&pc_raw));
 		raw_spin_unlock(&pc_raw_lock);
 	}
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(struct ll_counter, pc_ll) = {
@@ -288,7 +203,6 @@ KTEST(lockdep_percpu, local_lock_silent)
 {
 	unsigned long flags;
 
-	lockdep_reset();
 	local_lock(&pc_ll.lock);
 	this_cpu_ptr(&pc_ll)->n++;
 	local_unlock(&pc_ll.lock);
@@ -296,7 +210,6 @@ KTEST(lockdep_percpu, local_lock_silent)
 	this_cpu_ptr(&pc_ll)->n++;
 	local_unlock_irqrestore(&pc_ll.lock, flags);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* Every CPU's task under its own CPU's local_lock: one class, each copy
@@ -319,14 +232,12 @@ KTEST_CPUS(lockdep_percpu, local_lock_all_cpus_silent, 2)
 	static struct task *t[NR_CPUS];
 	int cpu;
 
-	lockdep_reset();
 	for_each_online_cpu(cpu)
 		t[cpu] = ktest_spawn_on(cpu, ll_all_fn, 0, "ld-ll");
 	for_each_online_cpu(cpu)
 		if (t[cpu])
 			kthread_join(t[cpu]);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* One global spinlock_t for every access, from every CPU. */
@@ -335,15 +246,13 @@ static DEFINE_SPINLOCK(pc_global_lock);
 
 KTEST_CPUS(lockdep_percpu, global_spinlock_all_cpus_silent, 2)
 {
-	struct touch_job j = {.var = &pc_global, .spin = &pc_global_lock};
+	struct touch_job j = {&pc_global, ANY_LOCK(LOCK_SPIN, &pc_global_lock)};
 	int cpu;
 
-	lockdep_reset();
 	touch_fn(&j);
 	for_each_online_cpu(cpu)
 		ktest_run_on(cpu, touch_fn, &j, "ld-touch");
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(long, pc_mutex);
@@ -351,15 +260,13 @@ static DEFINE_MUTEX(pc_mutex_lock);
 
 KTEST_CPUS(lockdep_percpu, global_mutex_all_cpus_silent, 2)
 {
-	struct touch_job j = {.var = &pc_mutex, .mutex = &pc_mutex_lock};
+	struct touch_job j = {&pc_mutex, ANY_LOCK(LOCK_MUTEX, &pc_mutex_lock)};
 	int cpu;
 
-	lockdep_reset();
 	for_each_online_cpu(cpu)
 		ktest_run_on(cpu, touch_fn, &j, "ld-touch");
 	touch_fn(&j);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* Another CPU's copy under that CPU's lock (the lock in the same per-CPU
@@ -371,14 +278,12 @@ KTEST_CPUS(lockdep_percpu, remote_under_its_own_lock_silent, 2)
 {
 	int cpu;
 
-	lockdep_reset();
 	for_each_online_cpu(cpu) {
 		spin_lock(per_cpu_ptr(&pc_sl_right.lock, cpu));
 		per_cpu(pc_sl_right, cpu).n++;
 		spin_unlock(per_cpu_ptr(&pc_sl_right.lock, cpu));
 	}
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* The same lock reached through the variable, as Linux code often does:
@@ -391,7 +296,6 @@ KTEST_CPUS(lockdep_percpu, lock_reached_through_variable_silent, 2)
 {
 	int cpu;
 
-	lockdep_reset();
 	for_each_online_cpu(cpu) {
 		spin_lock(&per_cpu(pc_sl_via, cpu).lock);
 		per_cpu(pc_sl_via, cpu).n++;
@@ -401,7 +305,6 @@ KTEST_CPUS(lockdep_percpu, lock_reached_through_variable_silent, 2)
 		spin_unlock(&per_cpu_ptr(&pc_sl_via, cpu)->lock);
 	}
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* A trylock of the lock inside the variable excuses forming its address
@@ -417,13 +320,11 @@ KTEST_CPUS(lockdep_percpu, failed_trylock_through_variable_silent, 2)
 {
 	int c = last_cpu();
 
-	lockdep_reset();
 	raw_spin_lock(&per_cpu(pc_try_via, c).lock);
 	KEXPECT_FALSE(raw_spin_trylock(&per_cpu(pc_try_via, c).lock));
 	per_cpu(pc_try_via, c).n++;
 	raw_spin_unlock(&per_cpu(pc_try_via, c).lock);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* But a lock that is not inside the variable does not excuse it: the
@@ -435,14 +336,12 @@ KTEST_CPUS(lockdep_percpu, unprotected_then_unrelated_lock, 2)
 {
 	struct sl_counter *p;
 
-	lockdep_reset();
 	p = per_cpu_ptr(&pc_sl_held_back, last_cpu());
 	spin_lock(&pc_sl_unrelated);
 	KEXPECT_EQ(lockdep_reports_total(), 1);
 	spin_unlock(&pc_sl_unrelated);
 	(void)p;
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* A lock inside another CPU's copy does not excuse an access of this
@@ -455,7 +354,6 @@ KTEST_CPUS(lockdep_percpu, lock_of_another_copy_reported, 2)
 	spinlock_t *other = per_cpu_ptr(&pc_sl_wrong_copy.lock, last_cpu());
 	struct sl_counter *mine;
 
-	lockdep_reset();
 	migrate_disable();
 	mine = this_cpu_ptr(&pc_sl_wrong_copy);
 	spin_lock(other);
@@ -463,7 +361,6 @@ KTEST_CPUS(lockdep_percpu, lock_of_another_copy_reported, 2)
 	migrate_enable();
 	(void)mine;
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 /* A helper's unprotected access, then complete(): counted by the time the
@@ -483,7 +380,6 @@ KTEST_CPUS(lockdep_percpu, unprotected_counted_at_wakeup, 2)
 {
 	struct task *t;
 
-	lockdep_reset();
 	init_completion(&pc_done);
 	init_completion(&pc_release);
 	t = ktest_spawn_on(last_cpu(), unprotected_then_complete_fn, 0,
@@ -494,7 +390,6 @@ KTEST_CPUS(lockdep_percpu, unprotected_counted_at_wakeup, 2)
 	complete(&pc_release);
 	kthread_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-	lockdep_reset();
 }
 
 static DEFINE_PER_CPU(long, pc_remote_global);
@@ -502,13 +397,11 @@ static DEFINE_SPINLOCK(pc_remote_global_lock);
 
 KTEST_CPUS(lockdep_percpu, remote_under_global_lock_silent, 2)
 {
-	lockdep_reset();
 	spin_lock(&pc_remote_global_lock);
 	per_cpu(pc_remote_global, last_cpu())++;
 	TOUCH(this_cpu_ptr(&pc_remote_global));
 	spin_unlock(&pc_remote_global_lock);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* --- not checked at all --- */
@@ -518,12 +411,10 @@ static DEFINE_PER_CPU_STAT(long, pc_stat);
 
 KTEST(lockdep_percpu, stat_variable_unchecked)
 {
-	lockdep_reset();
 	TOUCH(this_cpu_ptr(&pc_stat));
 	per_cpu(pc_stat, last_cpu())++;
 	TOUCH(per_cpu_ptr(&pc_stat, 0));
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* One-instruction operations and raw_cpu_ptr() are not checked. */
@@ -533,7 +424,6 @@ KTEST(lockdep_percpu, this_cpu_ops_unchecked)
 {
 	long v;
 
-	lockdep_reset();
 	this_cpu_inc(pc_ops);
 	this_cpu_add(pc_ops, 2);
 	this_cpu_dec(pc_ops);
@@ -543,7 +433,6 @@ KTEST(lockdep_percpu, this_cpu_ops_unchecked)
 	TOUCH(raw_cpu_ptr(&pc_ops));
 	TOUCH(raw_per_cpu_ptr(&pc_ops, 0));
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 /* Forming a pointer to a per-CPU lock is not a data access. */
@@ -564,7 +453,6 @@ KTEST(lockdep_percpu, lock_pointer_unchecked)
 {
 	int cpu, locked = 0;
 
-	lockdep_reset();
 	for_each_online_cpu(cpu) {
 		locked += raw_spin_is_locked(per_cpu_ptr(&pc_locks.raw, cpu));
 		locked += spin_is_locked(per_cpu_ptr(&pc_locks.spin, cpu));
@@ -575,324 +463,6 @@ KTEST(lockdep_percpu, lock_pointer_unchecked)
 	(void)this_cpu_ptr(&pc_ll_ptr.lock);
 	KEXPECT_EQ(locked, 0);
 	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
-}
-
-/* ================== LOCKDEP_PERCPU_INCONSISTENT ================== */
-
-/* Under lock A, then under lock B: each access protected, but not
- * against each other. */
-static DEFINE_PER_CPU(long, pc_ab);
-static DEFINE_SPINLOCK(pc_ab_a);
-static DEFINE_SPINLOCK(pc_ab_b);
-
-KTEST(lockdep_percpu, inconsistent_lock_a_then_lock_b)
-{
-	lockdep_reset();
-	spin_lock(&pc_ab_a);
-	TOUCH(this_cpu_ptr(&pc_ab));
-	spin_unlock(&pc_ab_a);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	spin_lock(&pc_ab_b);
-	TOUCH(this_cpu_ptr(&pc_ab));
-	spin_unlock(&pc_ab_b);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
-	lockdep_reset();
-}
-
-static DEFINE_PER_CPU(long, pc_abab);
-static DEFINE_MUTEX(pc_abab_a);
-static DEFINE_MUTEX(pc_abab_b);
-
-KTEST(lockdep_percpu, inconsistent_reported_once)
-{
-	lockdep_reset();
-	for (int i = 0; i < 2; i++) {
-		mutex_lock(&pc_abab_a);
-		TOUCH(this_cpu_ptr(&pc_abab));
-		mutex_unlock(&pc_abab_a);
-		mutex_lock(&pc_abab_b);
-		TOUCH(this_cpu_ptr(&pc_abab));
-		mutex_unlock(&pc_abab_b);
-	}
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
-	lockdep_reset();
-}
-
-/* A and B, then A (the record narrows to A), then A and B again (nothing
- * changes: the lock-free path), then B alone: nothing common is left. */
-static DEFINE_PER_CPU(long, pc_narrow);
-static DEFINE_SPINLOCK(pc_narrow_a);
-static DEFINE_SPINLOCK(pc_narrow_b);
-
-static void touch_narrow(bool a, bool b)
-{
-	if (a)
-		spin_lock(&pc_narrow_a);
-	if (b)
-		spin_lock(&pc_narrow_b);
-	TOUCH(this_cpu_ptr(&pc_narrow));
-	if (b)
-		spin_unlock(&pc_narrow_b);
-	if (a)
-		spin_unlock(&pc_narrow_a);
-}
-
-KTEST(lockdep_percpu, inconsistent_after_narrowing)
-{
-	lockdep_reset();
-	touch_narrow(true, true);
-	touch_narrow(true, false);
-	for (int i = 0; i < 100; i++)
-		touch_narrow(true, true);
-	KEXPECT_LOCKDEP_NONE();
-	touch_narrow(false, true);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
-	lockdep_reset();
-}
-
-/* A, then A and B together, then A: A is common to all. */
-static DEFINE_PER_CPU(long, pc_a_ab);
-static DEFINE_SPINLOCK(pc_a_ab_a);
-static DEFINE_SPINLOCK(pc_a_ab_b);
-
-KTEST(lockdep_percpu, lock_a_then_a_and_b_silent)
-{
-	lockdep_reset();
-	spin_lock(&pc_a_ab_a);
-	TOUCH(this_cpu_ptr(&pc_a_ab));
-	spin_unlock(&pc_a_ab_a);
-	spin_lock(&pc_a_ab_a);
-	spin_lock(&pc_a_ab_b);
-	TOUCH(this_cpu_ptr(&pc_a_ab));
-	spin_unlock(&pc_a_ab_b);
-	spin_unlock(&pc_a_ab_a);
-	spin_lock(&pc_a_ab_a);
-	TOUCH(this_cpu_ptr(&pc_a_ab));
-	spin_unlock(&pc_a_ab_a);
-	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
-}
-
-/* Two members of one per-CPU struct are two variables: each may have a
- * lock of its own. */
-struct pc_pair {
-	long pad;
-	long a;
-	long b;
-};
-static DEFINE_PER_CPU(struct pc_pair, pc_members);
-static DEFINE_SPINLOCK(pc_members_a);
-static DEFINE_SPINLOCK(pc_members_b);
-
-KTEST(lockdep_percpu, members_are_separate_variables_silent)
-{
-	lockdep_reset();
-	for (int i = 0; i < 2; i++) {
-		spin_lock(&pc_members_a);
-		TOUCH(this_cpu_ptr(&pc_members.a));
-		spin_unlock(&pc_members_a);
-		spin_lock(&pc_members_b);
-		TOUCH(this_cpu_ptr(&pc_members.b));
-		spin_unlock(&pc_members_b);
-	}
-	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
-}
-
-/* local_lock, then preemption off alone: on RT the first leaves
- * preemption on, so the two exclude nothing of each other. */
-static DEFINE_PER_CPU(struct ll_counter, pc_ll_preempt) = {
-	.lock = INIT_LOCAL_LOCK(lock)};
-
-KTEST(lockdep_percpu, inconsistent_local_lock_then_preempt_disable)
-{
-	lockdep_reset();
-	local_lock(&pc_ll_preempt.lock);
-	this_cpu_ptr(&pc_ll_preempt)->n++;
-	local_unlock(&pc_ll_preempt.lock);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	preempt_disable();
-	this_cpu_ptr(&pc_ll_preempt)->n++;
-	preempt_enable();
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
-	lockdep_reset();
-}
-
-/* The same with local_lock_irqsave() then IRQs off alone: the IRQs the
- * local lock turns off on RT=0 do not count. */
-static DEFINE_PER_CPU(struct ll_counter, pc_ll_irq) = {
-	.lock = INIT_LOCAL_LOCK(lock)};
-
-KTEST(lockdep_percpu, inconsistent_local_lock_irqsave_then_irqs_off)
-{
-	unsigned long flags;
-
-	lockdep_reset();
-	local_lock_irqsave(&pc_ll_irq.lock, flags);
-	this_cpu_ptr(&pc_ll_irq)->n++;
-	local_unlock_irqrestore(&pc_ll_irq.lock, flags);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	local_irq_save(flags);
-	this_cpu_ptr(&pc_ll_irq)->n++;
-	local_irq_restore(flags);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
-	lockdep_reset();
-}
-
-/* A spinlock_t's preemption-off on RT=0 does not count (the checker
- * reasons as on RT), so "spinlock_t, then preemption off" shares nothing;
- * a raw spinlock's does count, so "raw spinlock, then preemption off"
- * shares "preemption off". */
-static DEFINE_PER_CPU(long, pc_spin_preempt);
-static DEFINE_SPINLOCK(pc_spin_preempt_lock);
-
-KTEST(lockdep_percpu, inconsistent_spinlock_then_preempt_disable)
-{
-	lockdep_reset();
-	spin_lock(&pc_spin_preempt_lock);
-	TOUCH(this_cpu_ptr(&pc_spin_preempt));
-	spin_unlock(&pc_spin_preempt_lock);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	preempt_disable();
-	TOUCH(this_cpu_ptr(&pc_spin_preempt));
-	preempt_enable();
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
-	lockdep_reset();
-}
-
-static DEFINE_PER_CPU(long, pc_raw_preempt);
-static DEFINE_RAW_SPINLOCK(pc_raw_preempt_lock);
-
-KTEST(lockdep_percpu, raw_spinlock_then_preempt_disable_silent)
-{
-	lockdep_reset();
-	raw_spin_lock(&pc_raw_preempt_lock);
-	TOUCH(this_cpu_ptr(&pc_raw_preempt));
-	raw_spin_unlock(&pc_raw_preempt_lock);
-	preempt_disable();
-	TOUCH(this_cpu_ptr(&pc_raw_preempt));
-	preempt_enable();
-	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
-}
-
-/* IRQs off implies preemption off: "preemption off" stays common. */
-static DEFINE_PER_CPU(long, pc_preempt_irq);
-
-KTEST(lockdep_percpu, preempt_disable_then_irqs_off_silent)
-{
-	unsigned long flags;
-
-	lockdep_reset();
-	preempt_disable();
-	TOUCH(this_cpu_ptr(&pc_preempt_irq));
-	preempt_enable();
-	local_irq_save(flags);
-	TOUCH(this_cpu_ptr(&pc_preempt_irq));
-	local_irq_restore(flags);
-	get_cpu_var(pc_preempt_irq)++;
-	put_cpu_var(pc_preempt_irq);
-	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
-}
-
-/* The lockset is the variable's, over all CPUs: lock A in a task on one
- * CPU and lock B in a task on another are inconsistent. */
-static DEFINE_PER_CPU(long, pc_cpus_ab);
-static DEFINE_SPINLOCK(pc_cpus_ab_a);
-static DEFINE_SPINLOCK(pc_cpus_ab_b);
-
-KTEST_CPUS(lockdep_percpu, inconsistent_across_cpus, 2)
-{
-	struct touch_job ja = {.var = &pc_cpus_ab, .spin = &pc_cpus_ab_a};
-	struct touch_job jb = {.var = &pc_cpus_ab, .spin = &pc_cpus_ab_b};
-
-	lockdep_reset();
-	ktest_run_on(0, touch_fn, &ja, "ld-touch-a");
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	ktest_run_on(last_cpu(), touch_fn, &jb, "ld-touch-b");
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
-	lockdep_reset();
-}
-
-/* ======================= LOCKDEP_PERCPU_IRQ ======================= */
-
-/* Used in hardirq, and in a task with only preemption off: the interrupt
- * can come in the middle of the task's update. */
-static DEFINE_PER_CPU(long, pc_irq_first);
-
-KTEST(lockdep_percpu, irq_hardirq_then_task_preempt_disabled)
-{
-	lockdep_reset();
-	ktest_in_hardirq(irq_touch, &pc_irq_first);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	preempt_disable();
-	TOUCH(this_cpu_ptr(&pc_irq_first));
-	preempt_enable();
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_IRQ, 1);
-	lockdep_reset();
-}
-
-static DEFINE_PER_CPU(long, pc_irq_task_first);
-
-KTEST(lockdep_percpu, irq_task_get_cpu_var_then_hardirq)
-{
-	lockdep_reset();
-	get_cpu_var(pc_irq_task_first)++;
-	put_cpu_var(pc_irq_task_first);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	ktest_in_hardirq(irq_touch, &pc_irq_task_first);
-	ktest_in_hardirq(irq_touch, &pc_irq_task_first);
-	get_cpu_var(pc_irq_task_first)++;
-	put_cpu_var(pc_irq_task_first);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_IRQ, 1);
-	lockdep_reset();
-}
-
-/* The task side with IRQs off: correct. */
-static DEFINE_PER_CPU(long, pc_irq_ok);
-
-KTEST(lockdep_percpu, irq_task_irqs_off_silent)
-{
-	unsigned long flags;
-
-	lockdep_reset();
-	ktest_in_hardirq(irq_touch, &pc_irq_ok);
-	local_irq_save(flags);
-	TOUCH(this_cpu_ptr(&pc_irq_ok));
-	local_irq_restore(flags);
-	ktest_in_hardirq(irq_touch, &pc_irq_ok);
-	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
-}
-
-static DEFINE_PER_CPU(long, pc_irq_raw_ok);
-static DEFINE_RAW_SPINLOCK(pc_irq_raw_lock);
-
-KTEST(lockdep_percpu, irq_task_raw_spinlock_irqsave_silent)
-{
-	unsigned long flags;
-
-	lockdep_reset();
-	raw_spin_lock_irqsave(&pc_irq_raw_lock, flags);
-	TOUCH(this_cpu_ptr(&pc_irq_raw_ok));
-	raw_spin_unlock_irqrestore(&pc_irq_raw_lock, flags);
-	ktest_in_hardirq(irq_touch, &pc_irq_raw_ok);
-	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
-}
-
-/* Only ever in hardirq: IRQs are off there, nothing to report. */
-static DEFINE_PER_CPU(long, pc_irq_only);
-
-KTEST(lockdep_percpu, irq_hardirq_only_silent)
-{
-	lockdep_reset();
-	for (int i = 0; i < 2; i++)
-		ktest_in_hardirq(irq_touch, &pc_irq_only);
-	KEXPECT_LOCKDEP_NONE();
-	lockdep_reset();
 }
 
 #endif /* CONFIG_LOCKDEP */

@@ -27,6 +27,7 @@
 #include "ktest.h"
 #include "ktest_util.h"
 #include "local_lock.h"
+#include "lock_kind.h"
 #include "percpu.h"
 #include "preempt.h"
 #include "rtmutex.h"
@@ -45,8 +46,6 @@ static __attribute__((unused)) void spin_ns(uint64_t ns)
 
 /* ---- a holder, and a higher-priority task woken on its CPU ---- */
 
-enum { HOLD_SPIN, HOLD_LOCAL, HOLD_RAW_IRQ };
-
 struct pcp_counter {
 	local_lock_t lock;
 	volatile long counter;
@@ -59,8 +58,13 @@ static DEFINE_PER_CPU(struct pcp_counter, pcpc) = {.lock = INIT_LOCAL_LOCK(lock)
 static DEFINE_SPINLOCK(pre_lock);
 static DEFINE_RAW_SPINLOCK(pre_raw);
 
+/* The lock low holds, by kind (a raw_spinlock_t in its _irq form). */
+static void *const pre_locks[NR_LOCK_KINDS] = {
+	[LOCK_SPIN] = &pre_lock, [LOCK_LOCAL] = &pcpc.lock,
+	[LOCK_RAW] = &pre_raw};
+
 static struct {
-	int kind;
+	struct any_lock lock;
 	int cpu;
 	uint64_t hold_ns;            /* how long low waits for high, at most */
 	struct task *low, *high;
@@ -81,7 +85,7 @@ static int pre_low(void *arg)
 {
 	uint64_t t0;
 
-	if (pre.kind == HOLD_RAW_IRQ) {
+	if (pre.lock.kind == LOCK_RAW) {
 		/* Start right after a tick: none falls due while we hold. */
 		unsigned long tick = this_cpu_read(cpu_ticks);
 
@@ -90,12 +94,7 @@ static int pre_low(void *arg)
 		       ns_since(t0) < 10 * NS_PER_MS)
 			cpu_relax();
 	}
-	if (pre.kind == HOLD_SPIN)
-		spin_lock(&pre_lock);
-	else if (pre.kind == HOLD_RAW_IRQ)
-		raw_spin_lock_irq(&pre_raw);
-	else
-		local_lock(&pcpc.lock);
+	any_lock_acquire(&pre.lock);
 	pre.low_pc = preempt_count();
 	pre.low_md = current->migration_disabled;
 	pre.low_irqs_off = irqs_disabled();
@@ -109,47 +108,35 @@ static int pre_low(void *arg)
 	pre.waited_ns = ns_since(t0);
 	pre.saw_high_while_holding = load_int(&pre.high_ran);
 	store_int(&pre.low_inside, 0);
-	if (pre.kind == HOLD_SPIN)
-		spin_unlock(&pre_lock);
-	else if (pre.kind == HOLD_RAW_IRQ)
-		raw_spin_unlock_irq(&pre_raw);
-	else
-		local_unlock(&pcpc.lock);
+	any_lock_release(&pre.lock);
 	pre.high_ran_right_after_unlock = load_int(&pre.high_ran);
 	store_int(&pre.low_unlocked, 1);
 	return 0;
 }
 
+/* On low's CPU, so this CPU's copy of a local_lock_t is low's. */
 static int pre_high(void *arg)
 {
+	struct rt_mutex *m = any_lock_rtmutex(&pre.lock);
+
 	pre.high_cpu = raw_smp_processor_id();
 	pre.high_saw_inside = load_int(&pre.low_inside);
-	if (pre.kind == HOLD_RAW_IRQ) {
-		pre.high_saw_locked = raw_spin_is_locked(&pre_raw);
-	} else if (pre.kind == HOLD_SPIN) {
-		pre.high_saw_locked = spin_is_locked(&pre_lock);
-#ifdef CONFIG_PREEMPT_RT
-		pre.high_saw_owner_low = rt_mutex_owner(&pre_lock.lock) == pre.low;
-#endif
-	} else {
-#ifdef CONFIG_PREEMPT_RT
-		struct rt_mutex *m = &per_cpu_ptr(&pcpc.lock, pre.cpu)->lock;
-
-		pre.high_saw_locked = rt_mutex_is_locked(m);
-		pre.high_saw_owner_low = rt_mutex_owner(m) == pre.low;
-#else
-		pre.high_saw_locked = pre.high_saw_inside; /* no state */
-#endif
-	}
+	/* An RT=0 local_lock_t has no state: being inside is being held. */
+	pre.high_saw_locked = any_lock_ops(&pre.lock)->is_locked
+				      ? any_lock_is_locked(&pre.lock)
+				      : pre.high_saw_inside;
+	pre.high_saw_owner_low = m && rt_mutex_owner(m) == pre.low;
 	store_int(&pre.high_ran, 1);
 	return 0;
 }
 
 /* low (FIFO 10) takes the lock on the last CPU and wakes high (FIFO 50)
  * there, then waits up to hold_us for high to have run. */
-static void run_holder_and_waker(int kind, uint64_t hold_us)
+static void run_holder_and_waker(enum lock_kind kind, uint64_t hold_us)
 {
-	pre = (typeof(pre)){.kind = kind, .cpu = last_cpu(),
+	pre = (typeof(pre)){.lock = {kind, pre_locks[kind],
+				     kind == LOCK_RAW ? LOCK_IRQ : LOCK_PLAIN},
+			    .cpu = last_cpu(),
 			    .hold_ns = hold_us * 1000, .low_cpu = -1,
 			    .high_cpu = -1};
 	spin_lock_init(&pre_lock);
@@ -169,13 +156,11 @@ static void run_holder_and_waker(int kind, uint64_t hold_us)
 	ktest_join(pre.low);
 	KEXPECT_EQ(pre.low_cpu, pre.cpu);
 	KEXPECT_EQ(pre.high_cpu, pre.cpu);
-	if (kind == HOLD_RAW_IRQ)
+	if (kind == LOCK_RAW)
 		return; /* the caller repeats it and sums up */
 	ktest_log("%s held by low (preempt count %d, migration disabled %d, "
 		  "IRQs %s): high ran %s, after %lu us",
-		  kind == HOLD_SPIN ? "spinlock_t"
-		  : kind == HOLD_LOCAL ? "local_lock_t"
-				       : "raw_spinlock_t (_irq)", pre.low_pc,
+		  lock_kinds[kind].name, pre.low_pc,
 		  pre.low_md, pre.low_irqs_off ? "off" : "on",
 		  pre.saw_high_while_holding ? "while it held the lock"
 					     : "only after the unlock",
@@ -199,7 +184,7 @@ KTEST(locks_rt, raw_spin_unlock_irq_runs_woken_task_at_once)
 	/* An interrupt pending at the unlock (a late tick, a vCPU stalled by
 	 * the host) would hide a missed switch: repeat it. */
 	for (int i = 0; i < RAW_IRQ_ROUNDS; i++) {
-		run_holder_and_waker(HOLD_RAW_IRQ, 200);
+		run_holder_and_waker(LOCK_RAW, 200);
 		at_once += pre.high_ran_right_after_unlock;
 		seen_inside += pre.saw_high_while_holding ||
 			       pre.high_saw_inside || pre.high_saw_locked;
@@ -236,7 +221,7 @@ static void expect_preempted_while_holding(void)
  * preemptible (preempt count 0, IRQs on, migration off). */
 KTEST(locks_rt, spinlock_holder_preempted_by_higher_prio)
 {
-	run_holder_and_waker(HOLD_SPIN, 2000000);
+	run_holder_and_waker(LOCK_SPIN, 2000000);
 	expect_preempted_while_holding();
 }
 
@@ -244,7 +229,7 @@ KTEST(locks_rt, spinlock_holder_preempted_by_higher_prio)
  * runs on that CPU. */
 KTEST(locks_rt, local_lock_holder_preempted_by_higher_prio)
 {
-	run_holder_and_waker(HOLD_LOCAL, 2000000);
+	run_holder_and_waker(LOCK_LOCAL, 2000000);
 	expect_preempted_while_holding();
 }
 
@@ -258,15 +243,11 @@ static struct {
 
 static int inh_low(void *arg)
 {
-	uint64_t t0;
-
 	spin_lock(&pre_lock);
 	store_int(&inh.held, 1);
 	wake_up_process(inh.high);
-	t0 = ktime_get_ns();
-	while (!__atomic_load_n(&inh.high->pi_blocked_on, __ATOMIC_ACQUIRE) &&
-	       ns_since(t0) < 2000 * NS_PER_MS)
-		cpu_relax();
+	ktest_poll_until(__atomic_load_n(&inh.high->pi_blocked_on,
+					 __ATOMIC_ACQUIRE), 2000, POLL_SPIN);
 	inh.boosted = task_prio(current);
 	spin_unlock(&pre_lock);
 	inh.after = task_prio(current);
@@ -568,35 +549,38 @@ KTEST(locks_rt, held_context_preemptible_migration_disabled)
 
 #else /* !CONFIG_PREEMPT_RT */
 
-/* Holding a spinlock_t disables preemption: a FIFO 50 task woken on the
- * holder's CPU does not run during 20 ms of the holder spinning, and runs
- * right at the unlock. */
-KTEST(locks_rt, spinlock_holder_not_preempted)
+/* What run_holder_and_waker() saw when the lock disables preemption: high
+ * did not run during 20 ms of low spinning inside, and ran right at the
+ * unlock; low had preemption off and IRQs on. */
+static void expect_not_preempted_while_holding(void)
 {
-	run_holder_and_waker(HOLD_SPIN, 20000);
 	KEXPECT_FALSE(pre.saw_high_while_holding);
 	KEXPECT_FALSE(pre.high_saw_inside);
 	KEXPECT_FALSE(pre.high_saw_locked);
 	KEXPECT_TRUE(pre.high_ran_right_after_unlock);
 	KEXPECT_GT(pre.low_pc, 0);
 	KEXPECT_FALSE(pre.low_irqs_off);
+}
+
+/* Holding a spinlock_t disables preemption: a FIFO 50 task woken on the
+ * holder's CPU waits for the unlock. */
+KTEST(locks_rt, spinlock_holder_not_preempted)
+{
+	run_holder_and_waker(LOCK_SPIN, 20000);
+	expect_not_preempted_while_holding();
 }
 
 /* local_lock() disables preemption the same way. */
 KTEST(locks_rt, local_lock_holder_not_preempted)
 {
-	run_holder_and_waker(HOLD_LOCAL, 20000);
-	KEXPECT_FALSE(pre.saw_high_while_holding);
-	KEXPECT_FALSE(pre.high_saw_inside);
-	KEXPECT_FALSE(pre.high_saw_locked);
-	KEXPECT_TRUE(pre.high_ran_right_after_unlock);
-	KEXPECT_GT(pre.low_pc, 0);
-	KEXPECT_FALSE(pre.low_irqs_off);
+	run_holder_and_waker(LOCK_LOCAL, 20000);
+	expect_not_preempted_while_holding();
 }
 
 /* local_lock_irqsave() disables IRQs: no tick arrives during 3 ms inside,
- * and the pending one does right after the restore. spin_lock() leaves
- * them on but counts a preemption disable. */
+ * and the pending one does after the restore (waited for as an event: a
+ * vCPU the host descheduled may take longer than 3 ms to see it).
+ * spin_lock() leaves them on but counts a preemption disable. */
 KTEST(locks_rt, local_lock_irqsave_disables_irqs)
 {
 	unsigned long flags, t0, t1, t2;
@@ -611,7 +595,7 @@ KTEST(locks_rt, local_lock_irqsave_disables_irqs)
 	udelay(3000);
 	t1 = this_cpu_read(cpu_ticks);
 	local_unlock_irqrestore(&pcpc.lock, flags);
-	udelay(3000);
+	ktest_poll_until(this_cpu_read(cpu_ticks) != t1, 1000, POLL_SPIN);
 	t2 = this_cpu_read(cpu_ticks);
 
 	spin_lock(&pre_lock);
@@ -622,7 +606,7 @@ KTEST(locks_rt, local_lock_irqsave_disables_irqs)
 	pc_local = preempt_count();
 	local_unlock(&pcpc.lock);
 
-	ktest_log("ticks: %lu inside 3 ms with IRQs off, %lu in 3 ms after",
+	ktest_log("ticks: %lu inside 3 ms with IRQs off, %lu after",
 		  t1 - t0, t2 - t1);
 	KEXPECT_TRUE(off);
 	KEXPECT_EQ(t1, t0);

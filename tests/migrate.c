@@ -6,7 +6,8 @@
  * affinity changes), although other tasks preempt it all the time; an
  * affinity change that excludes the task's CPU waits for the outermost
  * migrate_enable(); and per-CPU data under get_cpu_var() stays exact with
- * tasks preempting each other on one CPU.
+ * tasks preempting each other on one CPU. Affinity changes of sleeping
+ * tasks are in migrate_affinity.c.
  *
  * Helper tasks only record (KEXPECT_* at most), stop on a shared flag or
  * on a hard deadline of their own, and are always joined; the test task
@@ -27,9 +28,6 @@
 #include "smp.h"
 #include "time.h"
 #include "wait.h"
-
-/* No helper task runs longer than this, whatever happens to the test. */
-#define HELPER_MAX_NS (20000 * NS_PER_MS)
 
 static void inc_long(volatile long *p)
 {
@@ -89,28 +87,15 @@ static int preemptor_fn(void *arg)
 static void kick(struct preemptor *k)
 {
 	long r = load_long(&k->runs);
-	uint64_t t0 = ktime_get_ns();
 
 	complete(&k->kick);
-	while (load_long(&k->runs) == r && ns_since(t0) < 20 * NS_PER_MS)
-		cpu_relax();
+	ktest_poll_until(load_long(&k->runs) != r, 20, POLL_SPIN);
 }
 
 static void preemptor_stop(struct preemptor *k)
 {
 	store_int(&k->stop, 1);
 	complete(&k->kick);
-}
-
-/* A NORMAL task that spins until told to stop: load on its CPU. */
-static int load_fn(void *arg)
-{
-	volatile int *stop = arg;
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(stop) && ns_since(t0) < HELPER_MAX_NS)
-		cpu_relax();
-	return 0;
 }
 
 /* ---- the count ---- */
@@ -392,8 +377,8 @@ KTEST(migrate, same_cpu_id_across_preemptions)
 	if (sid.cpu >= 0) {
 		k = ktest_spawn(preemptor_fn, &sid.k, "preemptor", sid.cpu,
 				SCHED_FIFO, 50, true);
-		busy = ktest_spawn(load_fn, (void *)&sid.stop, "busy", sid.cpu,
-				   SCHED_NORMAL, 0, true);
+		busy = ktest_spawn_on(sid.cpu, ktest_spin_until_stopped,
+				      (void *)&sid.stop, "busy");
 	}
 	if (k)
 		preempt_for(&sid.k, &sid.preemptions, 300, 5000, sid.cpu);
@@ -588,8 +573,8 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 	/* Free to go anywhere, but for migrate_disable(). */
 	KEXPECT_EQ(set_cpus_allowed(t, cpu_online_mask), 0);
 	for (int i = 0; i < HOLD_LOAD; i++)
-		load[i] = ktest_spawn(load_fn, (void *)&hold.load_stop, "load",
-				      c, SCHED_NORMAL, 0, true);
+		load[i] = ktest_spawn_on(c, ktest_spin_until_stopped,
+					 (void *)&hold.load_stop, "load");
 	k = ktest_spawn(preemptor_fn, &hold.k, "preemptor", c, SCHED_FIFO, 50,
 			true);
 	mask_without(&away, c);
@@ -748,148 +733,4 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 	KEXPECT_GE(rtp.preempted, 500);
 	KEXPECT_GE(rtp.cpu_after, 0);
 	KEXPECT_NE(rtp.cpu_after, c);
-}
-
-/* ---- affinity changes of sleeping tasks ---- */
-
-static struct {
-	struct wait_queue_head wq;
-	volatile int go;
-	volatile int slept_on;           /* CPU before sleeping */
-	volatile int woke_on;            /* CPU right after waking */
-	volatile int enabled_on;         /* after migrate_enable() */
-	volatile int pending_before, pending_after;
-	volatile int done;
-} zz[3];
-
-static int sleeper_fn(void *arg)
-{
-	typeof(zz[0]) *z = arg;
-
-	z->slept_on = raw_smp_processor_id();
-	wait_event(z->wq, load_int(&z->go));
-	z->woke_on = raw_smp_processor_id();
-	store_int(&z->done, 1);
-	return 0;
-}
-
-static int pinned_sleeper_fn(void *arg)
-{
-	typeof(zz[0]) *z = arg;
-
-	migrate_disable();
-	z->slept_on = raw_smp_processor_id();
-	wait_event(z->wq, load_int(&z->go));
-	z->woke_on = raw_smp_processor_id();
-	z->pending_before = current->migration_pending;
-	migrate_enable();
-	z->enabled_on = raw_smp_processor_id();
-	z->pending_after = current->migration_pending;
-	store_int(&z->done, 1);
-	return 0;
-}
-
-static int where_fn(void *arg)
-{
-	typeof(zz[0]) *z = arg;
-
-	z->woke_on = raw_smp_processor_id();
-	store_int(&z->done, 1);
-	return 0;
-}
-
-/* Asleep: off every run queue and switched out for good. */
-static bool asleep(struct task *t)
-{
-	return t->state == TASK_UNINTERRUPTIBLE &&
-	       !__atomic_load_n(&t->on_rq, __ATOMIC_ACQUIRE) &&
-	       !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE);
-}
-
-static bool wait_asleep(struct task *t)
-{
-	uint64_t t0 = ktime_get_ns();
-
-	while (!asleep(t)) {
-		if (ns_since(t0) > 3000 * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
-}
-
-/*
- * set_cpus_allowed() on a task that sleeps takes effect at its wakeup: it
- * wakes on the new CPU. On a task that went to sleep migrate-disabled it
- * takes effect at its migrate_enable(): it wakes pinned on its old CPU,
- * with migration_pending set, and moves when it enables. On a task never
- * woken, it applies to its first run.
- */
-KTEST_CPUS(migrate, affinity_of_sleeping_tasks, 2)
-{
-	int a = last_cpu(), b = 0;
-	struct task *s, *p, *n;
-	bool s_asleep, p_asleep;
-	int s_cpu_asleep, p_cpu_asleep;
-
-	for (int i = 0; i < 3; i++) {
-		zz[i] = (typeof(zz[0])){.slept_on = -1, .woke_on = -1,
-					.enabled_on = -1, .pending_before = -1,
-					.pending_after = -1};
-		init_waitqueue_head(&zz[i].wq);
-	}
-	s = ktest_spawn(sleeper_fn, &zz[0], "sleeper", a, SCHED_NORMAL, 0,
-			true);
-	p = ktest_spawn(pinned_sleeper_fn, &zz[1], "pinned-sleeper", -1,
-			SCHED_NORMAL, 0, false);
-	KASSERT_TRUE(s && p);
-	/* p is not bound: it is migrate_disable() that keeps it on a. */
-	KEXPECT_EQ(set_cpus_allowed(p, cpumask_of(a)), 0);
-	wake_up_process(p);
-	s_asleep = wait_asleep(s);
-	p_asleep = wait_asleep(p);
-	KEXPECT_EQ(set_cpus_allowed(p, cpu_online_mask), 0);
-	KEXPECT_EQ(set_cpus_allowed(s, cpumask_of(b)), 0);
-	KEXPECT_EQ(set_cpus_allowed(p, cpumask_of(b)), 0);
-	/* Neither was woken by it. */
-	KEXPECT_TRUE(asleep(s));
-	KEXPECT_TRUE(asleep(p));
-	KEXPECT_TRUE(p->migration_pending);
-	s_cpu_asleep = task_cpu(s);
-	p_cpu_asleep = task_cpu(p);
-
-	n = ktest_spawn(where_fn, &zz[2], "new", -1, SCHED_NORMAL, 0, false);
-	if (n) {
-		KEXPECT_EQ(set_cpus_allowed(n, cpumask_of(a)), 0);
-		wake_up_process(n);
-	}
-
-	for (int i = 0; i < 2; i++) {
-		store_int(&zz[i].go, 1);
-		wake_up(&zz[i].wq);
-	}
-	for (int i = 0; i < 3; i++)
-		KEXPECT_TRUE(ktest_poll_int(&zz[i].done, 1, 3000));
-	ktest_join(s);
-	ktest_join(p);
-	ktest_join(n);
-	ktest_log("sleeper: slept on %d (asleep %d, cpu %d), woke on %d "
-		  "(allowed: %d)", zz[0].slept_on, s_asleep, s_cpu_asleep,
-		  zz[0].woke_on, b);
-	ktest_log("pinned sleeper: slept on %d (asleep %d, cpu %d), woke on %d "
-		  "pending %d, after enable on %d pending %d (allowed: %d)",
-		  zz[1].slept_on, p_asleep, p_cpu_asleep, zz[1].woke_on,
-		  zz[1].pending_before, zz[1].enabled_on, zz[1].pending_after,
-		  b);
-	ktest_log("new task: ran on %d (allowed: %d)", zz[2].woke_on, a);
-	KEXPECT_TRUE(s_asleep);
-	KEXPECT_TRUE(p_asleep);
-	KEXPECT_EQ(zz[0].slept_on, a);
-	KEXPECT_EQ(zz[0].woke_on, b);
-	KEXPECT_EQ(zz[1].slept_on, a);
-	KEXPECT_EQ(zz[1].woke_on, a);
-	KEXPECT_EQ(zz[1].pending_before, 1);
-	KEXPECT_EQ(zz[1].enabled_on, b);
-	KEXPECT_EQ(zz[1].pending_after, 0);
-	KEXPECT_EQ(zz[2].woke_on, a);
 }

@@ -18,6 +18,7 @@
 #include "asm/processor.h"
 #include "cpumask.h"
 #include "ktest.h"
+#include "ktest_util.h"
 #include "percpu.h"
 #include "preempt.h"
 #include "smp.h"
@@ -50,19 +51,6 @@ static DEFINE_PER_CPU(struct op_sizes, op_sizes);
 static void on_cpu(int cpu, smp_call_func_t fn, void *arg)
 {
 	KASSERT_EQ(smp_call_function_single(cpu, fn, arg, true), 0);
-}
-
-/* Spin until *counter reaches want or timeout_ms passes; true if reached. */
-static bool wait_for_count(int *counter, int want, uint64_t timeout_ms)
-{
-	uint64_t start = ktime_get_ns();
-
-	while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < want) {
-		if (ktime_get_ns() - start > timeout_ms * 1000000ul)
-			return false;
-		cpu_relax();
-	}
-	return true;
 }
 
 static void zero_on_every_cpu(long *var)
@@ -389,7 +377,7 @@ KTEST(percpu, concurrent_incs_exact_total)
 	__atomic_store_n(&total_done, 0, __ATOMIC_RELEASE);
 	smp_call_function_many(cpu_online_mask, inc_total, 0, false);
 	inc_total(0); /* the same work here, with interrupts on */
-	if (!wait_for_count(&total_done, n, 10000))
+	if (!ktest_poll_until(load_int(&total_done) >= n, 10000, POLL_SPIN))
 		ktest_fail_msg(__FILE__, __LINE__,
 			       "only %d of %d CPUs finished within 10 s",
 			       __atomic_load_n(&total_done, __ATOMIC_ACQUIRE), n);

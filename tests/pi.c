@@ -40,11 +40,7 @@
 #define POLL_MS 5000                /* how long the test waits for a step */
 #define ACTOR_WAIT_MS 20000         /* how long an actor waits for a flag */
 
-#ifdef CONFIG_PREEMPT_RT
-#define RT_WORLD 1
-#else
-#define RT_WORLD 0
-#endif
+#define RT_WORLD IS_ENABLED(CONFIG_PREEMPT_RT)
 
 /* ---- the acquisition log ---- */
 
@@ -121,14 +117,9 @@ static int pi_cpu;
 
 static bool actor_wait(volatile int *flag)
 {
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(flag)) {
-		if (load_int(&pi_abort) || ns_since(t0) > ACTOR_WAIT_MS * NS_PER_MS)
-			return false;
-		msleep(1);
-	}
-	return true;
+	return ktest_poll_until(load_int(flag) || load_int(&pi_abort),
+				ACTOR_WAIT_MS, POLL_SLEEP) &&
+	       load_int(flag);
 }
 
 static int take(struct actor *a, void *l)
@@ -225,14 +216,7 @@ static void actor_start(struct actor *a)
 }
 
 /* Poll (the test task sleeps, the actors run) until cond or timeout. */
-#define POLL_UNTIL(cond)                                                     \
-	({                                                                   \
-		uint64_t t0_ = ktime_get_ns();                               \
-		bool ok_;                                                    \
-		while (!(ok_ = (cond)) && ns_since(t0_) < POLL_MS * NS_PER_MS) \
-			msleep(1);                                           \
-		ok_;                                                         \
-	})
+#define POLL_UNTIL(cond) ktest_poll_until(cond, POLL_MS, POLL_SLEEP)
 
 static bool task_blocked(struct task *t)
 {
@@ -278,7 +262,7 @@ static void finish(struct actor **a, int n)
 			store_int(&pi_abort, 1);
 		}
 	store_int(&pi_abort, 1);
-	KEXPECT_EQ(sched_setscheduler(current, SCHED_NORMAL, 0), 0);
+	become_normal();
 	for (int i = 0; i < n; i++)
 		if (a[i]->task)
 			kthread_join(a[i]->task);
@@ -613,6 +597,16 @@ KTEST(pi, equal_priority_waiters_fifo)
 /* mutex: on RT it is an rt_mutex with PI (owner boosted, waiters by
  * priority); on RT=0 a FIFO sleeping lock without PI (owner stays at its
  * priority, waiters served in arrival order). */
+static const struct {
+	int seen[3];          /* the owner's priority as each waiter arrives */
+	int who[4], prio[4];  /* the acquisitions, in order */
+} mutex_expect[2] = {
+	/* RT=0: FIFO, and no owner inherits from the waiters behind it. */
+	[0] = {{10, 10, 10}, {10, 100, 101, 102}, {10, 20, 50, 35}},
+	/* RT=1: the owner inherits the top waiter's priority. */
+	[1] = {{20, 50, 50}, {10, 101, 102, 100}, {10, 50, 35, 20}},
+};
+
 KTEST(pi, mutex_inherits_only_on_rt)
 {
 	static struct mutex m;
@@ -622,18 +616,9 @@ KTEST(pi, mutex_inherits_only_on_rt)
 	run_waiters(LK_MUTEX, &m, (int[]){20, 50, 35}, 3, seen);
 	ktest_log("RT=%d: mutex owner at %d, %d, %d as 20, 50, 35 arrive",
 		  RT_WORLD, seen[0], seen[1], seen[2]);
-#ifdef CONFIG_PREEMPT_RT
-	KEXPECT_EQ(seen[0], 20);
-	KEXPECT_EQ(seen[1], 50);
-	KEXPECT_EQ(seen[2], 50);
-	expect_log(4, (int[]){10, 101, 102, 100}, (int[]){10, 50, 35, 20});
-#else
-	KEXPECT_EQ(seen[0], 10);
-	KEXPECT_EQ(seen[1], 10);
-	KEXPECT_EQ(seen[2], 10);
-	/* FIFO, and no owner inherits from the waiters behind it. */
-	expect_log(4, (int[]){10, 100, 101, 102}, (int[]){10, 20, 50, 35});
-#endif
+	for (int i = 0; i < 3; i++)
+		KEXPECT_EQ(seen[i], mutex_expect[RT_WORLD].seen[i]);
+	expect_log(4, mutex_expect[RT_WORLD].who, mutex_expect[RT_WORLD].prio);
 	KEXPECT_FALSE(mutex_is_locked(&m));
 }
 
@@ -908,10 +893,8 @@ static int inv_low(void *arg)
 
 	rt_mutex_lock(&inv.lock);
 	store_int(&inv.low_held, 1);
-	t0 = ktime_get_ns();
-	while (!load_int(&inv.go_work) && !load_int(&pi_abort) &&
-	       ns_since(t0) < 10000 * NS_PER_MS)
-		cpu_relax();
+	ktest_poll_until(load_int(&inv.go_work) || load_int(&pi_abort), 10000,
+			 POLL_SPIN);
 	t0 = ktime_get_ns();
 	while (ns_since(t0) < 2 * NS_PER_MS) /* the work under the lock */
 		cpu_relax();
@@ -976,7 +959,7 @@ static int run_inversion(bool pi)
 	KEXPECT_TRUE(POLL_UNTIL(load_int(&inv.medium_done) &&
 				load_int(&inv.high_got)));
 	store_int(&pi_abort, 1);
-	KEXPECT_EQ(sched_setscheduler(current, SCHED_NORMAL, 0), 0);
+	become_normal();
 	if (high)
 		kthread_join(high);
 	if (medium)

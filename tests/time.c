@@ -34,16 +34,12 @@ static bool all_cpus_ticked(const unsigned long *before)
 KTEST(time, every_cpu_ticks)
 {
 	static unsigned long before[NR_CPUS];
-	uint64_t start;
 	int cpu;
 
 	for_each_online_cpu(cpu)
 		before[cpu] = per_cpu(cpu_ticks, cpu);
 	udelay(20000);
-	start = ktime_get_ns();
-	while (!all_cpus_ticked(before) &&
-	       ktime_get_ns() - start < 1000 * NS_PER_MS)
-		cpu_relax();
+	ktest_poll_until(all_cpus_ticked(before), 1000, POLL_SPIN);
 	for_each_online_cpu(cpu)
 		KEXPECT_GT(per_cpu(cpu_ticks, cpu), before[cpu]);
 }

@@ -1,0 +1,39 @@
+/*
+ * The helper tasks tests start: created, placed, given a policy and
+ * woken in one call (tests/ktest_util.h), with a failure recorded in the
+ * test rather than left to a NULL dereference.
+ */
+#include "ktest.h"
+#include "ktest_util.h"
+#include "sched.h"
+
+struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
+			 int cpu, int policy, int prio, bool wake)
+{
+	struct task *t = kthread_create(fn, arg, name);
+
+	if (!t) {
+		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
+			       name);
+		return 0;
+	}
+	if (cpu >= 0)
+		kthread_bind(t, cpu);
+	if (policy != SCHED_NORMAL && sched_setscheduler(t, policy, prio))
+		ktest_fail_msg(__FILE__, __LINE__, "sched_setscheduler(%s, %d, "
+			       "%d) failed", name, policy, prio);
+	if (wake)
+		wake_up_process(t);
+	return t;
+}
+
+int ktest_join(struct task *t)
+{
+	return t ? kthread_join(t) : -1;
+}
+
+int ktest_spin_until_stopped(void *stop)
+{
+	ktest_poll_until(load_int(stop), HELPER_MAX_NS / NS_PER_MS, POLL_SPIN);
+	return 0;
+}

@@ -1,0 +1,142 @@
+/*
+ * Small helpers the test files share: atomic loads and stores of the flags
+ * tests and their helper tasks signal each other with, elapsed time, the
+ * one poll helper, the CPU tests put their helpers on, starting and
+ * joining helper tasks (ktest_util.c), and the lockdep suites' counter
+ * checks. The framework itself (registration, runner, KEXPECT/KASSERT)
+ * is kernel/ktest.h.
+ */
+#ifndef KTEST_UTIL_H
+#define KTEST_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "asm/processor.h"
+#include "ktest.h"
+#include "sched.h"
+#include "smp.h"
+#include "time.h"
+
+#define NS_PER_US 1000ul
+#define NS_PER_MS 1000000ul
+
+/* No helper task runs longer than this, whatever happens to the test. */
+#define HELPER_MAX_NS (20000 * NS_PER_MS)
+
+static inline uint64_t ns_since(uint64_t t0)
+{
+	return ktime_get_ns() - t0;
+}
+
+static inline int load_int(volatile int *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline long load_long(volatile long *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline void store_int(volatile int *p, int v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/*
+ * Wait until cond holds: true, or false once timeout_ms has passed. The
+ * time bound only keeps a broken test from hanging, so it is generous
+ * and never decides a pass: what the test checks is cond. Between two
+ * looks the caller sleeps (POLL_SLEEP: msleep(1), its CPU goes to the
+ * tasks it waits for) or, where it may not sleep (holding a spinning
+ * lock, preemption or IRQs off), spins with cpu_relax() (POLL_SPIN).
+ * A macro: cond is an expression evaluated at each look.
+ */
+enum poll_wait { POLL_SLEEP, POLL_SPIN };
+
+static inline void poll_pause(enum poll_wait how)
+{
+	if (how == POLL_SLEEP)
+		msleep(1);
+	else
+		cpu_relax();
+}
+
+#define ktest_poll_until(cond, timeout_ms, how)                               \
+	({                                                                    \
+		uint64_t poll_t0_ = ktime_get_ns();                           \
+		uint64_t poll_max_ = (uint64_t)(timeout_ms) * NS_PER_MS;      \
+		bool poll_ok_;                                                \
+		while (!(poll_ok_ = (cond)) && ns_since(poll_t0_) < poll_max_) \
+			poll_pause(how);                                      \
+		poll_ok_;                                                     \
+	})
+
+/* Sleep-poll until *v >= want, or false after timeout_ms. */
+static inline bool ktest_poll_int(volatile int *v, int want,
+				  uint64_t timeout_ms)
+{
+	return ktest_poll_until(load_int(v) >= want, timeout_ms, POLL_SLEEP);
+}
+
+static inline bool ktest_poll_long(volatile long *v, long want,
+				   uint64_t timeout_ms)
+{
+	return ktest_poll_until(load_long(v) >= want, timeout_ms, POLL_SLEEP);
+}
+
+/* The highest-numbered CPU: away from the test task on CPU 0 when there
+ * are two or more. */
+static inline int last_cpu(void)
+{
+	return (int)num_online_cpus() - 1;
+}
+
+/* For the validator's suites: exactly n reports of kind since the last
+ * lockdep_reset(), and none of any other kind. */
+#define KEXPECT_LOCKDEP_ONLY(kind, n)                                         \
+	do {                                                                  \
+		KEXPECT_EQ(lockdep_reports(kind), (n));                       \
+		KEXPECT_EQ(lockdep_reports_total(), (n));                     \
+	} while (0)
+#define KEXPECT_LOCKDEP_NONE() KEXPECT_EQ(lockdep_reports_total(), 0)
+
+/*
+ * Tests that raise their own priority drop back to SCHED_NORMAL before
+ * joining: kthread_join() busy-waits for the joined task's last switch,
+ * which a joiner of higher priority on that task's CPU would keep from
+ * ever happening.
+ */
+static inline void become_normal(void)
+{
+	KEXPECT_EQ(sched_setscheduler(current, SCHED_NORMAL, 0), 0);
+}
+
+/* Helper tasks. ktest_spawn(): fn(arg) as a task named name, bound to cpu
+ * (-1: not bound), with policy and RT priority (SCHED_NORMAL: prio 0),
+ * woken if wake; a failure is recorded and gives NULL, which
+ * ktest_join() (-1) and the callers' clean-up paths accept. */
+struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
+			 int cpu, int policy, int prio, bool wake);
+int ktest_join(struct task *t);
+
+/* A helper task's body: load on its CPU, spinning until the int at stop
+ * is set (at most HELPER_MAX_NS). */
+int ktest_spin_until_stopped(void *stop);
+
+/* fn(arg) in a task of its own, bound to cpu and started; NULL (and the
+ * test fails) when no task could be made. */
+static inline struct task *ktest_spawn_on(int cpu, int (*fn)(void *),
+					  void *arg, const char *name)
+{
+	return ktest_spawn(fn, arg, name, cpu, SCHED_NORMAL, 0, true);
+}
+
+/* The same, waited for: fn's result, or -1 when it could not start. */
+static inline int ktest_run_on(int cpu, int (*fn)(void *), void *arg,
+			       const char *name)
+{
+	return ktest_join(ktest_spawn_on(cpu, fn, arg, name));
+}
+
+#endif

@@ -1,0 +1,357 @@
+/*
+ * The lock validator's view of what a task holds: releases of locks not
+ * held (LOCKDEP_BAD_UNLOCK), a held lock initialised again
+ * (LOCKDEP_HELD_REINIT), lockdep_assert_held() and exit with locks held
+ * (LOCKDEP_HELD_AT_EXIT) (lockdep_suite.h has the rules).
+ */
+#ifdef CONFIG_LOCKDEP
+
+#include "lockdep_suite.h"
+
+/* ======================= LOCKDEP_BAD_UNLOCK ======================= */
+
+static DEFINE_RAW_SPINLOCK(bad_raw);
+
+KTEST(lockdep, bad_unlock_raw_never_locked)
+{
+	int pc = preempt_count();
+
+	raw_spin_unlock(&bad_raw);
+	KEXPECT_EQ(preempt_count(), pc);
+	KEXPECT_FALSE(raw_spin_is_locked(&bad_raw));
+	/* Still a working lock. */
+	raw_spin_lock(&bad_raw);
+	KEXPECT_TRUE(raw_spin_is_locked(&bad_raw));
+	raw_spin_unlock(&bad_raw);
+	KEXPECT_FALSE(raw_spin_is_locked(&bad_raw));
+	KEXPECT_EQ(preempt_count(), pc);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+}
+
+static DEFINE_SPINLOCK(bad_spin);
+
+KTEST(lockdep, bad_unlock_spinlock_never_locked)
+{
+	int pc = preempt_count(), md = current->migration_disabled;
+
+	spin_unlock(&bad_spin);
+	KEXPECT_EQ(preempt_count(), pc);
+	KEXPECT_EQ(current->migration_disabled, md);
+	KEXPECT_FALSE(spin_is_locked(&bad_spin));
+	spin_lock(&bad_spin);
+	KEXPECT_TRUE(spin_is_locked(&bad_spin));
+	spin_unlock(&bad_spin);
+	KEXPECT_FALSE(spin_is_locked(&bad_spin));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+}
+
+static DEFINE_MUTEX(bad_mutex);
+
+KTEST(lockdep, bad_unlock_mutex_never_locked)
+{
+	mutex_unlock(&bad_mutex);
+	KEXPECT_FALSE(mutex_is_locked(&bad_mutex));
+	mutex_lock(&bad_mutex);
+	KEXPECT_TRUE(mutex_is_locked(&bad_mutex));
+	mutex_unlock(&bad_mutex);
+	KEXPECT_FALSE(mutex_is_locked(&bad_mutex));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+}
+
+static DEFINE_RT_MUTEX(bad_rtm);
+
+KTEST(lockdep, bad_unlock_rt_mutex_never_locked)
+{
+	rt_mutex_unlock(&bad_rtm);
+	KEXPECT_FALSE(rt_mutex_is_locked(&bad_rtm));
+	KEXPECT_EQ(rt_mutex_lock(&bad_rtm), 0);
+	KEXPECT_TRUE(rt_mutex_owner(&bad_rtm) == current);
+	rt_mutex_unlock(&bad_rtm);
+	KEXPECT_FALSE(rt_mutex_is_locked(&bad_rtm));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+}
+
+/* Released twice: the second release is the bad one. */
+static DEFINE_MUTEX(bad_twice);
+
+KTEST(lockdep, bad_unlock_double_unlock)
+{
+	mutex_lock(&bad_twice);
+	mutex_unlock(&bad_twice);
+	KEXPECT_EQ(lockdep_reports_total(), 0);
+	mutex_unlock(&bad_twice);
+	KEXPECT_FALSE(mutex_is_locked(&bad_twice));
+	mutex_lock(&bad_twice);
+	mutex_unlock(&bad_twice);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+}
+
+/* A local_lock released without being held: refused, and what the lock
+ * would have undone (migration on RT=1, preemption on RT=0) stays as it
+ * was. */
+struct bad_ll_pcp {
+	local_lock_t lock;
+};
+static DEFINE_PER_CPU(struct bad_ll_pcp, bad_ll) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
+
+KTEST(lockdep, bad_unlock_local_lock)
+{
+	int migration = current->migration_disabled;
+	int count = preempt_count();
+
+	local_unlock(&bad_ll.lock);
+	KEXPECT_EQ(current->migration_disabled, migration);
+	KEXPECT_EQ(preempt_count(), count);
+	local_lock(&bad_ll.lock);
+	local_unlock(&bad_ll.lock);
+	KEXPECT_EQ(current->migration_disabled, migration);
+	KEXPECT_EQ(preempt_count(), count);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+}
+
+/* Held by a helper task: our unlock is refused, the helper keeps it (for
+ * the locks built on an rt_mutex: stays its owner). */
+static void check_unlock_of_held_by_other(struct any_lock l)
+{
+	struct lock_holder h = {.lock = l};
+	struct rt_mutex *rtm = any_lock_rtmutex(&l);
+	struct task *t;
+
+	t = ktest_spawn_on(last_cpu(), lock_holder_fn, &h, "ld-holder");
+	KASSERT_TRUE(t);
+	KEXPECT_TRUE(ktest_poll_int(&h.held, 1, 2000));
+	any_lock_release(&l);
+	KEXPECT_TRUE(rtm ? rt_mutex_owner(rtm) == t : any_lock_is_locked(&l));
+	store_int(&h.release, 1);
+	kthread_join(t);
+	KEXPECT_TRUE(h.held_at_release);
+	KEXPECT_FALSE(any_lock_is_locked(&l));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+}
+
+static DEFINE_MUTEX(bad_other_mutex);
+
+KTEST(lockdep, bad_unlock_mutex_held_by_other_task)
+{
+	check_unlock_of_held_by_other(M(bad_other_mutex));
+}
+
+static DEFINE_RAW_SPINLOCK(bad_other_raw);
+
+KTEST_CPUS(lockdep, bad_unlock_raw_held_by_other_task, 2)
+{
+	check_unlock_of_held_by_other(R(bad_other_raw));
+}
+
+static DEFINE_SPINLOCK(bad_other_spin);
+
+KTEST_CPUS(lockdep, bad_unlock_spinlock_held_by_other_task, 2)
+{
+	check_unlock_of_held_by_other(S(bad_other_spin));
+}
+
+/* Releasing in another order than taking is not a bad unlock. */
+static DEFINE_MUTEX(bad_ooo_a);
+static DEFINE_MUTEX(bad_ooo_b);
+static DEFINE_MUTEX(bad_ooo_c);
+
+KTEST(lockdep, bad_unlock_out_of_order_silent)
+{
+	mutex_lock(&bad_ooo_a);
+	mutex_lock(&bad_ooo_b);
+	mutex_lock(&bad_ooo_c);
+	mutex_unlock(&bad_ooo_a);
+	mutex_unlock(&bad_ooo_c);
+	mutex_unlock(&bad_ooo_b);
+	KEXPECT_FALSE(mutex_is_locked(&bad_ooo_a));
+	KEXPECT_FALSE(mutex_is_locked(&bad_ooo_b));
+	KEXPECT_FALSE(mutex_is_locked(&bad_ooo_c));
+	/* The stack of held locks is still right: the same again. */
+	mutex_lock(&bad_ooo_a);
+	mutex_lock(&bad_ooo_b);
+	mutex_unlock(&bad_ooo_a);
+	mutex_unlock(&bad_ooo_b);
+	KEXPECT_LOCKDEP_NONE();
+}
+
+/* lockdep_reset() forgets the graph and the counters, not what is held:
+ * a lock taken before it is released quietly after it. */
+static DEFINE_SPINLOCK(bad_reset_held);
+
+KTEST(lockdep, bad_unlock_reset_keeps_held_locks)
+{
+	spin_lock(&bad_reset_held);
+	lockdep_reset();
+	spin_unlock(&bad_reset_held);
+	KEXPECT_FALSE(spin_is_locked(&bad_reset_held));
+	KEXPECT_LOCKDEP_NONE();
+}
+
+/* ======================= LOCKDEP_HELD_REINIT ======================= */
+
+static DEFINE_SPINLOCK(reinit_spin);
+
+KTEST(lockdep, reinit_held_spinlock)
+{
+	spin_lock(&reinit_spin);
+	spin_lock_init(&reinit_spin);
+	KEXPECT_TRUE(spin_is_locked(&reinit_spin));
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_HELD_REINIT), 1);
+	spin_unlock(&reinit_spin);
+	KEXPECT_FALSE(spin_is_locked(&reinit_spin));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
+}
+
+static DEFINE_RAW_SPINLOCK(reinit_raw);
+
+KTEST(lockdep, reinit_held_raw_spinlock)
+{
+	raw_spin_lock(&reinit_raw);
+	raw_spin_lock_init(&reinit_raw);
+	KEXPECT_TRUE(raw_spin_is_locked(&reinit_raw));
+	raw_spin_unlock(&reinit_raw);
+	KEXPECT_FALSE(raw_spin_is_locked(&reinit_raw));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
+}
+
+static DEFINE_MUTEX(reinit_mutex);
+
+KTEST(lockdep, reinit_held_mutex)
+{
+	mutex_lock(&reinit_mutex);
+	mutex_init(&reinit_mutex);
+	KEXPECT_TRUE(rt_mutex_owner(&reinit_mutex.rtmutex) == current);
+	mutex_unlock(&reinit_mutex);
+	KEXPECT_FALSE(mutex_is_locked(&reinit_mutex));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
+}
+
+static DEFINE_RT_MUTEX(reinit_rtm);
+
+KTEST(lockdep, reinit_held_rt_mutex)
+{
+	KEXPECT_EQ(rt_mutex_lock(&reinit_rtm), 0);
+	rt_mutex_init(&reinit_rtm);
+	KEXPECT_TRUE(rt_mutex_owner(&reinit_rtm) == current);
+	rt_mutex_unlock(&reinit_rtm);
+	KEXPECT_FALSE(rt_mutex_is_locked(&reinit_rtm));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
+}
+
+/* Initialising a free lock again is allowed. */
+static DEFINE_SPINLOCK(reinit_free);
+
+KTEST(lockdep, reinit_free_lock_silent)
+{
+	spin_lock(&reinit_free);
+	spin_unlock(&reinit_free);
+	spin_lock_init(&reinit_free);
+	spin_lock(&reinit_free);
+	spin_unlock(&reinit_free);
+	KEXPECT_LOCKDEP_NONE();
+}
+
+/* ======================= lockdep_assert_held ======================= */
+
+/* The validator knows which locks the task holds, whatever their type;
+ * the assertion is silent while they are held. */
+static DEFINE_RAW_SPINLOCK(assert_raw);
+static DEFINE_SPINLOCK(assert_spin);
+static DEFINE_MUTEX(assert_mutex);
+
+KTEST(lockdep, assert_held_knows_what_is_held)
+{
+	KEXPECT_FALSE(lock_is_held(&assert_mutex.dep_map));
+	mutex_lock(&assert_mutex);
+	spin_lock(&assert_spin);
+	raw_spin_lock(&assert_raw);
+	KEXPECT_TRUE(lock_is_held(&assert_raw.dep_map));
+	KEXPECT_TRUE(lock_is_held(&assert_spin.dep_map));
+	KEXPECT_TRUE(lock_is_held(&assert_mutex.dep_map));
+	lockdep_assert_held(&assert_raw);
+	lockdep_assert_held(&assert_spin);
+	lockdep_assert_held(&assert_mutex);
+	raw_spin_unlock(&assert_raw);
+	KEXPECT_FALSE(lock_is_held(&assert_raw.dep_map));
+	spin_unlock(&assert_spin);
+	mutex_unlock(&assert_mutex);
+	KEXPECT_FALSE(lock_is_held(&assert_spin.dep_map));
+	KEXPECT_FALSE(lock_is_held(&assert_mutex.dep_map));
+	KEXPECT_LOCKDEP_NONE();
+}
+
+/* ======================= LOCKDEP_HELD_AT_EXIT ======================= */
+
+/* Nothing takes this mutex again: its owner is gone for good. */
+static DEFINE_MUTEX(exit_abandoned);
+static DEFINE_MUTEX(exit_released);
+
+static int exit_holding_fn(void *arg)
+{
+	mutex_lock(arg);
+	return 0;
+}
+
+static int exit_released_fn(void *arg)
+{
+	mutex_lock(arg);
+	mutex_unlock(arg);
+	return 0;
+}
+
+KTEST(lockdep, exit_holding_mutex)
+{
+	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_holding_fn, &exit_abandoned,
+			  "ld-exit"), 0);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_AT_EXIT, 1);
+}
+
+/* A raw spinlock left held also leaves preemption off: the exit report
+ * covers that, and the task's last schedule() does not report it again
+ * as sleeping in atomic context. */
+static DEFINE_RAW_SPINLOCK(exit_abandoned_raw);
+
+static int exit_holding_raw_fn(void *arg)
+{
+	raw_spin_lock(arg);
+	return 0;
+}
+
+KTEST(lockdep, exit_holding_raw_spinlock)
+{
+	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_holding_raw_fn,
+				&exit_abandoned_raw, "ld-exit-raw"), 0);
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_SLEEP_IN_ATOMIC), 0);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_AT_EXIT, 1);
+}
+
+/* Exiting with a mutex held and a stray preempt_disable(): the mutex
+ * explains no preemption, so the final schedule() is reported too. */
+static DEFINE_MUTEX(exit_abandoned_leak);
+
+static int exit_holding_and_leaking_fn(void *arg)
+{
+	mutex_lock(arg);
+	preempt_disable();
+	return 0;
+}
+
+KTEST(lockdep, exit_holding_mutex_preempt_leak)
+{
+	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_holding_and_leaking_fn,
+				&exit_abandoned_leak, "ld-exit-leak"), 0);
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_HELD_AT_EXIT), 1);
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_SLEEP_IN_ATOMIC), 1);
+	KEXPECT_EQ(lockdep_reports_total(), 2);
+}
+
+KTEST(lockdep, exit_after_unlock_silent)
+{
+	KEXPECT_EQ(ktest_run_on(last_cpu(), exit_released_fn, &exit_released,
+			  "ld-exit"), 0);
+	KEXPECT_FALSE(mutex_is_locked(&exit_released));
+	KEXPECT_LOCKDEP_NONE();
+}
+
+#endif /* CONFIG_LOCKDEP */

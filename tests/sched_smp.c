@@ -1,0 +1,460 @@
+/*
+ * Tests of the scheduler across CPUs (kernel/sched.c, balance.c,
+ * migrate.c): cross-CPU wakeups that are never lost, placement and
+ * balancing of busy tasks over the CPUs, and affinity changes that are
+ * never violated. Same rules as sched.c: orders, counts and invariants,
+ * never durations; helpers only record and are always joined.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "asm/processor.h"
+#include "cpumask.h"
+#include "ktest.h"
+#include "ktest_util.h"
+#include "percpu.h"
+#include "preempt.h"
+#include "sched.h"
+#include "smp.h"
+#include "time.h"
+#include "wait.h"
+
+#define PING_PONG_ROUNDS 100000
+#define PING_PONG_IDLE_ROUNDS 3000
+#define PING_PONG_BUDGET_MS 60000
+
+static struct {
+	struct wait_queue_head wq[2];
+	volatile int turn;
+	volatile int stop;
+	volatile long count[2];
+	volatile long finished;
+} ping;
+
+/* Wait for my turn, count, hand the turn over, wake the other. */
+static int ping_pong_fn(void *arg)
+{
+	int me = (int)(long)arg;
+
+	for (int i = 0; i < PING_PONG_ROUNDS; i++) {
+		wait_event(ping.wq[me], load_int(&ping.turn) == me ||
+					load_int(&ping.stop));
+		if (load_int(&ping.stop))
+			break;
+		__atomic_store_n(&ping.count[me], ping.count[me] + 1,
+				 __ATOMIC_RELEASE);
+		store_int(&ping.turn, 1 - me);
+		wake_up(&ping.wq[1 - me]);
+	}
+	__atomic_fetch_add(&ping.finished, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static volatile int background_stop;
+
+/*
+ * 100,000 round trips of wakeups between a FIFO task on CPU 0 and one on
+ * CPU 1: each sleeps on a wait queue until the turn is its own. A single
+ * lost wakeup would stop both (caught as 10 s without progress, after
+ * which both are told to stop); the counts match exactly.
+ *
+ * The first 3,000 round trips wake a halted CPU. Under TCG that takes the
+ * host hundreds of microseconds, so for the rest a NORMAL task keeps each
+ * CPU busy and every wakeup preempts it by IPI instead (tens of us).
+ */
+KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
+{
+	struct task *t[2], *bg[2] = {0, 0};
+	uint64_t t0, t1 = 0, spent, progress;
+	bool done, stalled = false;
+	long last;
+
+	init_waitqueue_head(&ping.wq[0]);
+	init_waitqueue_head(&ping.wq[1]);
+	ping.turn = 0;
+	ping.stop = 0;
+	ping.count[0] = ping.count[1] = 0;
+	ping.finished = 0;
+	background_stop = 0;
+	t0 = ktime_get_ns();
+	for (int i = 0; i < 2; i++)
+		t[i] = ktest_spawn(ping_pong_fn, (void *)(long)i, "ping-pong",
+				   i, SCHED_FIFO, 50, true);
+	progress = t0;
+	if (ktest_poll_long(&ping.count[1], PING_PONG_IDLE_ROUNDS, 30000)) {
+		t1 = ktime_get_ns();
+		for (int i = 0; i < 2; i++)
+			bg[i] = ktest_spawn_on(i, ktest_spin_until_stopped,
+					       (void *)&background_stop,
+					       "busy");
+	}
+	/* Until both finish. A lost wakeup shows as no round trip at all for
+	 * 10 s. The run is bounded by PING_PONG_BUDGET_MS: on a host so
+	 * loaded that 100,000 round trips take longer (each needs two vCPU
+	 * threads scheduled in turn), what was done is checked and the
+	 * shortfall logged, not failed. */
+	last = -1;
+	while (load_long(&ping.finished) < 2 &&
+	       ns_since(t0) < PING_PONG_BUDGET_MS * NS_PER_MS) {
+		long c = load_long(&ping.count[1]);
+
+		if (c != last) {
+			last = c;
+			progress = ktime_get_ns();
+		} else if (ns_since(progress) > 10000 * NS_PER_MS) {
+			stalled = true;
+			break;
+		}
+		msleep(20);
+	}
+	done = load_long(&ping.finished) == 2;
+	spent = ns_since(t0);
+	store_int(&ping.stop, 1);
+	wake_up(&ping.wq[0]);
+	wake_up(&ping.wq[1]);
+	store_int(&background_stop, 1);
+	for (int i = 0; i < 2; i++) {
+		ktest_join(t[i]);
+		ktest_join(bg[i]);
+	}
+	ktest_log("%ld/%ld round trips in %lu ms; turn %d", ping.count[0],
+		  ping.count[1], (unsigned long)(spent / NS_PER_MS), ping.turn);
+	if (t1 && ping.count[1] > PING_PONG_IDLE_ROUNDS)
+		ktest_log("%lu ns per round trip to halted CPUs, %lu ns to "
+			  "busy ones",
+			  (unsigned long)((t1 - t0) / PING_PONG_IDLE_ROUNDS),
+			  (unsigned long)((t0 + spent - t1) /
+					  (ping.count[1] -
+					   PING_PONG_IDLE_ROUNDS)));
+	KEXPECT_FALSE(stalled);
+	if (!done && !stalled) {
+		ktest_log("time budget of %d s ran out after %ld round trips, "
+			  "none lost: the host is too slow for %d",
+			  PING_PONG_BUDGET_MS / 1000, ping.count[1],
+			  PING_PONG_ROUNDS);
+		/* Stopped in the middle of a round: A may be one ahead. */
+		KEXPECT_GE(ping.count[0], ping.count[1]);
+		KEXPECT_LE(ping.count[0], ping.count[1] + 1);
+		KEXPECT_GE(ping.count[1], PING_PONG_IDLE_ROUNDS);
+		return;
+	}
+	KEXPECT_TRUE(done);
+	KEXPECT_EQ(ping.count[0], PING_PONG_ROUNDS);
+	KEXPECT_EQ(ping.count[1], PING_PONG_ROUNDS);
+}
+
+#define MAX_BUSY_TASKS 48
+
+static struct {
+	volatile int stop;
+	cpumask_t seen;                  /* CPUs that ran any of them */
+	volatile long count[NR_CPUS];
+	cpumask_t seen_by[MAX_BUSY_TASKS];
+} spread;
+
+struct spread_arg {
+	int id;
+	uint64_t ns;                     /* run this long, or until stop */
+};
+
+static int spread_spinner(void *arg)
+{
+	struct spread_arg *a = arg;
+	uint64_t t0 = ktime_get_ns();
+
+	while (!load_int(&spread.stop) && ns_since(t0) < a->ns) {
+		int cpu;
+
+		preempt_disable();
+		cpu = raw_smp_processor_id();
+		cpumask_set_cpu(cpu, &spread.seen);
+		cpumask_set_cpu(cpu, &spread.seen_by[a->id]);
+		preempt_enable();
+		__atomic_fetch_add(&spread.count[a->id], 1, __ATOMIC_RELAXED);
+		cpu_relax();
+	}
+	return 0;
+}
+
+/* N busy NORMAL tasks, not bound, started from CPU 0 on an N-CPU machine:
+ * within their first 300 ms (or up to 5 s, for vCPUs the host did not run
+ * meanwhile) every CPU has run at least one of them. */
+KTEST(sched, cpu_bound_tasks_spread_over_cpus)
+{
+	static struct task *t[MAX_BUSY_TASKS];
+	static struct spread_arg args[MAX_BUSY_TASKS];
+	int n = (int)num_online_cpus();
+	uint64_t t0;
+
+	if (n > MAX_BUSY_TASKS)
+		n = MAX_BUSY_TASKS;
+	spread.stop = 0;
+	cpumask_clear(&spread.seen);
+	for (int i = 0; i < n; i++) {
+		args[i] = (struct spread_arg){i, HELPER_MAX_NS};
+		spread.count[i] = 0;
+		cpumask_clear(&spread.seen_by[i]);
+		t[i] = ktest_spawn(spread_spinner, &args[i], "spread", -1,
+				   SCHED_NORMAL, 0, true);
+	}
+	t0 = ktime_get_ns();
+	msleep(300);
+	while (cpumask_weight(&spread.seen) < n &&
+	       ns_since(t0) < 5000 * NS_PER_MS)
+		msleep(10);
+	store_int(&spread.stop, 1);
+	for (int i = 0; i < n; i++)
+		ktest_join(t[i]);
+	for (int i = 0; i < n; i++)
+		ktest_log("task %d: %ld iterations on %d CPU(s)", i,
+			  spread.count[i], cpumask_weight(&spread.seen_by[i]));
+	KEXPECT_EQ(cpumask_weight(&spread.seen), n);
+}
+
+/* N busy NORMAL tasks all start on CPU 0 (affinity {0}), then may go
+ * anywhere: the idle CPUs pull them until each CPU runs one. */
+KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
+{
+	static struct task *t[MAX_BUSY_TASKS];
+	static struct spread_arg args[MAX_BUSY_TASKS];
+	cpumask_t on;
+	int n = (int)num_online_cpus();
+	uint64_t t0;
+
+	if (n > MAX_BUSY_TASKS)
+		n = MAX_BUSY_TASKS;
+	spread.stop = 0;
+	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 80), 0);
+	for (int i = 0; i < n; i++) {
+		args[i] = (struct spread_arg){i, HELPER_MAX_NS};
+		spread.count[i] = 0;
+		t[i] = ktest_spawn(spread_spinner, &args[i], "pulled", 0,
+				   SCHED_NORMAL, 0, true);
+	}
+	/* They all run on CPU 0 (we are above them, but sleep). */
+	t0 = ktime_get_ns();
+	for (int i = 0; i < n; i++)
+		while (!load_long(&spread.count[i]) &&
+		       ns_since(t0) < 5000 * NS_PER_MS)
+			msleep(2);
+	for (int i = 0; i < n; i++)
+		if (t[i])
+			KEXPECT_EQ(set_cpus_allowed(t[i], cpu_online_mask), 0);
+	/* Give the balancer time, then look where each one is. */
+	t0 = ktime_get_ns();
+	do {
+		msleep(20);
+		cpumask_clear(&on);
+		for (int i = 0; i < n; i++)
+			if (t[i])
+				cpumask_set_cpu(task_cpu(t[i]), &on);
+	} while (cpumask_weight(&on) < n && ns_since(t0) < 5000 * NS_PER_MS);
+	cpumask_clear(&spread.seen);
+	msleep(100);
+	store_int(&spread.stop, 1);
+	become_normal();
+	for (int i = 0; i < n; i++)
+		ktest_join(t[i]);
+	ktest_log("after %lu ms the %d tasks were on %d CPU(s); %d CPU(s) ran "
+		  "them in the next 100 ms",
+		  (unsigned long)(ns_since(t0) / NS_PER_MS), n,
+		  cpumask_weight(&on), cpumask_weight(&spread.seen));
+	KEXPECT_EQ(cpumask_weight(&on), n);
+	KEXPECT_EQ(cpumask_weight(&spread.seen), n);
+}
+
+/* ---- affinity ---- */
+
+/*
+ * Each task has a history of masks: generation g's at ring[g % AFF_RING].
+ * The test publishes gen = g before set_cpus_allowed(g) and applied = g
+ * after it returns. A running task may stay on a CPU its new mask excludes
+ * until the reschedule IPI reaches it; what must never happen is that it
+ * is switched in on a CPU outside its mask. So on each iteration after a
+ * switch (its CPU or that CPU's switch count changed), it checks its CPU
+ * against the masks that can have been in force when it was switched in:
+ * those of generations applied (read on the previous iteration) to gen
+ * (read now).
+ */
+#define AFF_TASKS 4
+#define AFF_RING 16
+
+struct aff_task {
+	cpumask_t ring[AFF_RING];
+	volatile long gen, applied;
+	struct task *task;
+	volatile long iters, checks, violations;
+	volatile int cpu;                /* last seen on, with ... */
+	volatile long cpu_gen;           /* ... gen read right after */
+	int bad_cpu;
+	long bad_lo, bad_hi;
+};
+
+static struct {
+	volatile int stop;
+	struct aff_task t[AFF_TASKS];
+} aff;
+
+static int aff_spinner(void *arg)
+{
+	struct aff_task *a = arg;
+	int prev_cpu = -1;
+	unsigned long prev_sw = 0;
+	long prev_applied = 0;
+	uint64_t t0 = ktime_get_ns();
+
+	while (!load_int(&aff.stop) && ns_since(t0) < HELPER_MAX_NS) {
+		int cpu;
+		unsigned long sw;
+		long hi, applied;
+
+		preempt_disable();
+		cpu = raw_smp_processor_id();
+		sw = per_cpu(nr_switches, cpu);
+		hi = load_long(&a->gen);
+		applied = load_long(&a->applied);
+		if ((cpu != prev_cpu || sw != prev_sw) &&
+		    hi - prev_applied < AFF_RING - 2) {
+			bool ok = false;
+
+			for (long g = prev_applied; g <= hi; g++)
+				ok |= cpumask_test_cpu(cpu,
+						       &a->ring[g % AFF_RING]);
+			a->checks++;
+			if (!ok) {
+				a->violations++;
+				a->bad_cpu = cpu;
+				a->bad_lo = prev_applied;
+				a->bad_hi = hi;
+			}
+		}
+		prev_cpu = cpu;
+		prev_sw = sw;
+		prev_applied = applied;
+		a->cpu = cpu;
+		__atomic_store_n(&a->cpu_gen, hi, __ATOMIC_RELEASE);
+		preempt_enable();
+		a->iters++;
+		cpu_relax();
+	}
+	return 0;
+}
+
+static uint32_t rand_state = 2463534242u;
+
+static uint32_t xorshift(void)
+{
+	rand_state ^= rand_state << 13;
+	rand_state ^= rand_state >> 17;
+	rand_state ^= rand_state << 5;
+	return rand_state;
+}
+
+/* A new mask for a task last seen on cur: usually without cur, one CPU
+ * or two. */
+static void random_mask(cpumask_t *m, int n, int cur)
+{
+	int a = xorshift() % n, b;
+
+	if (a == cur && xorshift() % 4)
+		a = (a + 1 + xorshift() % (n - 1)) % n;
+	cpumask_clear(m);
+	cpumask_set_cpu(a, m);
+	if (n > 2 && xorshift() % 2) {
+		b = (a + 1 + xorshift() % (n - 1)) % n;
+		if (b != cur || xorshift() % 4 == 0)
+			cpumask_set_cpu(b, m);
+	}
+}
+
+/* Busy tasks (more than CPUs on small machines, so that they are switched
+ * often) have their affinity changed every few ms between single CPUs and
+ * pairs: none is ever switched in outside its mask, and after each change
+ * it runs inside the new mask within a bounded time. */
+KTEST_CPUS(sched, affinity_never_violated, 2)
+{
+	int n = (int)num_online_cpus(), changes = 0, stuck = 0;
+	long checks = 0, violations = 0;
+	uint64_t t0;
+
+	aff.stop = 0;
+	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 80), 0);
+	for (int i = 0; i < AFF_TASKS; i++) {
+		struct aff_task *a = &aff.t[i];
+
+		*a = (struct aff_task){.cpu = -1, .bad_cpu = -1};
+		cpumask_copy(&a->ring[0], cpu_online_mask);
+		a->task = ktest_spawn(aff_spinner, a, "affinity", -1,
+				      SCHED_NORMAL, 0, true);
+	}
+	t0 = ktime_get_ns();
+	while (ns_since(t0) < 1500 * NS_PER_MS && changes < 600) {
+		struct aff_task *a = &aff.t[changes % AFF_TASKS];
+		long g = a->gen + 1;
+		cpumask_t *m = &a->ring[g % AFF_RING];
+		uint64_t w0;
+
+		if (!a->task) {
+			changes++;
+			continue;
+		}
+		random_mask(m, n, load_int(&a->cpu));
+		__atomic_store_n(&a->gen, g, __ATOMIC_RELEASE);
+		KEXPECT_EQ(set_cpus_allowed(a->task, m), 0);
+		__atomic_store_n(&a->applied, g, __ATOMIC_RELEASE);
+		changes++;
+		/* It must come to run inside the new mask. */
+		w0 = ktime_get_ns();
+		while (!(load_long(&a->cpu_gen) >= g &&
+			 cpumask_test_cpu(load_int(&a->cpu), m))) {
+			if (ns_since(w0) > 2000 * NS_PER_MS) {
+				struct task *p = a->task;
+
+				stuck++;
+				ktest_log("task %d (id %d) not seen inside its "
+					  "new mask %#lx within 2 s: last seen "
+					  "on CPU %d at generation %ld; now "
+					  "state %d cpu %d on_rq %d on_cpu %d "
+					  "pending %d mask %#lx",
+					  (int)(a - aff.t), p->id, m->bits[0],
+					  load_int(&a->cpu),
+					  load_long(&a->cpu_gen), p->state,
+					  task_cpu(p), p->on_rq, p->on_cpu,
+					  p->migration_pending,
+					  p->cpus_mask.bits[0]);
+				if (stuck == 1)
+					sched_show_all();
+				break;
+			}
+			if (ns_since(w0) > 200 * NS_PER_US)
+				msleep(1);
+			else
+				cpu_relax();
+		}
+	}
+	store_int(&aff.stop, 1);
+	become_normal();
+	for (int i = 0; i < AFF_TASKS; i++) {
+		struct aff_task *a = &aff.t[i];
+
+		ktest_join(a->task);
+		checks += a->checks;
+		violations += a->violations;
+		if (a->violations)
+			ktest_log("task %d: %ld violation(s), last on CPU %d "
+				  "with generations %ld..%ld allowed", i,
+				  a->violations, a->bad_cpu, a->bad_lo,
+				  a->bad_hi);
+	}
+	ktest_log("%d affinity changes in %lu ms; %ld switch-ins checked, %ld "
+		  "violations, %d tasks not moved in time", changes,
+		  (unsigned long)(ns_since(t0) / NS_PER_MS), checks, violations,
+		  stuck);
+	/* Typically 100-250 changes; a host that starves the vCPUs has been
+	 * seen to allow only 14 (each waits for its task to move): the count
+	 * only shows the test did something, the checks are below. */
+	KEXPECT_GT(changes, 10);
+	KEXPECT_GT(checks, changes);
+	KEXPECT_EQ(violations, 0);
+	KEXPECT_EQ(stuck, 0);
+}
