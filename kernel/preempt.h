@@ -9,7 +9,7 @@
 #include "compiler.h"
 #include <stdbool.h>
 #include "irqflags.h"
-#include "percpu.h"
+#include "percpu_defs.h"
 
 #define PREEMPT_OFFSET 1
 #define HARDIRQ_SHIFT 16
