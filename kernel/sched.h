@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cpumask.h"
+#include "delay.h"
 #include "irqflags.h"
 #include "list.h"
 #include "percpu.h"

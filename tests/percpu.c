@@ -17,6 +17,7 @@
 
 #include "asm/processor.h"
 #include "cpumask.h"
+#include "delay.h"
 #include "ktest.h"
 #include "percpu.h"
 #include "preempt.h"
