@@ -496,6 +496,8 @@ void lockdep_hardirqs_on(unsigned long ip)
 {
 	struct task *t;
 
+	if (preempt_count() == 0)
+		raw_cpu_inc(preemptible_epoch); /* preemptible from here */
 	if (!lockdep_on || in_interrupt())
 		return;
 	t = current;

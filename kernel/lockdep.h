@@ -146,7 +146,7 @@ struct percpu_access {
  * context that this context has synchronized with (its own entry is its
  * own clock). Written under the HB lock only.
  */
-#define HB_SLOTS 128
+#define HB_SLOTS 256
 
 struct hb_clock {
 	uint32_t c[HB_SLOTS];
@@ -158,12 +158,15 @@ struct hb_task {
 	struct hb_clock vc;
 };
 
-/* A this_cpu_read() the task made preemptible: a later write operation
- * on the same variable with no lock held across both loses updates
- * (lockdep_percpu.c). Written only by the task. */
+/* A this_cpu_read() of the task: a later write of the same variable
+ * loses updates unless one protection covered both (lockdep_percpu.c).
+ * Written only by the task. */
 struct this_cpu_read_rec {
 	const void *var;           /* template address; 0: none */
 	unsigned long ip;
+	int cpu;
+	bool preemptible;          /* made preemptible */
+	unsigned long epoch;       /* the CPU's preemptible_epoch then */
 	int depth;                 /* held locks at the read */
 	const struct lockdep_map *inner; /* the innermost of them, if any */
 };
@@ -174,6 +177,7 @@ struct lockdep_task {
 	int depth;                 /* entries used in held[] */
 	struct held_lock held[MAX_LOCK_DEPTH];
 	struct percpu_access pending;
+	struct hb_clock pending_seen; /* the clock at the pending access */
 	struct this_cpu_read_rec reads[NR_THIS_CPU_READS];
 	struct hb_task hb;         /* happens-before clock (lockdep_hb.c) */
 };

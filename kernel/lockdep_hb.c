@@ -16,10 +16,12 @@
  * straight into the task it wakes) and then ticks its own entry; an
  * acquire takes the entry-wise maximum.
  *
- * Slots are few (HB_SLOTS) and go back to the pool when a task exits;
- * each slot's clock only grows (slot_clock), so a new owner's values are
- * above any an old owner handed out and no context appears to have seen
- * the new one early. Everything is forgotten at lockdep_reset().
+ * Slots are few (HB_SLOTS) and go back to the pool when a task exits.
+ * Each slot's clock only grows (slot_clock), and a context may take over
+ * a freed slot only if it has already seen everything the slot's earlier
+ * owners did (its entry for the slot is at the slot's clock): then its own
+ * values stand for its own history and theirs, and whoever learns them
+ * rightly learns both. Everything is forgotten at lockdep_reset().
  */
 #ifdef CONFIG_LOCKDEP
 
@@ -102,7 +104,7 @@ static void hb_tick(struct hb_task *h)
 static bool hb_take_slot(struct hb_task *h)
 {
 	for (int s = 0; s < HB_SLOTS; s++) {
-		if (slot_used[s])
+		if (slot_used[s] || h->vc.c[s] < slot_clock[s])
 			continue;
 		slot_used[s] = true;
 		h->slot = s + 1;
@@ -147,15 +149,30 @@ bool lockdep_hb_stamp(struct hb_stamp *st)
 	return ok;
 }
 
-bool lockdep_hb_ordered(const struct hb_stamp *before)
+const struct hb_clock *lockdep_hb_clock(void)
 {
 	const struct hb_task *h = hb_peek();
 
+	return h->gen == hb_gen ? &h->vc : 0;
+}
+
+void lockdep_hb_snapshot(struct hb_clock *dst)
+{
+	const struct hb_clock *now = lockdep_hb_clock();
+
+	if (now)
+		*dst = *now; /* entry by entry: each only grows meanwhile */
+	else
+		memset(dst, 0, sizeof(*dst));
+}
+
+bool lockdep_hb_ordered(const struct hb_clock *seen,
+			const struct hb_stamp *before)
+{
 	/* Read without the lock: an entry only grows, and a stale value
-	 * can only make an ordered pair look concurrent for this access. */
-	return h->gen == hb_gen &&
-	       __atomic_load_n(&h->vc.c[before->slot], __ATOMIC_RELAXED) >=
-		       before->clock;
+	 * can only make an ordered pair look concurrent. */
+	return seen && __atomic_load_n(&seen->c[before->slot],
+				       __ATOMIC_RELAXED) >= before->clock;
 }
 
 static struct hb_sync *sync_find(const void *obj, bool create)
@@ -258,6 +275,7 @@ void lockdep_hb_reset(void)
 
 	hb_gen++;
 	memset(slot_used, 0, sizeof(slot_used));
+	memset(slot_clock, 0, sizeof(slot_clock)); /* no stamp survives */
 	hb_unlock_irqrestore(flags);
 }
 

@@ -83,9 +83,14 @@ void lockdep_graph_reset(int nr_classes);
 /* Stamp an access of the running context (false: no slot left, and the
  * validator has turned off). */
 bool lockdep_hb_stamp(struct hb_stamp *st);
-/* Whether the access stamped before happens before the running
- * context's present. */
-bool lockdep_hb_ordered(const struct hb_stamp *before);
+/* The running context's clock (0: none since the last reset), and a copy
+ * of it for an access checked later (struct percpu_access). */
+const struct hb_clock *lockdep_hb_clock(void);
+void lockdep_hb_snapshot(struct hb_clock *dst);
+/* Whether the access stamped before happens before a context that had
+ * seen the clock seen. */
+bool lockdep_hb_ordered(const struct hb_clock *seen,
+			const struct hb_stamp *before);
 /* t exits: its slot goes back to the pool. */
 void lockdep_hb_exit(struct task *t);
 /* lockdep_hb.c's part of lockdep_reset(). */

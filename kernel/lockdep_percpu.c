@@ -98,6 +98,7 @@ static struct percpu_var vars[MAX_PERCPU_VARS];
 static int nr_vars;
 
 unsigned int lockdep_this_cpu_reads;
+DEFINE_PER_CPU_STAT(unsigned long, preemptible_epoch);
 
 static void write_begin(struct percpu_copy *c)
 {
@@ -244,19 +245,26 @@ static struct percpu_copy *lookup_copy(const void *var, int cpu)
 	return 0;
 }
 
-/* The copy's earlier access at st was made by the running context
- * (program order), or is ordered before it. */
-static bool stamp_before(const struct hb_stamp *st, const struct hb_stamp *me)
+/* The running access: its stamp, and the clock its context had then
+ * (for a held-back access, a copy taken at the time). */
+struct now_clock {
+	struct hb_stamp me;
+	const struct hb_clock *seen;
+};
+
+/* The copy's earlier access at st was made by the same context (program
+ * order), or is ordered before the access now. */
+static bool stamp_before(const struct hb_stamp *st, const struct now_clock *n)
 {
-	if (st->slot == me->slot)
-		return st->clock <= me->clock;
-	return lockdep_hb_ordered(st);
+	if (st->slot == n->me.slot)
+		return st->clock <= n->me.clock;
+	return lockdep_hb_ordered(n->seen, st);
 }
 
-static bool all_before(const struct percpu_copy *c, const struct hb_stamp *me)
+static bool all_before(const struct percpu_copy *c, const struct now_clock *n)
 {
 	for (int i = 0; i < c->nr_recent; i++)
-		if (!stamp_before(&c->recent[i], me))
+		if (!stamp_before(&c->recent[i], n))
 			return false;
 	return true;
 }
@@ -450,8 +458,10 @@ static void check_concurrent(struct percpu_copy *c,
 
 /* Graph lock held. */
 static void check_access(struct percpu_copy *c, const struct percpu_access *a,
-			 const struct lockset *now, const struct hb_stamp *me)
+			 const struct lockset *now, const struct now_clock *n)
 {
+	const struct hb_stamp *me = &n->me;
+
 	if (!c->state) {
 		take_ownership(c, a, now, me);
 	} else if (c->state == COPY_OWNED && c->recent[0].slot == me->slot &&
@@ -459,7 +469,7 @@ static void check_access(struct percpu_copy *c, const struct percpu_access *a,
 		narrow(c, now); /* the owner again: its weakest protection */
 		c->recent[0] = *me;
 		note_irq_use(c, a);
-	} else if (all_before(c, me)) {
+	} else if (all_before(c, n)) {
 		take_ownership(c, a, now, me);
 	} else {
 		c->state = COPY_SHARED;
@@ -470,13 +480,14 @@ static void check_access(struct percpu_copy *c, const struct percpu_access *a,
 }
 
 /* Check the access against its copy's record. Interrupts off. */
-static void record(const struct percpu_access *a, const struct lockset *now)
+static void record(const struct percpu_access *a, const struct lockset *now,
+		   const struct hb_clock *seen)
 {
 	struct percpu_copy *c = lookup_copy(a->var, a->cpu);
-	const struct hb_stamp me = a->when;
+	const struct now_clock n = {.me = a->when, .seen = seen};
 	unsigned long flags;
 
-	if (c && access_settled(c, a, now, &me)) {
+	if (c && access_settled(c, a, now, &n.me)) {
 		__atomic_store_n(&c->last_ip, a->ip, __ATOMIC_RELAXED);
 		return;
 	}
@@ -484,7 +495,7 @@ static void record(const struct percpu_access *a, const struct lockset *now)
 	c = lockdep_on ? find_copy(a->var, a->cpu) : 0;
 	if (c) {
 		write_begin(c);
-		check_access(c, a, now, &me);
+		check_access(c, a, now, &n);
 		write_end(c);
 	}
 	lockdep_graph_unlock(flags);
@@ -501,7 +512,7 @@ void lockdep_percpu_pending_flush(struct task *t)
 		return;
 	t->lockdep.pending.var = 0;
 	if (a.gen == lockdep_reset_gen) /* else made before a reset */
-		record(&a, &none);
+		record(&a, &none, &t->lockdep.pending_seen);
 }
 
 void lockdep_percpu_pending_lock(struct task *t, const void *map)
@@ -569,10 +580,14 @@ void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 		return;
 	}
 	current_lockset(t, cpu, irqs_off, &now);
-	if (now.nr || a.hardirq)
-		record(&a, &now);
-	else
-		t->lockdep.pending = a; /* reported unless a lock in it follows */
+	if (now.nr || a.hardirq) {
+		record(&a, &now, lockdep_hb_clock());
+	} else {
+		/* Checked unless a lock in it follows: against what the task
+		 * knows now, not what it will have learnt by then. */
+		t->lockdep.pending = a;
+		lockdep_hb_snapshot(&t->lockdep.pending_seen);
+	}
 	raw_local_irq_restore(irqf);
 }
 
@@ -589,8 +604,11 @@ static void report_lost_update(const struct this_cpu_read_rec *r,
 	printk("this_cpu_read() of %s (%p) at %s\n",
 	       lockdep_sym(s, sizeof(s), (unsigned long)r->var), r->var,
 	       lockdep_sym(t, sizeof(t), r->ip));
-	printk("was preemptible, and the write at %s depends on it with no "
-	       "lock held across both:\n", lockdep_sym(s, sizeof(s), ip));
+	printk("and the write at %s are not one section: %s, and no lock "
+	       "is held across both:\n", lockdep_sym(s, sizeof(s), ip),
+	       r->preemptible ? "the read was preemptible" :
+	       r->cpu != raw_smp_processor_id() ? "the task moved CPU" :
+	       "the CPU was preemptible in between");
 	printk("another task on this CPU may update it in between, and its "
 	       "update is lost.\n");
 	lockdep_report_end();
@@ -602,7 +620,7 @@ static void drop_read(struct this_cpu_read_rec *r)
 	__atomic_fetch_sub(&lockdep_this_cpu_reads, 1, __ATOMIC_RELAXED);
 }
 
-/* Called preemptible (percpu.h): remember the read, newest first. */
+/* Called in task context (percpu.h): remember the read, newest first. */
 void lockdep_this_cpu_read(const void *var)
 {
 	unsigned long ip = _RET_IP_;
@@ -623,16 +641,24 @@ void lockdep_this_cpu_read(const void *var)
 				   __ATOMIC_RELAXED);
 	}
 	*r = (struct this_cpu_read_rec){
-		.var = var, .ip = ip, .depth = l->depth,
+		.var = var, .ip = ip, .cpu = raw_smp_processor_id(),
+		.preemptible = preemptible(),
+		.epoch = raw_cpu_read(preemptible_epoch), .depth = l->depth,
 		.inner = l->depth ? l->held[l->depth - 1].map : 0};
 }
 
-/* A lock taken before the read is still held, at the same place. */
-static bool held_across(const struct lockdep_task *l,
+/* Another task may have run on the CPU between the read and now: the
+ * read was preemptible, or the CPU has been since, or this is another
+ * CPU. A lock taken before the read and still held at the same place
+ * covers both all the same. */
+static bool window_open(const struct lockdep_task *l,
 			const struct this_cpu_read_rec *r)
 {
-	return r->depth && l->depth >= r->depth &&
-	       l->held[r->depth - 1].map == r->inner;
+	bool held = r->depth && l->depth >= r->depth &&
+		    l->held[r->depth - 1].map == r->inner;
+
+	return !held && (r->preemptible || r->cpu != raw_smp_processor_id() ||
+			 r->epoch != raw_cpu_read(preemptible_epoch));
 }
 
 void lockdep_this_cpu_write(const void *var)
@@ -650,7 +676,7 @@ void lockdep_this_cpu_write(const void *var)
 
 		if (r->var != var)
 			continue;
-		report = !held_across(l, r);
+		report = window_open(l, r);
 		if (report) {
 			flags = lockdep_graph_lock();
 			report = lockdep_on && first_report(var,

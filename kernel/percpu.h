@@ -8,11 +8,11 @@
  * Three tiers of operations, as in Linux:
  *   this_cpu_*    one %gs: instruction, safe anywhere: an instruction
  *                 cannot be split by an interrupt or a preemption. Two of
- *                 them are not one: with LOCKDEP=1 a this_cpu_read() made
- *                 preemptible and a later this_cpu_write() or
- *                 this_cpu_xchg() of the same variable by the same task,
- *                 with no lock held across both, is reported as a lost
- *                 update (lockdep_percpu.c).
+ *                 them are not one: with LOCKDEP=1 a this_cpu_read() and
+ *                 a later this_cpu_write() or this_cpu_xchg() of the same
+ *                 variable by the same task, with a preemption possible
+ *                 between them and no lock held across both, is reported
+ *                 as a lost update (lockdep_percpu.c).
  *   __this_cpu_*  the same instruction, for callers that already keep the
  *                 CPU: with LOCKDEP=1 a call made preemptible and
  *                 migratable is reported, as smp_processor_id() is.
@@ -65,7 +65,7 @@ void __this_cpu_preempt_check(const char *op);
 /* Inlined, so that the calls below name the operation's site. */
 static __always_inline void this_cpu_read_hook(const void *var)
 {
-	if (preemptible())
+	if (!in_interrupt())
 		lockdep_this_cpu_read(var);
 }
 
@@ -111,19 +111,19 @@ static __always_inline void this_cpu_write_hook(const void *var)
 #define __this_cpu_read(v)                                                    \
 	({                                                                    \
 		__this_cpu_check("__this_cpu_read");                          \
-		raw_cpu_read(v);                                              \
+		this_cpu_read(v);                                             \
 	})
 #define __this_cpu_checked(name, op)                                          \
 	({                                                                    \
 		__this_cpu_check(name);                                       \
 		op;                                                           \
 	})
-#define __this_cpu_write(v, x)      __this_cpu_checked("__this_cpu_write", raw_cpu_write(v, x))
+#define __this_cpu_write(v, x)      __this_cpu_checked("__this_cpu_write", this_cpu_write(v, x))
 #define __this_cpu_add(v, x)        __this_cpu_checked("__this_cpu_add", raw_cpu_add(v, x))
 #define __this_cpu_sub(v, x)        __this_cpu_checked("__this_cpu_sub", raw_cpu_sub(v, x))
 #define __this_cpu_inc(v)           __this_cpu_checked("__this_cpu_inc", raw_cpu_inc(v))
 #define __this_cpu_dec(v)           __this_cpu_checked("__this_cpu_dec", raw_cpu_dec(v))
-#define __this_cpu_xchg(v, x)       __this_cpu_checked("__this_cpu_xchg", raw_cpu_xchg(v, x))
+#define __this_cpu_xchg(v, x)       __this_cpu_checked("__this_cpu_xchg", this_cpu_xchg(v, x))
 #define __this_cpu_cmpxchg(v, o, n) __this_cpu_checked("__this_cpu_cmpxchg", raw_cpu_cmpxchg(v, o, n))
 
 #else /* !CONFIG_LOCKDEP: each is its one instruction */
