@@ -19,13 +19,11 @@ static void complete_n(struct completion *c, unsigned n)
 	/* "Done" is news to the waiter: what the validator holds back for
 	 * this task is counted before the waiter can see it. */
 	lockdep_percpu_flush();
-	local_irq_save(flags);
-
-	arch_spin_lock(&c->wait.lock);
+	lockdep_hb_release(c); /* before a waiter can see the event */
+	raw_spin_lock_irqsave(&c->wait.lock, flags);
 	if (c->done != COMPLETION_ALL)
 		c->done = n == COMPLETION_ALL ? n : c->done + n;
-	arch_spin_unlock(&c->wait.lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&c->wait.lock, flags);
 	wake_up(&c->wait);
 }
 
@@ -45,26 +43,31 @@ static bool try_consume(struct completion *c)
 	unsigned long flags;
 	bool got;
 
-	local_irq_save(flags);
-	arch_spin_lock(&c->wait.lock);
+	raw_spin_lock_irqsave(&c->wait.lock, flags);
 	got = c->done > 0;
 	if (got && c->done != COMPLETION_ALL)
 		c->done--;
-	arch_spin_unlock(&c->wait.lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&c->wait.lock, flags);
 	return got;
 }
 
+/* The completer's work happens before the waiter's, slept or not. */
 void wait_for_completion(struct completion *c)
 {
 	might_sleep();
 	wait_event(c->wait, try_consume(c));
+	lockdep_hb_acquire(c);
 }
 
 bool wait_for_completion_timeout(struct completion *c, uint64_t timeout_ns)
 {
+	bool done;
+
 	might_sleep();
-	return wait_event_timeout(c->wait, try_consume(c), timeout_ns);
+	done = wait_event_timeout(c->wait, try_consume(c), timeout_ns);
+	if (done)
+		lockdep_hb_acquire(c);
+	return done;
 }
 
 bool completion_done(struct completion *c)

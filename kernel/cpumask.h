@@ -5,7 +5,7 @@
 #define CPUMASK_H
 
 #include <stdbool.h>
-#include "percpu.h"
+#include "percpu_defs.h"
 
 #define CPUMASK_WORDS (NR_CPUS / 64)
 
@@ -75,6 +75,9 @@ extern cpumask_t __cpu_online_mask, __cpu_possible_mask;
 
 /* CPUs found in the MADT: numbered 0..nr_cpu_ids-1. */
 extern int nr_cpu_ids;
+
+/* How many CPUs are online (the weight of cpu_online_mask). */
+unsigned num_online_cpus(void);
 
 #define for_each_possible_cpu(cpu) for_each_cpu(cpu, cpu_possible_mask)
 #define for_each_online_cpu(cpu) for_each_cpu(cpu, cpu_online_mask)

@@ -13,7 +13,7 @@
 #include "asm/pgtable.h"
 #include "panic.h"
 #include "printk.h"
-#include "asm/spinlock.h"
+#include "spinlock.h"
 #include "string.h"
 
 #define SLAB_MAGIC  0x51ab51ab51ab51abul
@@ -51,7 +51,7 @@ struct free_obj {
 
 /* Each class's slabs that have a free object; under kmalloc_lock. */
 static struct slab *partial[NR_CLASSES];
-static arch_spinlock_t kmalloc_lock = ARCH_SPIN_LOCK_UNLOCKED;
+static DEFINE_RAW_SPINLOCK(kmalloc_lock);
 static unsigned long bad_frees;
 
 static int size_class(size_t size)
@@ -91,8 +91,7 @@ static void *slab_alloc(int cls)
 	struct slab *s;
 	struct free_obj *o = 0;
 
-	local_irq_save(flags);
-	arch_spin_lock(&kmalloc_lock);
+	raw_spin_lock_irqsave(&kmalloc_lock, flags);
 	s = partial[cls];
 	if (!s && (s = slab_new(cls))) {
 		s->on_list = 1;
@@ -107,8 +106,7 @@ static void *slab_alloc(int cls)
 			s->on_list = 0;
 		}
 	}
-	arch_spin_unlock(&kmalloc_lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&kmalloc_lock, flags);
 	return o;
 }
 
@@ -235,11 +233,9 @@ void kfree(void *p)
 		unsigned long flags;
 		bool empty = false;
 
-		local_irq_save(flags);
-		arch_spin_lock(&kmalloc_lock);
+		raw_spin_lock_irqsave(&kmalloc_lock, flags);
 		err = slab_free_locked((struct slab *)page, p, &empty);
-		arch_spin_unlock(&kmalloc_lock);
-		local_irq_restore(flags);
+		raw_spin_unlock_irqrestore(&kmalloc_lock, flags);
 		if (empty)
 			page_free((void *)page);
 	} else if (magic == LARGE_MAGIC || magic == LARGE_FREED) {

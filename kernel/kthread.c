@@ -23,11 +23,11 @@
 
 extern char task_entry[];
 
-static arch_spinlock_t tasklist_lock = ARCH_SPIN_LOCK_UNLOCKED;
+static DEFINE_RAW_SPINLOCK(tasklist_lock);
 static LIST_HEAD(all_tasks);         /* under tasklist_lock */
 static int next_task_id;
 
-static arch_spinlock_t reap_lock = ARCH_SPIN_LOCK_UNLOCKED;
+static DEFINE_RAW_SPINLOCK(reap_lock);
 static LIST_HEAD(reap_list);         /* under reap_lock */
 static DECLARE_WAIT_QUEUE_HEAD(reap_wq);
 static struct task *reaper;
@@ -36,23 +36,19 @@ static void tasklist_add(struct task *t)
 {
 	unsigned long flags;
 
-	local_irq_save(flags);
-	arch_spin_lock(&tasklist_lock);
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
 	t->id = ++next_task_id;
 	list_add_tail(&t->tasks, &all_tasks);
-	arch_spin_unlock(&tasklist_lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 }
 
 static void task_free(struct task *t)
 {
 	unsigned long flags;
 
-	local_irq_save(flags);
-	arch_spin_lock(&tasklist_lock);
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
 	list_del_init(&t->tasks);
-	arch_spin_unlock(&tasklist_lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 	kstack_free(t->stack);
 	kfree(t);
 }
@@ -177,11 +173,9 @@ void put_task_struct(struct task *t)
 		task_free(t);
 		return;
 	}
-	local_irq_save(flags);
-	arch_spin_lock(&reap_lock);
+	raw_spin_lock_irqsave(&reap_lock, flags);
 	list_add_tail(&t->reap, &reap_list);
-	arch_spin_unlock(&reap_lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&reap_lock, flags);
 	wake_up(&reap_wq);
 }
 
@@ -211,6 +205,7 @@ int kthread_join(struct task *t)
 		schedule();
 	}
 	set_current_state(TASK_RUNNING);
+	lockdep_hb_join(t); /* everything t did happens before our return */
 	code = t->exit_code;
 	put_task_struct(t);
 	return code;
@@ -229,14 +224,12 @@ static int reaper_fn(void *arg)
 		struct task *t = 0;
 
 		wait_event(reap_wq, reap_pending());
-		local_irq_save(flags);
-		arch_spin_lock(&reap_lock);
+		raw_spin_lock_irqsave(&reap_lock, flags);
 		if (!list_empty(&reap_list)) {
 			t = list_first_entry(&reap_list, struct task, reap);
 			list_del_init(&t->reap);
 		}
-		arch_spin_unlock(&reap_lock);
-		local_irq_restore(flags);
+		raw_spin_unlock_irqrestore(&reap_lock, flags);
 		if (t)
 			task_free(t);
 	}
@@ -285,7 +278,7 @@ void sched_show_all(void)
 	unsigned long flags = console_lock();
 	struct task *t;
 
-	arch_spin_lock(&tasklist_lock);
+	raw_spin_lock(&tasklist_lock);
 	list_for_each_entry(t, &all_tasks, tasks) {
 		printk("task %-15s id %-4d state %s cpu %d prio %d%s%s\n",
 		       t->name, t->id, state_name(t->state), task_cpu(t),
@@ -294,6 +287,6 @@ void sched_show_all(void)
 		if (!t->on_cpu && t->state != TASK_RUNNING)
 			show_task_stack(t);
 	}
-	arch_spin_unlock(&tasklist_lock);
+	raw_spin_unlock(&tasklist_lock);
 	console_unlock(flags);
 }

@@ -48,7 +48,7 @@ unsigned long lockdep_graph_lock(void)
 {
 	unsigned long flags;
 
-	local_irq_save(flags);
+	raw_local_irq_save(flags);
 	arch_spin_lock(&graph_spin);
 	return flags;
 }
@@ -56,7 +56,7 @@ unsigned long lockdep_graph_lock(void)
 void lockdep_graph_unlock(unsigned long flags)
 {
 	arch_spin_unlock(&graph_spin);
-	local_irq_restore(flags);
+	raw_local_irq_restore(flags);
 }
 
 void lockdep_overflow(const char *what)
@@ -451,7 +451,7 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 		ip = _RET_IP_;
 	if (!lockdep_started || in_nmi())
 		return;
-	local_irq_save(irqf);
+	raw_local_irq_save(irqf);
 	irqs_off = irqs_disabled_flags(irqf);
 	t = current;
 	if (lockdep_on)
@@ -473,7 +473,7 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 	if (t->lockdep.depth >= MAX_LOCK_DEPTH) {
 		held_incomplete = true;
 		lockdep_overflow("BUG: MAX_LOCK_DEPTH too low");
-		local_irq_restore(irqf);
+		raw_local_irq_restore(irqf);
 		return;
 	}
 	/* Filled in, validated against the locks below it, then pushed: a
@@ -486,7 +486,27 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 	if (idx && !(flags & LOCK_TRYLOCK) && lockdep_on)
 		lockdep_validate_chain(t, h);
 	t->lockdep.depth++;
-	local_irq_restore(irqf);
+	raw_local_irq_restore(irqf);
+}
+
+/* As Linux's mark_held_locks(): each lock the task took is held with
+ * interrupts on from here, which lockdep_mark_usage() checks against its
+ * use in hardirq (an inconsistent-state report when it was so used). */
+void lockdep_hardirqs_on(unsigned long ip)
+{
+	struct task *t;
+
+	if (preempt_count() == 0)
+		raw_cpu_inc(preemptible_epoch); /* preemptible from here */
+	if (!lockdep_on || in_interrupt())
+		return;
+	t = current;
+	for (int i = 0; i < t->lockdep.depth; i++) {
+		const struct held_lock *h = &t->lockdep.held[i];
+
+		if (h->class_idx && !h->hardirq)
+			lockdep_mark_usage(h->class_idx, ENABLED_HARDIRQ, ip);
+	}
 }
 
 static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)
@@ -514,7 +534,7 @@ bool lock_release(struct lockdep_map *map, unsigned long ip)
 		ip = _RET_IP_;
 	if (!lockdep_started || in_nmi())
 		return true;
-	local_irq_save(irqf);
+	raw_local_irq_save(irqf);
 	t = current;
 	if (lockdep_on)
 		lockdep_percpu_pending_flush(t);
@@ -524,7 +544,7 @@ bool lock_release(struct lockdep_map *map, unsigned long ip)
 
 		if (refuse)
 			report_bad_unlock(map, ip);
-		local_irq_restore(irqf);
+		raw_local_irq_restore(irqf);
 		return !refuse;
 	}
 	/* Out of order is fine: close the gap, and re-key what was above. */
@@ -533,7 +553,7 @@ bool lock_release(struct lockdep_map *map, unsigned long ip)
 		t->lockdep.held[i].chain_key = chain_key_of(t, i);
 	}
 	t->lockdep.depth--;
-	local_irq_restore(irqf);
+	raw_local_irq_restore(irqf);
 	return true;
 }
 
@@ -577,6 +597,8 @@ void lockdep_task_exit(void)
 	if (!lockdep_started)
 		return;
 	lockdep_percpu_flush();
+	lockdep_percpu_task_exit(t);
+	lockdep_hb_exit(t);
 	if (!t->lockdep.depth)
 		return;
 	if (lockdep_report_begin(LOCKDEP_HELD_AT_EXIT, "WARNING: lock held at task "
@@ -599,6 +621,7 @@ void lockdep_reset(void)
 
 	lockdep_graph_reset(nr_classes);
 	lockdep_percpu_reset();
+	lockdep_hb_reset();
 	lockdep_reset_gen++; /* held-back accesses before it are forgotten */
 	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++) {
 		__atomic_store_n(&report_count[k], 0, __ATOMIC_RELAXED);

@@ -114,6 +114,13 @@ struct held_lock {
 
 #define MAX_LOCK_DEPTH 24
 
+/* An access's place in its context's history (lockdep_hb.c): the
+ * context's slot and its own clock value at the access. */
+struct hb_stamp {
+	uint16_t slot;
+	uint32_t clock;
+};
+
 /* A per-CPU access with no protection, not yet reported: it may only be
  * forming the address of a lock inside the variable, to take it
  * (spin_lock(&per_cpu(v, cpu).lock)). Reported at the task's next
@@ -129,12 +136,50 @@ struct percpu_access {
 	bool irqs_on;              /* made in task context with IRQs on */
 	bool migrate_only;         /* migration disabled, nothing else */
 	unsigned int gen;          /* lockdep_reset()s before it */
+	struct hb_stamp when;      /* its place in the task's history */
 };
+
+/*
+ * Happens-before (lockdep_hb.c): a vector clock per context (each task,
+ * and each CPU's hardirq context). A context gets a slot the first time
+ * it reaches per-CPU data; c[s] is the latest clock value of slot s's
+ * context that this context has synchronized with (its own entry is its
+ * own clock). Written under the HB lock only.
+ */
+#define HB_SLOTS 256
+
+struct hb_clock {
+	uint32_t c[HB_SLOTS];
+};
+
+struct hb_task {
+	int slot;                  /* own slot + 1; 0: none yet */
+	unsigned int gen;          /* the clock is from this lockdep_reset() era */
+	struct hb_clock vc;
+};
+
+/* A this_cpu_read() of the task: a later write of the same variable
+ * loses updates unless one protection covered both (lockdep_percpu.c).
+ * Written only by the task. */
+struct this_cpu_read_rec {
+	const void *var;           /* template address; 0: none */
+	unsigned long ip;
+	int cpu;
+	bool preemptible;          /* made preemptible */
+	unsigned long epoch;       /* the CPU's preemptible_epoch then */
+	int depth;                 /* held locks at the read */
+	const struct lockdep_map *inner; /* the innermost of them, if any */
+};
+
+#define NR_THIS_CPU_READS 2
 
 struct lockdep_task {
 	int depth;                 /* entries used in held[] */
 	struct held_lock held[MAX_LOCK_DEPTH];
 	struct percpu_access pending;
+	struct hb_clock pending_seen; /* the clock at the pending access */
+	struct this_cpu_read_rec reads[NR_THIS_CPU_READS];
+	struct hb_task hb;         /* happens-before clock (lockdep_hb.c) */
 };
 
 void lockdep_init_map(struct lockdep_map *map, const char *name,
@@ -160,6 +205,30 @@ void lockdep_percpu_flush(void);
 /* A trylock of the lock at map is attempted: whether or not it succeeds,
  * forming its address was not a per-CPU data access. */
 void lockdep_trylock(struct lockdep_map *map);
+
+/* this_cpu_* sequences (percpu.h calls these): a read made preemptible,
+ * and a write operation of a task that has such a read recorded (how
+ * many tasks have one: the write hook's fast test). */
+extern unsigned int lockdep_this_cpu_reads;
+void lockdep_this_cpu_read(const void *var);
+void lockdep_this_cpu_write(const void *var);
+
+/*
+ * The orderings the kernel creates (docs/lockdep.md): everything the
+ * running context did before lockdep_hb_release(obj) happens before what
+ * a context does after a later lockdep_hb_acquire(obj); a wake-up orders
+ * the waker before the woken task; kthread_join() orders the dead task
+ * before the joiner.
+ */
+void lockdep_hb_release(const void *obj);
+void lockdep_hb_acquire(const void *obj);
+struct task;
+void lockdep_hb_wake(struct task *p);
+void lockdep_hb_join(struct task *dead);
+
+/* Interrupts are about to be turned on (irqflags.h): each lock the task
+ * holds is now held with them on. */
+void lockdep_hardirqs_on(unsigned long ip);
 
 /* A report made elsewhere (sched.c's context checks): count it. */
 void lockdep_count(enum lockdep_report_kind kind);
@@ -234,6 +303,22 @@ static inline void lockdep_task_exit(void)
 {
 }
 static inline void lockdep_init(void)
+{
+}
+static inline void lockdep_hardirqs_on(unsigned long ip)
+{
+}
+static inline void lockdep_hb_release(const void *obj)
+{
+}
+static inline void lockdep_hb_acquire(const void *obj)
+{
+}
+struct task;
+static inline void lockdep_hb_wake(struct task *p)
+{
+}
+static inline void lockdep_hb_join(struct task *dead)
 {
 }
 

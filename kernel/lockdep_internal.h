@@ -12,6 +12,7 @@
 #define MAX_LOCKDEP_EDGES 8192
 #define CHAINHASH_SIZE 8192        /* cached chains; at most 3/4 used */
 #define MAX_PERCPU_VARS 1024       /* distinct per-CPU variables checked */
+#define MAX_PERCPU_COPIES 4096     /* distinct (variable, CPU) copies checked */
 
 /* Usage bits of a class: taken in hardirq context; taken with IRQs on. */
 #define USED_IN_HARDIRQ 1u
@@ -78,6 +79,25 @@ bool lockdep_irqs_off(const struct task *t, unsigned int flags,
 void lockdep_validate_chain(struct task *t, const struct held_lock *next);
 void lockdep_mark_usage(unsigned int idx, unsigned int bit, unsigned long ip);
 void lockdep_graph_reset(int nr_classes);
+
+/* Stamp an access of the running context (false: no slot left, and the
+ * validator has turned off). */
+bool lockdep_hb_stamp(struct hb_stamp *st);
+/* The running context's clock (0: none since the last reset), and a copy
+ * of it for an access checked later (struct percpu_access). */
+const struct hb_clock *lockdep_hb_clock(void);
+void lockdep_hb_snapshot(struct hb_clock *dst);
+/* Whether the access stamped before happens before a context that had
+ * seen the clock seen. */
+bool lockdep_hb_ordered(const struct hb_clock *seen,
+			const struct hb_stamp *before);
+/* t exits: its slot goes back to the pool. */
+void lockdep_hb_exit(struct task *t);
+/* lockdep_hb.c's part of lockdep_reset(). */
+void lockdep_hb_reset(void);
+
+/* t exits: its recorded this_cpu reads are dropped. */
+void lockdep_percpu_task_exit(struct task *t);
 
 /* lockdep_percpu.c's part of lockdep_reset() (graph lock held). */
 void lockdep_percpu_reset(void);

@@ -11,14 +11,14 @@
 #include "multiboot.h"
 #include "panic.h"
 #include "printk.h"
-#include "asm/spinlock.h"
+#include "spinlock.h"
 #include "string.h"
 
 #define NR_PAGES (PAGE_ALLOC_MAX_PHYS / PAGE_SIZE)
 
 /* All fields under page_lock (taken with interrupts off: frees may come
  * from interrupt context). */
-static arch_spinlock_t page_lock = ARCH_SPIN_LOCK_UNLOCKED;
+static DEFINE_RAW_SPINLOCK(page_lock);
 static uint64_t page_bitmap[NR_PAGES / 64];
 static size_t nr_pages;     /* pages covered: up to the highest usable one */
 static size_t free_pages;
@@ -109,11 +109,9 @@ static size_t find_free_run(size_t n, size_t *first_free)
 static uint64_t alloc_run_phys(size_t n)
 {
 	unsigned long flags;
-
-	local_irq_save(flags);
 	size_t first, first_free;
 
-	arch_spin_lock(&page_lock);
+	raw_spin_lock_irqsave(&page_lock, flags);
 	first = find_free_run(n, &first_free);
 	if (first < nr_pages) {
 		for (size_t i = first; i < first + n; i++)
@@ -124,8 +122,7 @@ static uint64_t alloc_run_phys(size_t n)
 	} else {
 		search_hint = first_free;
 	}
-	arch_spin_unlock(&page_lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&page_lock, flags);
 	return first < nr_pages ? first * PAGE_SIZE : 0;
 }
 
@@ -198,11 +195,9 @@ void pages_free(void *p, size_t n)
 	unsigned long flags;
 
 	if (va >= DIRECT_MAP_BASE && va < DIRECT_MAP_BASE + PAGE_ALLOC_MAX_PHYS) {
-		local_irq_save(flags);
-		arch_spin_lock(&page_lock);
+		raw_spin_lock_irqsave(&page_lock, flags);
 		err = free_run_locked(va - DIRECT_MAP_BASE, n);
-		arch_spin_unlock(&page_lock);
-		local_irq_restore(flags);
+		raw_spin_unlock_irqrestore(&page_lock, flags);
 	}
 	if (err)
 		report_bad_free(p, n, err);

@@ -1,66 +1,132 @@
 /*
- * Per-CPU variables, with Linux's names (see docs/percpu.md).
+ * Per-CPU variables, with Linux's names (see docs/percpu.md): the header
+ * to include. percpu_defs.h has the definitions, the raw_cpu_* operations
+ * and the checked per_cpu()/this_cpu_ptr(); this file adds what needs to
+ * know about preemption: the checked tiers of operations, the CPU number,
+ * get_cpu_var(), and the CPU masks (cpumask.h).
  *
- * DEFINE_PER_CPU(type, name) puts `name` in the .percpu template section.
- * At boot every possible CPU gets its own copy of the template, and its GS
- * base is set to the distance from the template to its copy,
- * __per_cpu_offset[cpu]. Then:
- *
- *   this_cpu_inc(name)      one instruction, "incl %gs:name": this CPU's copy
- *   this_cpu_ptr(&name)     &name + this CPU's offset (a plain pointer)
- *   per_cpu(name, cpu)      any CPU's copy, by its offset
- *
- * Three tiers, as in Linux:
- *   this_cpu_*    one %gs: instruction, safe anywhere (an instruction cannot
- *                 be split by an interrupt or a preemption);
+ * Three tiers of operations, as in Linux:
+ *   this_cpu_*    one %gs: instruction, safe anywhere: an instruction
+ *                 cannot be split by an interrupt or a preemption. Two of
+ *                 them are not one: with LOCKDEP=1 a this_cpu_read() and
+ *                 a later this_cpu_write() or this_cpu_xchg() of the same
+ *                 variable by the same task, with a preemption possible
+ *                 between them and no lock held across both, is reported
+ *                 as a lost update (lockdep_percpu.c).
  *   __this_cpu_*  the same instruction, for callers that already keep the
- *                 CPU (the per-CPU checker may watch these);
- *   raw_cpu_*     the same, never checked.
- * Anything longer than one instruction (this_cpu_ptr, get_cpu_var) needs
- * the caller to stay on the CPU for as long as it uses the result.
+ *                 CPU: with LOCKDEP=1 a call made preemptible and
+ *                 migratable is reported, as smp_processor_id() is.
+ *   raw_cpu_*     the same, never checked (percpu_defs.h).
  */
 #ifndef PERCPU_H
 #define PERCPU_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "compiler.h"
+#include "cpumask.h"
 #include "lockdep.h"
-#include "asm/percpu.h"
+#include "percpu_defs.h"
+#include "preempt.h"
 
-#define NR_CPUS 256
+/*
+ * smp_processor_id(): the CPU number, checked. The answer is only stable
+ * while the caller cannot migrate: preemption or interrupts off, migration
+ * disabled, or an affinity of one CPU. debug_smp_processor_id() (sched.c)
+ * reports the other cases.
+ */
+void debug_smp_processor_id(void);
+static inline int smp_processor_id(void)
+{
+	if (__builtin_expect(preemptible(), 0))
+		debug_smp_processor_id();
+	return raw_smp_processor_id();
+}
 
-#define PER_CPU_SECTION __attribute__((section(".percpu")))
+/* get_cpu()/put_cpu(), get_cpu_var()/put_cpu_var(): the classic way to use
+ * this CPU's data, by disabling preemption (on RT kernels too). */
+static inline int get_cpu(void)
+{
+	preempt_disable();
+	return raw_smp_processor_id();
+}
 
-#define DEFINE_PER_CPU(type, name) PER_CPU_SECTION __typeof__(type) name
-#define DECLARE_PER_CPU(type, name) extern PER_CPU_SECTION __typeof__(type) name
-/* Debug statistics where a rare lost update does not matter: the per-CPU
- * access checker (lockdep) skips these. They live in their own part of
- * the template, __per_cpu_stat_start..__per_cpu_stat_end. */
-#define DEFINE_PER_CPU_STAT(type, name)                                       \
-	__attribute__((section(".percpu.stat"))) __typeof__(type) name
-#define DECLARE_PER_CPU_STAT(type, name)                                      \
-	extern __attribute__((section(".percpu.stat"))) __typeof__(type) name
+static inline void put_cpu(void)
+{
+	preempt_enable();
+}
 
-/* Each CPU's area minus the template: add it to a template address to get
- * that CPU's copy. Written once per CPU at boot, read-only after. */
-extern unsigned long __per_cpu_offset[NR_CPUS];
-extern char __per_cpu_start[], __per_cpu_end[];
-extern char __per_cpu_stat_start[], __per_cpu_stat_end[];
+#define get_cpu_var(var) (*({ preempt_disable(); this_cpu_ptr(&(var)); }))
+#define put_cpu_var(var) preempt_enable()
 
-/* The first per-CPU variable: this CPU's own offset (== its GS base), so
- * that this_cpu_ptr() needs one %gs: load and no MSR read. */
-extern __attribute__((section(".percpu.first"))) unsigned long this_cpu_off;
-/* This CPU's number, 0..nr_cpu_ids-1; the boot CPU is 0. */
-DECLARE_PER_CPU(int, cpu_number);
+#ifdef CONFIG_LOCKDEP
+/* __this_cpu_op used preemptible: reported unless the task cannot migrate
+ * (sched.c, the same check as smp_processor_id()). */
+void __this_cpu_preempt_check(const char *op);
 
-#define raw_cpu_read(v)          percpu_read_op(v)
-#define raw_cpu_write(v, x)      percpu_to_op("mov", v, x)
-#define raw_cpu_add(v, x)        percpu_to_op("add", v, x)
-#define raw_cpu_sub(v, x)        percpu_to_op("sub", v, x)
-#define raw_cpu_inc(v)           percpu_unary_op("inc", v)
-#define raw_cpu_dec(v)           percpu_unary_op("dec", v)
-#define raw_cpu_xchg(v, x)       percpu_xchg_op(v, x)
-#define raw_cpu_cmpxchg(v, o, n) percpu_cmpxchg_op(v, o, n)
+/* Inlined, so that the calls below name the operation's site. */
+static __always_inline void this_cpu_read_hook(const void *var)
+{
+	if (!in_interrupt())
+		lockdep_this_cpu_read(var);
+}
+
+static __always_inline void this_cpu_write_hook(const void *var)
+{
+	if (__atomic_load_n(&lockdep_this_cpu_reads, __ATOMIC_RELAXED))
+		lockdep_this_cpu_write(var);
+}
+
+#define __this_cpu_check(op)                                                  \
+	do {                                                                  \
+		if (preemptible())                                            \
+			__this_cpu_preempt_check(op);                         \
+	} while (0)
+
+#define this_cpu_read(v)                                                      \
+	({                                                                    \
+		__typeof__(v) __r = raw_cpu_read(v);                          \
+		this_cpu_read_hook(&(v));                          \
+		__r;                                                          \
+	})
+#define __this_cpu_write_op(v, op)                                            \
+	({                                                                    \
+		__typeof__(op) __r = (op);                                    \
+		this_cpu_write_hook(&(v));                         \
+		__r;                                                          \
+	})
+#define __this_cpu_write_stmt(v, op)                                          \
+	do {                                                                  \
+		op;                                                           \
+		this_cpu_write_hook(&(v));                         \
+	} while (0)
+/* Only a store can lose another task's update: add, sub, inc and dec
+ * change the value in place, and cmpxchg fails when it changed. */
+#define this_cpu_write(v, x)      __this_cpu_write_stmt(v, raw_cpu_write(v, x))
+#define this_cpu_xchg(v, x)       __this_cpu_write_op(v, raw_cpu_xchg(v, x))
+#define this_cpu_add(v, x)        raw_cpu_add(v, x)
+#define this_cpu_sub(v, x)        raw_cpu_sub(v, x)
+#define this_cpu_inc(v)           raw_cpu_inc(v)
+#define this_cpu_dec(v)           raw_cpu_dec(v)
+#define this_cpu_cmpxchg(v, o, n) raw_cpu_cmpxchg(v, o, n)
+
+#define __this_cpu_read(v)                                                    \
+	({                                                                    \
+		__this_cpu_check("__this_cpu_read");                          \
+		this_cpu_read(v);                                             \
+	})
+#define __this_cpu_checked(name, op)                                          \
+	({                                                                    \
+		__this_cpu_check(name);                                       \
+		op;                                                           \
+	})
+#define __this_cpu_write(v, x)      __this_cpu_checked("__this_cpu_write", this_cpu_write(v, x))
+#define __this_cpu_add(v, x)        __this_cpu_checked("__this_cpu_add", raw_cpu_add(v, x))
+#define __this_cpu_sub(v, x)        __this_cpu_checked("__this_cpu_sub", raw_cpu_sub(v, x))
+#define __this_cpu_inc(v)           __this_cpu_checked("__this_cpu_inc", raw_cpu_inc(v))
+#define __this_cpu_dec(v)           __this_cpu_checked("__this_cpu_dec", raw_cpu_dec(v))
+#define __this_cpu_xchg(v, x)       __this_cpu_checked("__this_cpu_xchg", this_cpu_xchg(v, x))
+#define __this_cpu_cmpxchg(v, o, n) __this_cpu_checked("__this_cpu_cmpxchg", raw_cpu_cmpxchg(v, o, n))
+
+#else /* !CONFIG_LOCKDEP: each is its one instruction */
 
 #define this_cpu_read(v)          raw_cpu_read(v)
 #define this_cpu_write(v, x)      raw_cpu_write(v, x)
@@ -80,67 +146,6 @@ DECLARE_PER_CPU(int, cpu_number);
 #define __this_cpu_xchg(v, x)       raw_cpu_xchg(v, x)
 #define __this_cpu_cmpxchg(v, o, n) raw_cpu_cmpxchg(v, o, n)
 
-#define SHIFT_PERCPU_PTR(ptr, off)                                            \
-	((__typeof__(ptr))((uintptr_t)(ptr) + (off)))
-
-static inline int raw_smp_processor_id(void)
-{
-	return raw_cpu_read(cpu_number);
-}
-
-/* Unchecked: for code whose protection the checker cannot see (the
- * scheduler's run queues under their arch locks, boot before the other
- * CPUs run, a structure reached to take the lock inside it). */
-#define raw_per_cpu_ptr(ptr, cpu) SHIFT_PERCPU_PTR(ptr, __per_cpu_offset[cpu])
-#define raw_cpu_ptr(ptr) SHIFT_PERCPU_PTR(ptr, raw_cpu_read(this_cpu_off))
-
-/*
- * Checked (LOCKDEP=1): reaching a CPU's copy is an access the per-CPU
- * checker validates (lockdep_percpu.c). Forming a pointer to a lock is
- * not: the lock operations validate themselves.
- */
-struct raw_spinlock;
-struct spinlock;
-struct local_lock;
-struct mutex;
-struct rt_mutex;
-#define __percpu_is_lock(ptr)                                                 \
-	_Generic((ptr), struct raw_spinlock *: 1, struct spinlock *: 1,      \
-		 struct local_lock *: 1, struct mutex *: 1,                    \
-		 struct rt_mutex *: 1, default: 0)
-
-#ifdef CONFIG_LOCKDEP
-#define __percpu_check(ptr, cpu)                                              \
-	do {                                                                  \
-		if (!__percpu_is_lock(ptr))                                   \
-			lockdep_percpu_access((ptr), sizeof(*(ptr)), (cpu),   \
-					      0);                             \
-	} while (0)
-#else
-#define __percpu_check(ptr, cpu) ((void)0)
-#endif
-
-#define per_cpu_ptr(ptr, cpu)                                                 \
-	({                                                                    \
-		int __cpu = (cpu);                                            \
-		__percpu_check(ptr, __cpu);                                   \
-		raw_per_cpu_ptr(ptr, __cpu);                                  \
-	})
-#define per_cpu(var, cpu) (*per_cpu_ptr(&(var), cpu))
-#define this_cpu_ptr(ptr)                                                     \
-	({                                                                    \
-		__percpu_check(ptr, raw_smp_processor_id());                  \
-		raw_cpu_ptr(ptr);                                             \
-	})
-
-/* The CPU whose area holds addr, or -1 (also for the template). */
-int percpu_addr_cpu(const void *addr);
-
-/* Copy the template for every possible CPU and move the boot CPU onto its
- * copy. Before this, the boot CPU runs on the template itself (GS base 0). */
-void setup_per_cpu_areas(int nr_cpus);
-
-/* Point this CPU's GS base at its area (APs, on the way in). */
-void percpu_enter(int cpu);
+#endif /* CONFIG_LOCKDEP */
 
 #endif

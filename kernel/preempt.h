@@ -9,7 +9,7 @@
 #include "compiler.h"
 #include <stdbool.h>
 #include "irqflags.h"
-#include "percpu.h"
+#include "percpu_defs.h"
 
 #define PREEMPT_OFFSET 1
 #define HARDIRQ_SHIFT 16
@@ -51,6 +51,23 @@ static inline bool need_resched(void)
 	return raw_cpu_read(need_resched_flag);
 }
 
+#ifdef CONFIG_LOCKDEP
+/* How many times this CPU has become preemptible (lockdep_percpu.c: a
+ * this_cpu read and write in two preempt-off sections are two). */
+DECLARE_PER_CPU_STAT(unsigned long, preemptible_epoch);
+
+static inline void lockdep_preempt_count_dropped(void)
+{
+	if (raw_cpu_read(__preempt_count) == 0 &&
+	    !arch_irqs_disabled_flags(arch_local_save_flags()))
+		raw_cpu_inc(preemptible_epoch);
+}
+#else
+static inline void lockdep_preempt_count_dropped(void)
+{
+}
+#endif
+
 /* Each is one %gs: instruction plus a compiler barrier: the critical
  * section may not be moved outside it. */
 static inline void preempt_disable(void)
@@ -63,12 +80,14 @@ static inline void preempt_enable_no_resched(void)
 {
 	barrier();
 	raw_cpu_dec(__preempt_count);
+	lockdep_preempt_count_dropped();
 }
 
 static inline void preempt_enable(void)
 {
 	barrier();
 	raw_cpu_dec(__preempt_count);
+	lockdep_preempt_count_dropped();
 	if (__builtin_expect(need_resched(), 0) && preempt_count() == 0)
 		preempt_schedule();
 }

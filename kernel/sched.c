@@ -196,6 +196,8 @@ static int try_to_wake_up(struct task *p, int state_mask)
 	arch_spin_lock(&p->pi_lock);
 	if (!(p->state & state_mask))
 		goto out;
+	/* What the waker did happens before what p does once it runs. */
+	lockdep_hb_wake(p);
 	rq = task_rq_lock(p);
 	if (p->on_rq) {
 		p->state = TASK_RUNNING;
@@ -567,17 +569,35 @@ __attribute__((noinline)) void __might_sleep(void)
 		current->sleep_report_frame = 0; /* no report covers what follows */
 }
 
-void debug_smp_processor_id_report(void)
+/* Linux's check_preemption_disabled(): the caller is preemptible; the
+ * CPU number it asks about is only stable if it cannot migrate. */
+static void check_preemption_disabled(const char *what)
 {
+	struct task *t = current;
+
+	if (t->migration_disabled || t->nr_cpus_allowed == 1)
+		return;
 	lockdep_count(LOCKDEP_PREEMPTIBLE_CPU_ID);
 	/* Only the first few: a hot path gone wrong would flood the log. */
 	if (__atomic_fetch_add(&smp_processor_id_warnings, 1,
 			       __ATOMIC_RELAXED) >= 10)
 		return;
-	printk("BUG: using smp_processor_id() in preemptible code: %s/%d\n",
-	       current->name, current->id);
+	printk("BUG: using %s() in preemptible code: %s/%d\n", what, t->name,
+	       t->id);
 	dump_stack();
 }
+
+void debug_smp_processor_id(void)
+{
+	check_preemption_disabled("smp_processor_id");
+}
+
+#ifdef CONFIG_LOCKDEP
+void __this_cpu_preempt_check(const char *op)
+{
+	check_preemption_disabled(op);
+}
+#endif
 
 /* ---- start-up ---- */
 

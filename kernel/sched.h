@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cpumask.h"
+#include "delay.h"
 #include "irqflags.h"
 #include "list.h"
 #include "percpu.h"
@@ -91,9 +92,11 @@ struct task {
 
 DECLARE_PER_CPU(struct task *, current_task);
 
+/* Unchecked: a task's own pointer is stable for it wherever it runs (the
+ * switch changes it and the task together), and the checker itself asks. */
 static inline struct task *get_current(void)
 {
-	return this_cpu_read(current_task);
+	return raw_cpu_read(current_task);
 }
 #define current get_current()
 
@@ -151,36 +154,6 @@ static inline void migrate_enable(void)
 	    __builtin_expect(t->migration_pending, 0))
 		migrate_enable_slow();
 }
-
-/*
- * smp_processor_id(): the CPU number, checked. The answer is only stable
- * while the caller cannot migrate: preemption or interrupts off, migration
- * disabled, or an affinity of one CPU. Otherwise the call is reported.
- */
-void debug_smp_processor_id_report(void);
-static inline int smp_processor_id(void)
-{
-	if (__builtin_expect(preemptible(), 0) &&
-	    !current->migration_disabled && current->nr_cpus_allowed > 1)
-		debug_smp_processor_id_report();
-	return raw_smp_processor_id();
-}
-
-/* get_cpu()/put_cpu(), get_cpu_var()/put_cpu_var(): the classic way to use
- * this CPU's data, by disabling preemption (on RT kernels too). */
-static inline int get_cpu(void)
-{
-	preempt_disable();
-	return raw_smp_processor_id();
-}
-
-static inline void put_cpu(void)
-{
-	preempt_enable();
-}
-
-#define get_cpu_var(var) (*({ preempt_disable(); this_cpu_ptr(&(var)); }))
-#define put_cpu_var(var) preempt_enable()
 
 /* For the scheduler's own users (sched.c, timer.c, kthread.c). */
 void sched_init(void);                  /* boot CPU, before other CPUs */

@@ -16,7 +16,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "asm/smp.h"
-#include "asm/spinlock.h"
+#include "spinlock.h"
 
 struct call_data {
 	struct call_data *next;
@@ -28,9 +28,9 @@ struct call_data {
 
 /* A CPU's pending calls; any CPU adds under the lock, the owner empties
  * it from its call-function interrupt. Reached with the unchecked raw_*
- * accessors: the lock inside (an arch spinlock) is what protects it. */
+ * accessors: the lock inside is what protects it. */
 struct call_queue {
-	arch_spinlock_t lock;
+	raw_spinlock_t lock;
 	struct call_data *head;
 	struct call_data **tail;
 };
@@ -74,6 +74,7 @@ void set_cpu_online(int cpu)
 {
 	struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
 
+	raw_spin_lock_init(&q->lock);
 	q->head = 0;
 	q->tail = &q->head;
 	/* Everything this CPU set up before is seen by whoever sees it
@@ -88,13 +89,12 @@ static void call_enqueue(int cpu, struct call_data *cd)
 	struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
 	unsigned long flags;
 
-	local_irq_save(flags);
-	arch_spin_lock(&q->lock);
+	lockdep_hb_release(cd); /* the caller's work happens before fn's */
+	raw_spin_lock_irqsave(&q->lock, flags);
 	cd->next = 0;
 	*q->tail = cd;
 	q->tail = &cd->next;
-	arch_spin_unlock(&q->lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&q->lock, flags);
 	arch_send_ipi(cpu, IPI_CALL_FUNCTION);
 }
 
@@ -102,6 +102,7 @@ static void call_wait(struct call_data *cd)
 {
 	while (!__atomic_load_n(&cd->done, __ATOMIC_ACQUIRE))
 		cpu_relax();
+	lockdep_hb_acquire(cd); /* fn's work happens before our return */
 }
 
 static void call_run_local(smp_call_func_t fn, void *arg)
@@ -177,18 +178,21 @@ void smp_call_function_interrupt(void)
 	struct call_queue *q = raw_cpu_ptr(&call_queue);
 	struct call_data *cd, *next;
 
-	arch_spin_lock(&q->lock);
+	raw_spin_lock(&q->lock);
 	cd = q->head;
 	q->head = 0;
 	q->tail = &q->head;
-	arch_spin_unlock(&q->lock);
+	raw_spin_unlock(&q->lock);
 	for (; cd; cd = next) {
 		next = cd->next; /* cd may be gone once done is set */
+		lockdep_hb_acquire(cd);
 		cd->fn(cd->arg);
-		if (cd->free_after)
+		if (cd->free_after) {
 			kfree(cd);
-		else
+		} else {
+			lockdep_hb_release(cd);
 			__atomic_store_n(&cd->done, true, __ATOMIC_RELEASE);
+		}
 	}
 }
 

@@ -8,8 +8,6 @@
 
 typedef void (*smp_call_func_t)(void *arg);
 
-unsigned num_online_cpus(void);
-
 /*
  * Run fn(arg) on cpu (in its interrupt context, interrupts off), or here
  * with interrupts off when cpu is this CPU. With wait, return once it has

@@ -9,7 +9,7 @@
 #include "asm/page.h"
 #include "page_alloc.h"
 #include "asm/pgtable.h"
-#include "asm/spinlock.h"
+#include "spinlock.h"
 
 #define KSTACK_REGION 0xffffc90000000000ul
 #define KSTACK_SLOT (KSTACK_SIZE + PAGE_SIZE)
@@ -18,15 +18,14 @@
 
 /* Slot i is in use when bit i is set; under slot_lock. */
 static uint64_t slot_used[KSTACK_SLOTS / 64];
-static arch_spinlock_t slot_lock = ARCH_SPIN_LOCK_UNLOCKED;
+static DEFINE_RAW_SPINLOCK(slot_lock);
 
 static long slot_take(void)
 {
 	unsigned long flags;
 	long slot = -1;
 
-	local_irq_save(flags);
-	arch_spin_lock(&slot_lock);
+	raw_spin_lock_irqsave(&slot_lock, flags);
 	for (int w = 0; w < KSTACK_SLOTS / 64 && slot < 0; w++) {
 		if (slot_used[w] != ~0ul) {
 			int b = __builtin_ctzl(~slot_used[w]);
@@ -35,8 +34,7 @@ static long slot_take(void)
 			slot = w * 64 + b;
 		}
 	}
-	arch_spin_unlock(&slot_lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&slot_lock, flags);
 	return slot;
 }
 
@@ -44,11 +42,9 @@ static void slot_put(long slot)
 {
 	unsigned long flags;
 
-	local_irq_save(flags);
-	arch_spin_lock(&slot_lock);
+	raw_spin_lock_irqsave(&slot_lock, flags);
 	slot_used[slot / 64] &= ~(1ul << (slot % 64));
-	arch_spin_unlock(&slot_lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&slot_lock, flags);
 }
 
 static uintptr_t slot_stack(long slot)
@@ -75,7 +71,7 @@ struct dead_stack {
 /* Under lazy_lock. */
 static struct dead_stack lazy[KSTACK_LAZY_MAX];
 static int nr_lazy;
-static arch_spinlock_t lazy_lock = ARCH_SPIN_LOCK_UNLOCKED;
+static DEFINE_RAW_SPINLOCK(lazy_lock);
 
 static void release_dead(const struct dead_stack *d)
 {
@@ -87,28 +83,28 @@ static void release_dead(const struct dead_stack *d)
 void kstack_drain(void)
 {
 	static struct dead_stack batch[KSTACK_LAZY_MAX];
-	static arch_spinlock_t drain_lock = ARCH_SPIN_LOCK_UNLOCKED;
+	static bool draining;
 	unsigned long flags;
 	int n;
 
 	/* One drainer at a time (it owns `batch`); the others need not
-	 * wait for it: their stacks are in this batch or the next. */
-	if (!arch_spin_trylock(&drain_lock))
+	 * wait for it: their stacks are in this batch or the next. A flag,
+	 * not a lock: nobody waits for it, and the drainer waits for every
+	 * CPU's TLB flush while it holds it. */
+	if (__atomic_exchange_n(&draining, true, __ATOMIC_ACQUIRE))
 		return;
-	local_irq_save(flags);
-	arch_spin_lock(&lazy_lock);
+	raw_spin_lock_irqsave(&lazy_lock, flags);
 	n = nr_lazy;
 	for (int i = 0; i < n; i++)
 		batch[i] = lazy[i];
 	nr_lazy = 0;
-	arch_spin_unlock(&lazy_lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&lazy_lock, flags);
 	if (n) {
 		flush_tlb_all();
 		for (int i = 0; i < n; i++)
 			release_dead(&batch[i]);
 	}
-	arch_spin_unlock(&drain_lock);
+	__atomic_store_n(&draining, false, __ATOMIC_RELEASE);
 }
 
 /* Unmap a stack's first `mapped` pages and queue them for release. */
@@ -123,13 +119,11 @@ static void unmap_stack(uintptr_t base, int mapped, long slot)
 		paging_unmap_page(base + i * PAGE_SIZE);
 	}
 	for (;;) {
-		local_irq_save(flags);
-		arch_spin_lock(&lazy_lock);
+		raw_spin_lock_irqsave(&lazy_lock, flags);
 		full = nr_lazy == KSTACK_LAZY_MAX;
 		if (!full)
 			lazy[nr_lazy++] = d;
-		arch_spin_unlock(&lazy_lock);
-		local_irq_restore(flags);
+		raw_spin_unlock_irqrestore(&lazy_lock, flags);
 		if (!full)
 			break;
 		kstack_drain();

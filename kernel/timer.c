@@ -9,14 +9,13 @@
 #include "panic.h"
 #include "percpu.h"
 #include "sched.h"
-#include "asm/spinlock.h"
+#include "spinlock.h"
 #include "time.h"
 
 /* Reached with the unchecked raw_*_ptr accessors: a base is protected by
- * its own lock (an arch spinlock, below the validator), taken after the
- * pointer to it is formed. */
+ * its own lock, taken after the pointer to it is formed. */
 struct timer_base {
-	arch_spinlock_t lock;
+	raw_spinlock_t lock;
 	struct list_head pending;    /* sorted by expires */
 };
 
@@ -26,8 +25,12 @@ void timers_init(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		INIT_LIST_HEAD(&raw_per_cpu_ptr(&timer_bases, cpu)->pending);
+	for_each_possible_cpu(cpu) {
+		struct timer_base *base = raw_per_cpu_ptr(&timer_bases, cpu);
+
+		raw_spin_lock_init(&base->lock);
+		INIT_LIST_HEAD(&base->pending);
+	}
 }
 
 void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *t))
@@ -43,17 +46,16 @@ void add_timer(struct timer_list *t, uint64_t expires)
 	struct timer_base *base;
 	struct timer_list *pos;
 
-	local_irq_save(flags);
+	local_irq_save(flags); /* this CPU's base, and no tick in between */
 	base = raw_cpu_ptr(&timer_bases);
-
-	arch_spin_lock(&base->lock);
+	raw_spin_lock(&base->lock);
 	t->expires = expires;
 	t->cpu = raw_smp_processor_id();
 	list_for_each_entry(pos, &base->pending, entry)
 		if (pos->expires > expires)
 			break;
 	list_add_tail(&t->entry, &pos->entry); /* before the later one */
-	arch_spin_unlock(&base->lock);
+	raw_spin_unlock(&base->lock);
 	tick_event_before(expires);
 	local_irq_restore(flags);
 }
@@ -71,13 +73,13 @@ bool del_timer(struct timer_list *t)
 		if (cpu < 0)
 			break;
 		base = raw_per_cpu_ptr(&timer_bases, cpu);
-		arch_spin_lock(&base->lock);
+		raw_spin_lock(&base->lock);
 		if (t->cpu == cpu) {
 			list_del_init(&t->entry);
 			t->cpu = -1;
 			queued = true;
 		}
-		arch_spin_unlock(&base->lock);
+		raw_spin_unlock(&base->lock);
 		if (queued || t->cpu < 0)
 			break;
 	}
@@ -90,7 +92,7 @@ void run_local_timers(void)
 	struct timer_base *base = raw_cpu_ptr(&timer_bases);
 	uint64_t now = ktime_get_ns();
 
-	arch_spin_lock(&base->lock);
+	raw_spin_lock(&base->lock);
 	while (!list_empty(&base->pending)) {
 		struct timer_list *t = list_first_entry(&base->pending,
 						       struct timer_list, entry);
@@ -103,7 +105,7 @@ void run_local_timers(void)
 		 * this CPU, so it cannot return while the function runs. */
 		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
 	}
-	arch_spin_unlock(&base->lock);
+	raw_spin_unlock(&base->lock);
 }
 
 uint64_t timers_next_expiry(void)
@@ -111,11 +113,11 @@ uint64_t timers_next_expiry(void)
 	struct timer_base *base = raw_cpu_ptr(&timer_bases);
 	uint64_t when = ~0ul;
 
-	arch_spin_lock(&base->lock);
+	raw_spin_lock(&base->lock);
 	if (!list_empty(&base->pending))
 		when = list_first_entry(&base->pending, struct timer_list,
 					entry)->expires;
-	arch_spin_unlock(&base->lock);
+	raw_spin_unlock(&base->lock);
 	return when;
 }
 

@@ -3,7 +3,7 @@
 
 void init_waitqueue_head(struct wait_queue_head *wq)
 {
-	wq->lock = (arch_spinlock_t)ARCH_SPIN_LOCK_UNLOCKED;
+	raw_spin_lock_init(&wq->lock);
 	INIT_LIST_HEAD(&wq->head);
 }
 
@@ -12,13 +12,11 @@ void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *w,
 {
 	unsigned long flags;
 
-	local_irq_save(flags);
-	arch_spin_lock(&wq->lock);
+	raw_spin_lock_irqsave(&wq->lock, flags);
 	if (list_empty(&w->entry))
 		list_add_tail(&w->entry, &wq->head);
 	set_current_state(state);
-	arch_spin_unlock(&wq->lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&wq->lock, flags);
 }
 
 void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w)
@@ -26,12 +24,10 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *w)
 	unsigned long flags;
 
 	set_current_state(TASK_RUNNING);
-	local_irq_save(flags);
-	arch_spin_lock(&wq->lock);
+	raw_spin_lock_irqsave(&wq->lock, flags);
 	if (!list_empty(&w->entry))
 		list_del_init(&w->entry);
-	arch_spin_unlock(&wq->lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&wq->lock, flags);
 }
 
 void wake_up(struct wait_queue_head *wq)
@@ -40,11 +36,9 @@ void wake_up(struct wait_queue_head *wq)
 	unsigned long flags;
 
 	preempt_disable(); /* preempt, if a woken task should, at the end */
-	local_irq_save(flags);
-	arch_spin_lock(&wq->lock);
+	raw_spin_lock_irqsave(&wq->lock, flags);
 	list_for_each_entry(w, &wq->head, entry)
 		wake_up_process(w->task);
-	arch_spin_unlock(&wq->lock);
-	local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&wq->lock, flags);
 	preempt_enable();
 }

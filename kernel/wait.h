@@ -12,10 +12,10 @@
 
 #include "list.h"
 #include "sched.h"
-#include "asm/spinlock.h"
+#include "spinlock.h"
 
 struct wait_queue_head {
-	arch_spinlock_t lock;
+	raw_spinlock_t lock;
 	struct list_head head;
 };
 
@@ -25,7 +25,7 @@ struct wait_queue_entry {
 };
 
 #define DECLARE_WAIT_QUEUE_HEAD(name)                                         \
-	struct wait_queue_head name = {ARCH_SPIN_LOCK_UNLOCKED,               \
+	struct wait_queue_head name = {__RAW_SPIN_LOCK_UNLOCKED(name.lock),   \
 				       LIST_HEAD_INIT(name.head)}
 
 void init_waitqueue_head(struct wait_queue_head *wq);

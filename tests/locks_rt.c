@@ -24,6 +24,7 @@
 #include "asm/processor.h"
 #include "cpumask.h"
 #include "irqflags.h"
+#include "delay.h"
 #include "ktest.h"
 #include "ktest_util.h"
 #include "local_lock.h"

@@ -17,6 +17,7 @@
 
 #include "asm/processor.h"
 #include "cpumask.h"
+#include "delay.h"
 #include "ktest.h"
 #include "ktest_util.h"
 #include "percpu.h"
@@ -251,6 +252,9 @@ KTEST(percpu, xchg_cmpxchg_every_size)
 {
 	struct op_sizes *mine = raw_cpu_ptr(&op_sizes);
 
+	/* Each check reads a value and then exchanges it: two operations,
+	 * so nothing else may run on this CPU between them. */
+	preempt_disable();
 	set_guards(mine);
 	CHECK_XCHG_OPS(op_sizes.c, 0x12, 0x34, 0x56);
 	CHECK_XCHG_OPS(op_sizes.c, -1, 0x7f, -128);
@@ -259,6 +263,7 @@ KTEST(percpu, xchg_cmpxchg_every_size)
 	CHECK_XCHG_OPS(op_sizes.l, 0x123456789abcdef0l, -1l,
 		       0x7edcba9876543210l);
 	expect_guards(mine);
+	preempt_enable();
 }
 
 /* read/write/add/sub/inc/dec on 1-, 2-, 4- and 8-byte variables, each
@@ -272,10 +277,14 @@ KTEST(percpu, arith_ops_every_size)
 		*raw_per_cpu_ptr(&op_sizes, cpu) = (struct op_sizes){0};
 		set_guards(raw_per_cpu_ptr(&op_sizes, cpu));
 	}
+	/* Values checked and then overwritten: two operations, so nothing
+	 * else may run on this CPU between them. */
+	preempt_disable();
 	CHECK_ARITH_OPS(op_sizes.c, 0x70, 0x20);
 	CHECK_ARITH_OPS(op_sizes.s, 0x7ff0, 0x1234);
 	CHECK_ARITH_OPS(op_sizes.i, 0x7ffffff0, 0x12345);
 	CHECK_ARITH_OPS(op_sizes.l, 0x7ffffffffffffff0l, 0x123456789l);
+	preempt_enable();
 	expect_guards(mine);
 	for_each_possible_cpu(cpu) {
 		const struct op_sizes *other = raw_per_cpu_ptr(&op_sizes, cpu);

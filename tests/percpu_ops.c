@@ -26,8 +26,12 @@ PERCPU_OP_FN long percpu_op_cmpxchg(long o, long n)
 /* The disassembly check proves the shape; this proves the meaning. */
 KTEST(percpu_ops, checked_functions_behave)
 {
-	int cpu = raw_smp_processor_id();
+	int cpu;
 
+	/* A sequence of operations checked value by value: nothing else may
+	 * run on this CPU in between. */
+	preempt_disable();
+	cpu = raw_smp_processor_id();
 	percpu_op_write(10);
 	KEXPECT_EQ(percpu_op_read(), 10);
 	KEXPECT_EQ((*raw_per_cpu_ptr(&op_var, cpu)), 10);
@@ -41,4 +45,5 @@ KTEST(percpu_ops, checked_functions_behave)
 	KEXPECT_EQ(percpu_op_read(), 3);
 	KEXPECT_EQ(percpu_op_cmpxchg(3, 7), 3);  /* succeeds */
 	KEXPECT_EQ((*raw_per_cpu_ptr(&op_var, cpu)), 7);
+	preempt_enable();
 }

@@ -16,6 +16,7 @@
 #include "asm/processor.h"
 #include "cpumask.h"
 #include "irqflags.h"
+#include "delay.h"
 #include "ktest.h"
 #include "page_alloc.h"
 #include "panic.h"

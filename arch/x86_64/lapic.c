@@ -149,7 +149,7 @@ void arch_timer_init(void (*handler)(void))
 	apic_write(APIC_TIMER_DIV, TIMER_DIV_16);
 	apic_write(APIC_LVT_TIMER, LVT_MASKED);
 	apic_write(APIC_TIMER_INIT, 0xffffffff);
-	udelay(20000);
+	arch_udelay(20000);
 	left = apic_read(APIC_TIMER_CUR);
 	apic_write(APIC_TIMER_INIT, 0);
 	timer_hz = (uint64_t)(0xffffffffu - left) * 50;

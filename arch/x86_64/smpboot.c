@@ -141,7 +141,7 @@ static bool wait_alive(struct ap_boot *b, uint64_t timeout_us)
 static bool kick_cpu(struct ap_boot *b, uint32_t apic_id, uint64_t timeout_us)
 {
 	apic_send_init(apic_id);
-	udelay(100);
+	arch_udelay(100);
 	apic_send_sipi(apic_id, TRAMPOLINE_PHYS >> 12);
 	if (wait_alive(b, 1000))
 		return true;

@@ -59,7 +59,7 @@ const char *clock_calibrate(void)
 	return "pit";
 }
 
-void udelay(unsigned long us)
+void arch_udelay(unsigned long us)
 {
 	uint64_t end = rdtsc() + us * tsc_khz / 1000;
 

@@ -22,8 +22,9 @@ extern uint64_t tsc_khz;
  * Returns how it was measured ("cpuid" or "pit"). */
 const char *clock_calibrate(void);
 
-/* Busy-wait: needs clock_calibrate(). */
-void udelay(unsigned long us);
+/* Busy-wait us microseconds on the clock: needs clock_calibrate(). The
+ * core's name for it is udelay() (delay.h). */
+void arch_udelay(unsigned long us);
 
 /* Measure the event timer against the clock (boot CPU, once) and route
  * its interrupt to handler, which then runs in hard-interrupt context on
