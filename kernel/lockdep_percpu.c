@@ -77,6 +77,7 @@ struct percpu_copy {
 	uint8_t state;               /* enum copy_state; 0 before any access */
 	uint8_t nr;                  /* entries in set */
 	uint8_t nr_recent;
+	bool bare;                   /* an access in set's history had none */
 	uint16_t set[MAX_LOCKSET];   /* OWNED: common to the owner's accesses;
 				      * SHARED: common to the concurrent ones */
 	struct hb_stamp recent[NR_RECENT]; /* OWNED: [0] is the owner's last
@@ -390,6 +391,7 @@ static void take_ownership(struct percpu_copy *c, const struct percpu_access *a,
 			   const struct lockset *now, const struct hb_stamp *me)
 {
 	c->state = COPY_OWNED;
+	c->bare = !now->nr;
 	c->nr = now->overflow ? 0 : now->nr;
 	for (int i = 0; i < c->nr; i++)
 		c->set[i] = now->id[i];
@@ -404,6 +406,7 @@ static void narrow(struct percpu_copy *c, const struct lockset *now)
 {
 	int n = 0;
 
+	c->bare |= !now->nr;
 	if (now->overflow)
 		return;
 	for (int i = 0; i < c->nr; i++)
@@ -436,7 +439,7 @@ static void check_concurrent(struct percpu_copy *c,
 			     const struct lockset *now)
 {
 	struct lockset before = {.nr = c->nr};
-	bool irq_race;
+	bool irq_race, bare = c->bare;
 
 	for (int i = 0; i < c->nr; i++)
 		before.id[i] = c->set[i];
@@ -448,7 +451,7 @@ static void check_concurrent(struct percpu_copy *c,
 	if (irq_race) {
 		if (first_report(c->var, REPORTED_IRQ))
 			report_irq(c);
-	} else if (!before.nr || !now->nr) {
+	} else if (bare || !now->nr) {
 		if (first_report(c->var, REPORTED_UNPROTECTED))
 			report_unprotected(c, a, !now->nr);
 	} else if (first_report(c->var, REPORTED_INCONSISTENT)) {

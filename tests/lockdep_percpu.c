@@ -8,6 +8,14 @@
 
 KTEST_SUITE(lockdep_percpu, .init = lockdep_reset, .exit = lockdep_reset);
 
+static volatile int rival_done;
+
+void rival_made_access(void)
+{
+	lockdep_percpu_flush(); /* a held-back access is counted first */
+	store_int(&rival_done, 1);
+}
+
 int touch_fn(void *arg)
 {
 	struct touch_job *j = arg;
@@ -15,6 +23,50 @@ int touch_fn(void *arg)
 	any_lock_acquire(&j->lock);
 	TOUCH(this_cpu_ptr(j->var));
 	any_lock_release(&j->lock);
+	rival_made_access();
+	return 0;
+}
+
+struct task *rival_start(int cpu, int (*fn)(void *), void *arg)
+{
+	struct task *t;
+
+	store_int(&rival_done, 0);
+	t = ktest_spawn(fn, arg, "ld-rival", cpu, SCHED_FIFO, 10, true);
+	if (t && !ktest_poll_until(load_int(&rival_done), 5000, POLL_SPIN))
+		ktest_fail_msg(__FILE__, __LINE__, "the rival made no access");
+	return t;
+}
+
+int rival_touch_bare(void *var)
+{
+	TOUCH(this_cpu_ptr((long *)var));
+	rival_made_access();
+	return 0;
+}
+
+int rival_touch_preempt_off(void *var)
+{
+	preempt_disable();
+	TOUCH(this_cpu_ptr((long *)var));
+	preempt_enable();
+	rival_made_access();
+	return 0;
+}
+
+int rival_touch_migrate_off(void *var)
+{
+	migrate_disable();
+	TOUCH(this_cpu_ptr((long *)var));
+	migrate_enable();
+	rival_made_access();
+	return 0;
+}
+
+int rival_run_path(void *path)
+{
+	((struct rival_path *)path)->path();
+	rival_made_access();
 	return 0;
 }
 
@@ -31,7 +83,10 @@ static DEFINE_PER_CPU(long, pc_unprot);
 
 KTEST(lockdep_percpu, unprotected_preemptible)
 {
+	struct task *t = rival_start(0, rival_touch_bare, &pc_unprot);
+
 	TOUCH(this_cpu_ptr(&pc_unprot));
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
@@ -40,9 +95,12 @@ static DEFINE_PER_CPU(long, pc_unprot_once);
 
 KTEST(lockdep_percpu, unprotected_reported_once)
 {
+	struct task *t = rival_start(0, rival_touch_bare, &pc_unprot_once);
+
 	for (int i = 0; i < 3; i++)
 		TOUCH(this_cpu_ptr(&pc_unprot_once));
-	TOUCH(per_cpu_ptr(&pc_unprot_once, raw_smp_processor_id()));
+	per_cpu(pc_unprot_once, raw_smp_processor_id())++;
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
@@ -51,8 +109,40 @@ static DEFINE_PER_CPU(long, pc_unprot_own);
 
 KTEST(lockdep_percpu, unprotected_per_cpu_own_copy)
 {
+	struct task *t = rival_start(0, rival_touch_bare, &pc_unprot_own);
+
 	per_cpu(pc_unprot_own, raw_smp_processor_id())++;
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+}
+
+/* A copy only one task ever reaches needs no protection, and neither
+ * does one handed on through the kernel's own orderings: set up before
+ * the workers start, used by each, read after each is joined. */
+static DEFINE_PER_CPU(long, pc_handoff);
+
+static int handoff_worker(void *arg)
+{
+	TOUCH(this_cpu_ptr(&pc_handoff));
+	return 0;
+}
+
+KTEST(lockdep_percpu, owned_and_handed_on_silent)
+{
+	static struct task *t[NR_CPUS];
+	long sum = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		per_cpu(pc_handoff, cpu) = 0;
+	for_each_online_cpu(cpu)
+		t[cpu] = ktest_spawn_on(cpu, handoff_worker, 0, "ld-handoff");
+	for_each_online_cpu(cpu)
+		ktest_join(t[cpu]);
+	for_each_online_cpu(cpu)
+		sum += per_cpu(pc_handoff, cpu);
+	KEXPECT_EQ(sum, (long)num_online_cpus());
+	KEXPECT_LOCKDEP_NONE();
 }
 
 /* migrate_disable() keeps the task on the CPU, but another task on the
@@ -61,9 +151,12 @@ static DEFINE_PER_CPU(long, pc_migr);
 
 KTEST(lockdep_percpu, unprotected_migrate_disable_only)
 {
+	struct task *t = rival_start(0, rival_touch_migrate_off, &pc_migr);
+
 	migrate_disable();
 	TOUCH(this_cpu_ptr(&pc_migr));
 	migrate_enable();
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
@@ -73,13 +166,16 @@ static DEFINE_PER_CPU(long, pc_migr_id);
 
 KTEST_CPUS(lockdep_percpu, unprotected_after_cpu_id_migrate_disabled, 2)
 {
+	struct task *t;
 	int cpu;
 
 	KEXPECT_EQ(set_cpus_allowed(current, cpu_online_mask), 0);
 	migrate_disable();
 	cpu = smp_processor_id();
+	t = rival_start(cpu, rival_touch_bare, &pc_migr_id);
 	per_cpu(pc_migr_id, cpu)++;
 	migrate_enable();
+	ktest_join(t);
 	KEXPECT_EQ(set_cpus_allowed(current, cpumask_of(0)), 0);
 	KEXPECT_EQ(lockdep_reports(LOCKDEP_PREEMPTIBLE_CPU_ID), 0);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
@@ -88,9 +184,15 @@ KTEST_CPUS(lockdep_percpu, unprotected_after_cpu_id_migrate_disabled, 2)
 /* Another CPU's copy: preemption and IRQs off here protect nothing there. */
 static DEFINE_PER_CPU(long, pc_remote);
 
+/* The owner of each copy below uses it with preemption off, which is
+ * enough on its CPU and nothing against another CPU. */
 KTEST_CPUS(lockdep_percpu, unprotected_remote, 2)
 {
+	struct task *t = rival_start(last_cpu(), rival_touch_preempt_off,
+				     &pc_remote);
+
 	per_cpu(pc_remote, last_cpu())++;
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
@@ -98,9 +200,13 @@ static DEFINE_PER_CPU(long, pc_remote_preempt);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_preempt_disabled, 2)
 {
+	struct task *t = rival_start(last_cpu(), rival_touch_preempt_off,
+				     &pc_remote_preempt);
+
 	preempt_disable();
-	TOUCH(per_cpu_ptr(&pc_remote_preempt, last_cpu()));
+	per_cpu(pc_remote_preempt, last_cpu())++;
 	preempt_enable();
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
@@ -108,11 +214,14 @@ static DEFINE_PER_CPU(long, pc_remote_irqs);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_irqs_disabled, 2)
 {
+	struct task *t = rival_start(last_cpu(), rival_touch_preempt_off,
+				     &pc_remote_irqs);
 	unsigned long flags;
 
 	local_irq_save(flags);
 	per_cpu(pc_remote_irqs, last_cpu())++;
 	local_irq_restore(flags);
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
@@ -120,13 +229,25 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote_irqs_disabled, 2)
 static DEFINE_PER_CPU(struct sl_counter, pc_sl_wrong) = {
 	.lock = __SPIN_LOCK_UNLOCKED(pc_sl_wrong.lock)};
 
+/* The owner of CPU d's copy, under the lock inside it. */
+static int sl_wrong_owner(void *arg)
+{
+	spin_lock(this_cpu_ptr(&pc_sl_wrong.lock));
+	this_cpu_ptr(&pc_sl_wrong)->n++;
+	spin_unlock(this_cpu_ptr(&pc_sl_wrong.lock));
+	rival_made_access();
+	return 0;
+}
+
 KTEST_CPUS(lockdep_percpu, unprotected_remote_other_cpus_lock, 2)
 {
 	int c = 0, d = last_cpu();
+	struct task *t = rival_start(d, sl_wrong_owner, 0);
 
 	spin_lock(per_cpu_ptr(&pc_sl_wrong.lock, c));
 	per_cpu(pc_sl_wrong, d).n++;
 	spin_unlock(per_cpu_ptr(&pc_sl_wrong.lock, c));
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
@@ -134,11 +255,24 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote_other_cpus_lock, 2)
 static DEFINE_PER_CPU(struct ll_counter, pc_ll_remote) = {
 	.lock = INIT_LOCAL_LOCK(lock)};
 
+/* The owner of the last CPU's copy, under that CPU's local_lock. */
+static int ll_remote_owner(void *arg)
+{
+	local_lock(&pc_ll_remote.lock);
+	this_cpu_ptr(&pc_ll_remote)->n++;
+	local_unlock(&pc_ll_remote.lock);
+	rival_made_access();
+	return 0;
+}
+
 KTEST_CPUS(lockdep_percpu, unprotected_remote_under_local_lock, 2)
 {
+	struct task *t = rival_start(last_cpu(), ll_remote_owner, 0);
+
 	local_lock(&pc_ll_remote.lock);
 	per_cpu(pc_ll_remote, last_cpu()).n++;
 	local_unlock(&pc_ll_remote.lock);
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
@@ -332,26 +466,45 @@ KTEST_CPUS(lockdep_percpu, failed_trylock_through_variable_silent, 2)
 static DEFINE_PER_CPU(struct sl_counter, pc_sl_held_back);
 static DEFINE_SPINLOCK(pc_sl_unrelated);
 
+static int held_back_owner(void *arg)
+{
+	preempt_disable();
+	this_cpu_ptr(&pc_sl_held_back)->n++;
+	preempt_enable();
+	rival_made_access();
+	return 0;
+}
+
 KTEST_CPUS(lockdep_percpu, unprotected_then_unrelated_lock, 2)
 {
+	struct task *t = rival_start(last_cpu(), held_back_owner, 0);
 	struct sl_counter *p;
 
-	p = per_cpu_ptr(&pc_sl_held_back, last_cpu());
+	p = &per_cpu(pc_sl_held_back, last_cpu());
 	spin_lock(&pc_sl_unrelated);
 	KEXPECT_EQ(lockdep_reports_total(), 1);
 	spin_unlock(&pc_sl_unrelated);
 	(void)p;
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
 /* A lock inside another CPU's copy does not excuse an access of this
- * CPU's copy. */
+ * CPU's copy (whose rival, on this CPU, used it unprotected). */
 static DEFINE_PER_CPU(struct sl_counter, pc_sl_wrong_copy) = {
 	.lock = __SPIN_LOCK_UNLOCKED(pc_sl_wrong_copy.lock)};
+
+static int wrong_copy_rival(void *arg)
+{
+	this_cpu_ptr(&pc_sl_wrong_copy)->n++;
+	rival_made_access();
+	return 0;
+}
 
 KTEST_CPUS(lockdep_percpu, lock_of_another_copy_reported, 2)
 {
 	spinlock_t *other = per_cpu_ptr(&pc_sl_wrong_copy.lock, last_cpu());
+	struct task *t = rival_start(0, wrong_copy_rival, 0);
 	struct sl_counter *mine;
 
 	migrate_disable();
@@ -360,11 +513,14 @@ KTEST_CPUS(lockdep_percpu, lock_of_another_copy_reported, 2)
 	spin_unlock(other);
 	migrate_enable();
 	(void)mine;
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
 /* A helper's unprotected access, then complete(): counted by the time the
- * test is woken, before the helper has exited. */
+ * test is woken, before the helper has exited. A rival on the helper's
+ * CPU, started after the helper was made and before it runs, uses the
+ * same copy: nothing orders the two. */
 static DEFINE_PER_CPU(long, pc_before_complete);
 static struct completion pc_done, pc_release;
 
@@ -378,17 +534,21 @@ static int unprotected_then_complete_fn(void *arg)
 
 KTEST_CPUS(lockdep_percpu, unprotected_counted_at_wakeup, 2)
 {
-	struct task *t;
+	struct task *t, *r;
 
 	init_completion(&pc_done);
 	init_completion(&pc_release);
-	t = ktest_spawn_on(last_cpu(), unprotected_then_complete_fn, 0,
-			   "ld-complete");
+	t = ktest_spawn(unprotected_then_complete_fn, 0, "ld-complete",
+			last_cpu(), SCHED_NORMAL, 0, false);
+	r = rival_start(last_cpu(), rival_touch_bare, &pc_before_complete);
+	if (t)
+		wake_up_process(t);
 	KASSERT_TRUE(t);
 	wait_for_completion(&pc_done);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 	complete(&pc_release);
 	kthread_join(t);
+	ktest_join(r);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
 }
 
@@ -417,7 +577,9 @@ KTEST(lockdep_percpu, stat_variable_unchecked)
 	KEXPECT_LOCKDEP_NONE();
 }
 
-/* One-instruction operations and raw_cpu_ptr() are not checked. */
+/* One-instruction operations and raw_cpu_ptr() are not checked, and
+ * neither is a read followed by an operation that cannot lose an update
+ * (add changes the value in place; cmpxchg fails if it changed). */
 static DEFINE_PER_CPU(long, pc_ops);
 
 KTEST(lockdep_percpu, this_cpu_ops_unchecked)
@@ -427,12 +589,92 @@ KTEST(lockdep_percpu, this_cpu_ops_unchecked)
 	this_cpu_inc(pc_ops);
 	this_cpu_add(pc_ops, 2);
 	this_cpu_dec(pc_ops);
-	__this_cpu_inc(pc_ops);
 	v = this_cpu_read(pc_ops);
-	this_cpu_write(pc_ops, v + 1);
+	this_cpu_add(pc_ops, v);
+	do {
+		v = this_cpu_read(pc_ops);
+	} while (this_cpu_cmpxchg(pc_ops, v, v + 1) != v);
 	TOUCH(raw_cpu_ptr(&pc_ops));
 	TOUCH(raw_per_cpu_ptr(&pc_ops, 0));
 	KEXPECT_LOCKDEP_NONE();
+}
+
+/* ======================= two this_cpu operations ======================= */
+
+/* A read, then a write that depends on it, preemptible: another task on
+ * this CPU can update the variable in between, and that update is lost.
+ * Reported once, with both sites. */
+static DEFINE_PER_CPU(long, pc_lost);
+
+KTEST(lockdep_percpu, this_cpu_read_then_write_lost_update)
+{
+	for (int i = 0; i < 2; i++) {
+		long v = this_cpu_read(pc_lost);
+
+		this_cpu_write(pc_lost, v + 1);
+	}
+	this_cpu_xchg(pc_lost, this_cpu_read(pc_lost) + 1);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+}
+
+/* Two preempt-off sections are two: a preemption can come between. */
+static DEFINE_PER_CPU(long, pc_lost_sections);
+
+KTEST(lockdep_percpu, this_cpu_read_write_in_two_sections_lost_update)
+{
+	long v;
+
+	preempt_disable();
+	v = this_cpu_read(pc_lost_sections);
+	preempt_enable();
+	preempt_disable();
+	this_cpu_write(pc_lost_sections, v + 1);
+	preempt_enable();
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
+}
+
+/* One section, or a lock held across both: silent. */
+static DEFINE_PER_CPU(long, pc_one_section);
+static DEFINE_MUTEX(pc_one_section_lock);
+
+KTEST(lockdep_percpu, this_cpu_read_write_one_section_silent)
+{
+	unsigned long flags;
+	long v;
+
+	preempt_disable();
+	v = this_cpu_read(pc_one_section);
+	this_cpu_write(pc_one_section, v + 1);
+	preempt_enable();
+	local_irq_save(flags);
+	v = this_cpu_read(pc_one_section);
+	this_cpu_write(pc_one_section, v + 1);
+	local_irq_restore(flags);
+	migrate_disable();
+	mutex_lock(&pc_one_section_lock);
+	v = this_cpu_read(pc_one_section);
+	this_cpu_write(pc_one_section, v + 1);
+	mutex_unlock(&pc_one_section_lock);
+	migrate_enable();
+	KEXPECT_LOCKDEP_NONE();
+}
+
+/* __this_cpu_*: for callers that keep the CPU. Preemptible and migratable
+ * is reported, as smp_processor_id() is; with preemption off it is
+ * silent. */
+static DEFINE_PER_CPU(long, pc_raw_tier);
+
+KTEST(lockdep_percpu, __this_cpu_preemptible_reported)
+{
+	KEXPECT_EQ(set_cpus_allowed(current, cpu_online_mask), 0);
+	__this_cpu_inc(pc_raw_tier);
+	KEXPECT_EQ(set_cpus_allowed(current, cpumask_of(0)), 0);
+	preempt_disable();
+	__this_cpu_inc(pc_raw_tier);
+	__this_cpu_write(pc_raw_tier, __this_cpu_read(pc_raw_tier) + 1);
+	preempt_enable();
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PREEMPTIBLE_CPU_ID,
+			     num_online_cpus() > 1 ? 1 : 0);
 }
 
 /* Forming a pointer to a per-CPU lock is not a data access. */

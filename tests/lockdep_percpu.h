@@ -1,24 +1,28 @@
 /*
  * The per-CPU access checker (kernel/lockdep_percpu.c; see
- * docs/lockdep.md): each access through this_cpu_ptr(), get_cpu_var(),
- * per_cpu() or per_cpu_ptr() is checked against what protects that CPU's
- * copy right now: the locks held (a lock inside a per-CPU area only for
- * its own CPU's copy), and for the running CPU's own copy preemption off
- * and IRQs off, as PREEMPT_RT would have them (what a spinlock_t or
- * local_lock turned off on RT=0 does not count). Three reports:
- *   PERCPU_UNPROTECTED   nothing protects the access;
- *   PERCPU_INCONSISTENT  no protection is common to all the accesses of
- *                        the variable (the Eraser lockset);
+ * docs/lockdep.md): each access through this_cpu_ptr(), get_cpu_var() or
+ * per_cpu() is checked against what protects that CPU's copy right now:
+ * the locks held (a lock inside a per-CPU area only for its own CPU's
+ * copy), and for the running CPU's own copy preemption off and IRQs off,
+ * as PREEMPT_RT would have them (what a spinlock_t or local_lock turned
+ * off on RT=0 does not count). Two accesses of one copy need a common
+ * protection only when nothing the kernel does orders one before the
+ * other. Three reports, and the lost update of two this_cpu operations:
+ *   PERCPU_UNPROTECTED   one of two concurrent accesses had no protection
+ *                        (or a this_cpu read and write were not one
+ *                        section);
+ *   PERCPU_INCONSISTENT  concurrent accesses share no protection (the
+ *                        Eraser lockset);
  *   PERCPU_IRQ           used in hardirq and in a task with IRQs on.
  *
- * lockdep_percpu.c has the UNPROTECTED scenarios,
+ * lockdep_percpu.c has the UNPROTECTED scenarios and the this_cpu rules,
  * lockdep_percpu_consistency.c the INCONSISTENT and IRQ ones.
  *
- * Each test uses variables and locks of its own, starts and ends with a
- * clean validator (the suite's set-up and tear-down are lockdep_reset())
- * and checks the counters, as in the lockdep suite. Several-CPU
- * tests run their helpers one after the other unless the accesses are
- * correctly protected.
+ * A test's own access is made concurrent with a rival's: a task started
+ * before it and joined after it (rival_start()). Each test uses variables
+ * and locks of its own, starts and ends with a clean validator (the
+ * suite's set-up and tear-down are lockdep_reset()) and checks the
+ * counters, as in the lockdep suite.
  */
 #ifndef LOCKDEP_PERCPU_H
 #define LOCKDEP_PERCPU_H
@@ -51,6 +55,27 @@ struct touch_job {
 };
 
 int touch_fn(void *arg);
+
+/*
+ * A rival: fn(arg) in a task bound to cpu that reaches the same copy as
+ * the test, started before the test's own access and joined after it,
+ * so that nothing orders the two accesses (creating it orders only what
+ * the test did before). At SCHED_FIFO it runs at once on the test's CPU,
+ * alongside the test on another; rival_start() returns once its access
+ * is made (waiting by spinning, which orders nothing). The rival bodies
+ * below touch their CPU's copy of the long at arg.
+ */
+struct task *rival_start(int cpu, int (*fn)(void *), void *arg);
+int rival_touch_bare(void *var);
+int rival_touch_preempt_off(void *var);
+int rival_touch_migrate_off(void *var);
+/* A rival that runs a whole path of the test's own (arg: this). */
+struct rival_path {
+	void (*path)(void);
+};
+int rival_run_path(void *path);
+/* Marks the rival's access made: for bodies of the test's own. */
+void rival_made_access(void);
 
 struct ll_counter {
 	local_lock_t lock;

@@ -20,29 +20,58 @@ static void irq_touch(void *arg)
 
 /* ================== LOCKDEP_PERCPU_INCONSISTENT ================== */
 
-/* Under lock A, then under lock B: each access protected, but not
- * against each other. */
+/*
+ * Two paths to one copy, one in a rival that ran first (rival_start() on
+ * this CPU runs it to its end), the other the test's own: each access is
+ * protected, but not against the other.
+ */
+static void run_against(void (*rival)(void), void (*mine)(void))
+{
+	struct rival_path p = {rival};
+	struct task *t = rival_start(0, rival_run_path, &p);
+
+	mine();
+	ktest_join(t);
+}
+
+/* Under lock A on one path, under lock B on the other. */
 static DEFINE_PER_CPU(long, pc_ab);
 static DEFINE_SPINLOCK(pc_ab_a);
 static DEFINE_SPINLOCK(pc_ab_b);
 
-KTEST(lockdep_percpu, inconsistent_lock_a_then_lock_b)
+static void ab_under_a(void)
 {
 	spin_lock(&pc_ab_a);
 	TOUCH(this_cpu_ptr(&pc_ab));
 	spin_unlock(&pc_ab_a);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
+}
+
+static void ab_under_b(void)
+{
 	spin_lock(&pc_ab_b);
 	TOUCH(this_cpu_ptr(&pc_ab));
 	spin_unlock(&pc_ab_b);
+}
+
+KTEST(lockdep_percpu, inconsistent_lock_a_then_lock_b)
+{
+	run_against(ab_under_a, ab_under_b);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+}
+
+/* One path alone, under either lock, is one context: silent. */
+KTEST(lockdep_percpu, one_context_two_locks_silent)
+{
+	ab_under_a();
+	ab_under_b();
+	KEXPECT_LOCKDEP_NONE();
 }
 
 static DEFINE_PER_CPU(long, pc_abab);
 static DEFINE_MUTEX(pc_abab_a);
 static DEFINE_MUTEX(pc_abab_b);
 
-KTEST(lockdep_percpu, inconsistent_reported_once)
+static void abab_a_b(void)
 {
 	for (int i = 0; i < 2; i++) {
 		mutex_lock(&pc_abab_a);
@@ -52,6 +81,11 @@ KTEST(lockdep_percpu, inconsistent_reported_once)
 		TOUCH(this_cpu_ptr(&pc_abab));
 		mutex_unlock(&pc_abab_b);
 	}
+}
+
+KTEST(lockdep_percpu, inconsistent_reported_once)
+{
+	run_against(abab_a_b, abab_a_b);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 }
 
@@ -74,14 +108,25 @@ static void touch_narrow(bool a, bool b)
 		spin_unlock(&pc_narrow_a);
 }
 
-KTEST(lockdep_percpu, inconsistent_after_narrowing)
+static void narrow_to_a(void)
 {
 	touch_narrow(true, true);
 	touch_narrow(true, false);
 	for (int i = 0; i < 100; i++)
 		touch_narrow(true, true);
+}
+
+/* The rival's accesses narrow to A; the test's, concurrent with them,
+ * under A and B keep A; then B alone leaves nothing. */
+KTEST(lockdep_percpu, inconsistent_after_narrowing)
+{
+	struct rival_path p = {narrow_to_a};
+	struct task *t = rival_start(0, rival_run_path, &p);
+
+	touch_narrow(true, true);
 	KEXPECT_LOCKDEP_NONE();
 	touch_narrow(false, true);
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 }
 
@@ -90,19 +135,26 @@ static DEFINE_PER_CPU(long, pc_a_ab);
 static DEFINE_SPINLOCK(pc_a_ab_a);
 static DEFINE_SPINLOCK(pc_a_ab_b);
 
-KTEST(lockdep_percpu, lock_a_then_a_and_b_silent)
+static void a_ab_under_a(void)
 {
 	spin_lock(&pc_a_ab_a);
 	TOUCH(this_cpu_ptr(&pc_a_ab));
 	spin_unlock(&pc_a_ab_a);
+}
+
+static void a_ab_under_a_and_b_then_a(void)
+{
 	spin_lock(&pc_a_ab_a);
 	spin_lock(&pc_a_ab_b);
 	TOUCH(this_cpu_ptr(&pc_a_ab));
 	spin_unlock(&pc_a_ab_b);
 	spin_unlock(&pc_a_ab_a);
-	spin_lock(&pc_a_ab_a);
-	TOUCH(this_cpu_ptr(&pc_a_ab));
-	spin_unlock(&pc_a_ab_a);
+	a_ab_under_a();
+}
+
+KTEST(lockdep_percpu, lock_a_then_a_and_b_silent)
+{
+	run_against(a_ab_under_a, a_ab_under_a_and_b_then_a);
 	KEXPECT_LOCKDEP_NONE();
 }
 
@@ -117,7 +169,7 @@ static DEFINE_PER_CPU(struct pc_pair, pc_members);
 static DEFINE_SPINLOCK(pc_members_a);
 static DEFINE_SPINLOCK(pc_members_b);
 
-KTEST(lockdep_percpu, members_are_separate_variables_silent)
+static void members_each_under_its_lock(void)
 {
 	for (int i = 0; i < 2; i++) {
 		spin_lock(&pc_members_a);
@@ -127,6 +179,11 @@ KTEST(lockdep_percpu, members_are_separate_variables_silent)
 		TOUCH(this_cpu_ptr(&pc_members.b));
 		spin_unlock(&pc_members_b);
 	}
+}
+
+KTEST(lockdep_percpu, members_are_separate_variables_silent)
+{
+	run_against(members_each_under_its_lock, members_each_under_its_lock);
 	KEXPECT_LOCKDEP_NONE();
 }
 
@@ -135,15 +192,23 @@ KTEST(lockdep_percpu, members_are_separate_variables_silent)
 static DEFINE_PER_CPU(struct ll_counter, pc_ll_preempt) = {
 	.lock = INIT_LOCAL_LOCK(lock)};
 
-KTEST(lockdep_percpu, inconsistent_local_lock_then_preempt_disable)
+static void ll_preempt_local_lock(void)
 {
 	local_lock(&pc_ll_preempt.lock);
 	this_cpu_ptr(&pc_ll_preempt)->n++;
 	local_unlock(&pc_ll_preempt.lock);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
+}
+
+static void ll_preempt_preempt_off(void)
+{
 	preempt_disable();
 	this_cpu_ptr(&pc_ll_preempt)->n++;
 	preempt_enable();
+}
+
+KTEST(lockdep_percpu, inconsistent_local_lock_then_preempt_disable)
+{
+	run_against(ll_preempt_local_lock, ll_preempt_preempt_off);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 }
 
@@ -152,17 +217,27 @@ KTEST(lockdep_percpu, inconsistent_local_lock_then_preempt_disable)
 static DEFINE_PER_CPU(struct ll_counter, pc_ll_irq) = {
 	.lock = INIT_LOCAL_LOCK(lock)};
 
-KTEST(lockdep_percpu, inconsistent_local_lock_irqsave_then_irqs_off)
+static void ll_irq_local_lock(void)
 {
 	unsigned long flags;
 
 	local_lock_irqsave(&pc_ll_irq.lock, flags);
 	this_cpu_ptr(&pc_ll_irq)->n++;
 	local_unlock_irqrestore(&pc_ll_irq.lock, flags);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
+}
+
+static void ll_irq_irqs_off(void)
+{
+	unsigned long flags;
+
 	local_irq_save(flags);
 	this_cpu_ptr(&pc_ll_irq)->n++;
 	local_irq_restore(flags);
+}
+
+KTEST(lockdep_percpu, inconsistent_local_lock_irqsave_then_irqs_off)
+{
+	run_against(ll_irq_local_lock, ll_irq_irqs_off);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 }
 
@@ -173,65 +248,112 @@ KTEST(lockdep_percpu, inconsistent_local_lock_irqsave_then_irqs_off)
 static DEFINE_PER_CPU(long, pc_spin_preempt);
 static DEFINE_SPINLOCK(pc_spin_preempt_lock);
 
-KTEST(lockdep_percpu, inconsistent_spinlock_then_preempt_disable)
+static void spin_preempt_spinlock(void)
 {
 	spin_lock(&pc_spin_preempt_lock);
 	TOUCH(this_cpu_ptr(&pc_spin_preempt));
 	spin_unlock(&pc_spin_preempt_lock);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
+}
+
+static void spin_preempt_preempt_off(void)
+{
 	preempt_disable();
 	TOUCH(this_cpu_ptr(&pc_spin_preempt));
 	preempt_enable();
+}
+
+KTEST(lockdep_percpu, inconsistent_spinlock_then_preempt_disable)
+{
+	run_against(spin_preempt_spinlock, spin_preempt_preempt_off);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 }
 
 static DEFINE_PER_CPU(long, pc_raw_preempt);
 static DEFINE_RAW_SPINLOCK(pc_raw_preempt_lock);
 
-KTEST(lockdep_percpu, raw_spinlock_then_preempt_disable_silent)
+static void raw_preempt_raw_lock(void)
 {
 	raw_spin_lock(&pc_raw_preempt_lock);
 	TOUCH(this_cpu_ptr(&pc_raw_preempt));
 	raw_spin_unlock(&pc_raw_preempt_lock);
+}
+
+static void raw_preempt_preempt_off(void)
+{
 	preempt_disable();
 	TOUCH(this_cpu_ptr(&pc_raw_preempt));
 	preempt_enable();
+}
+
+KTEST(lockdep_percpu, raw_spinlock_then_preempt_disable_silent)
+{
+	run_against(raw_preempt_raw_lock, raw_preempt_preempt_off);
 	KEXPECT_LOCKDEP_NONE();
 }
 
 /* IRQs off implies preemption off: "preemption off" stays common. */
 static DEFINE_PER_CPU(long, pc_preempt_irq);
 
-KTEST(lockdep_percpu, preempt_disable_then_irqs_off_silent)
+static void preempt_irq_preempt_off(void)
 {
-	unsigned long flags;
-
 	preempt_disable();
 	TOUCH(this_cpu_ptr(&pc_preempt_irq));
 	preempt_enable();
+}
+
+static void preempt_irq_irqs_off_then_cpu_var(void)
+{
+	unsigned long flags;
+
 	local_irq_save(flags);
 	TOUCH(this_cpu_ptr(&pc_preempt_irq));
 	local_irq_restore(flags);
 	get_cpu_var(pc_preempt_irq)++;
 	put_cpu_var(pc_preempt_irq);
+}
+
+KTEST(lockdep_percpu, preempt_disable_then_irqs_off_silent)
+{
+	run_against(preempt_irq_preempt_off, preempt_irq_irqs_off_then_cpu_var);
 	KEXPECT_LOCKDEP_NONE();
 }
 
-/* The lockset is the variable's, over all CPUs: lock A in a task on one
- * CPU and lock B in a task on another are inconsistent. */
+/* Across CPUs: a task on another CPU reaches the last CPU's copy under
+ * lock A while its owner uses it under lock B. */
 static DEFINE_PER_CPU(long, pc_cpus_ab);
 static DEFINE_SPINLOCK(pc_cpus_ab_a);
 static DEFINE_SPINLOCK(pc_cpus_ab_b);
 
 KTEST_CPUS(lockdep_percpu, inconsistent_across_cpus, 2)
 {
-	struct touch_job ja = {&pc_cpus_ab, ANY_LOCK(LOCK_SPIN, &pc_cpus_ab_a)};
 	struct touch_job jb = {&pc_cpus_ab, ANY_LOCK(LOCK_SPIN, &pc_cpus_ab_b)};
+	struct task *t = rival_start(last_cpu(), touch_fn, &jb);
 
-	ktest_run_on(0, touch_fn, &ja, "ld-touch-a");
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	ktest_run_on(last_cpu(), touch_fn, &jb, "ld-touch-b");
+	spin_lock(&pc_cpus_ab_a);
+	per_cpu(pc_cpus_ab, last_cpu())++;
+	spin_unlock(&pc_cpus_ab_a);
+	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
+}
+
+/* Two CPUs' copies are two pieces of data: lock A on one CPU's and lock
+ * B on another's never meet. */
+static DEFINE_PER_CPU(long, pc_cpus_apart);
+static DEFINE_SPINLOCK(pc_cpus_apart_a);
+static DEFINE_SPINLOCK(pc_cpus_apart_b);
+
+KTEST_CPUS(lockdep_percpu, copies_are_separate_silent, 2)
+{
+	struct touch_job ja = {&pc_cpus_apart,
+			       ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_a)};
+	struct touch_job jb = {&pc_cpus_apart,
+			       ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_b)};
+	struct task *a = rival_start(0, touch_fn, &ja);
+	struct task *b = ktest_spawn_on(last_cpu(), touch_fn, &jb, "ld-apart");
+
+	ktest_join(a);
+	ktest_join(b);
+	KEXPECT_LOCKDEP_NONE();
 }
 
 /* ======================= LOCKDEP_PERCPU_IRQ ======================= */
