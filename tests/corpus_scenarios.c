@@ -360,8 +360,9 @@ static long sequential_workers(void)
 	return 2l * corpus.loops - per_cpu(sw_v, scpu());
 }
 
-/* The copy is initialised after its worker was started: the reset can
- * wipe the worker's first updates. Racy. */
+/* The copy is initialised (to a seed) after its worker was started:
+ * the store can wipe the worker's first updates, or the worker's
+ * write-back can wipe the seed. Racy. */
 static DEFINE_PER_CPU(long, ias_v);
 
 static void ias_step(void)
@@ -377,9 +378,9 @@ static long init_after_start(void)
 	add_context(ias_step, scpu());
 	start_contexts();
 	ktest_poll_long(raw_per_cpu_ptr(&ias_v, scpu()), 1, 3000);
-	per_cpu(ias_v, scpu()) = 0;
+	per_cpu(ias_v, scpu()) = corpus.loops;
 	join_contexts();
-	return (long)corpus.loops - sum(&ias_v);
+	return 2l * corpus.loops - sum(&ias_v);
 }
 
 /* The test task drains C's copy (read, then reset) while the worker
