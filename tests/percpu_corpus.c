@@ -1,6 +1,6 @@
 /*
  * The per-CPU checker measured as a detector (docs/lockdep.md, "The
- * detector corpus"): every scenario of the corpus (corpus_scenarios.c),
+ * detector corpus"): every scenario of the corpus (tests/corpus_*.c),
  * in one boot, each from a clean validator (lockdep_reset()). A scenario
  * is flagged when the validator made any report while it ran; against
  * its label that is a true or false positive or negative. The test prints
@@ -74,8 +74,8 @@ static void run_scenario(const struct corpus_scenario *s, struct score *sc)
 
 	if ((int)num_online_cpus() < s->min_cpus) {
 		ktest_log("%-38s %-11s %-7s %-7s needs %d CPUs: skipped",
-			  s->name, s->family, s->racy ? "racy" : "correct",
-			  "-", s->min_cpus);
+			  s->name, s->family, s->racy ? "racy" : "correct", "-",
+			  s->min_cpus);
 		sc->skipped++;
 		return;
 	}
@@ -109,22 +109,24 @@ static void run_scenario(const struct corpus_scenario *s, struct score *sc)
 KTEST(percpu_corpus, precision_and_recall)
 {
 	struct score sc = {0};
-	int precision, recall;
+	int precision, recall, n = 0;
 
 	corpus = (struct corpus_params){.loops = 3};
 	ktest_log("%-38s %-11s %-7s %-7s %s", "scenario", "family", "label",
 		  "flagged", "verdict kinds");
-	for (int i = 0; i < corpus_nr_scenarios; i++)
-		run_scenario(&corpus_scenarios[i], &sc);
+	for_each_corpus_scenario(table, s) {
+		run_scenario(s, &sc);
+		n++;
+	}
 
 	precision = per_mille(sc.tp, sc.tp + sc.fp);
 	recall = per_mille(sc.tp, sc.tp + sc.fn);
 	ktest_log("%d scenarios: TP %d FP %d TN %d FN %d, %d skipped",
-		  corpus_nr_scenarios, sc.tp, sc.fp, sc.tn, sc.fn, sc.skipped);
+		  n, sc.tp, sc.fp, sc.tn, sc.fn, sc.skipped);
 	ktest_log("precision %d.%d%% recall %d.%d%%", precision / 10,
 		  precision % 10, recall / 10, recall % 10);
-	KEXPECT_EQ(sc.tp + sc.fp + sc.tn + sc.fn + sc.skipped,
-		   corpus_nr_scenarios);
+	KEXPECT_GE(n, 40);
+	KEXPECT_EQ(sc.tp + sc.fp + sc.tn + sc.fn + sc.skipped, n);
 	KEXPECT_EQ(precision, 1000);
 	KEXPECT_EQ(recall, 1000);
 }

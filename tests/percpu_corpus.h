@@ -1,7 +1,8 @@
 /*
  * The per-CPU checker's detector corpus (docs/lockdep.md, "The detector
- * corpus"): small per-CPU scenarios, each labelled racy or correct. The
- * same table serves two runners:
+ * corpus"): small per-CPU scenarios, each labelled racy or correct, one
+ * file per group of families (tests/corpus_*.c, with the helpers of
+ * corpus_util.h), each ending in its table. The tables serve two runners:
  *   tests/percpu_corpus.c  (ktest percpu_corpus) runs every scenario once,
  *                          with few iterations, and scores the validator's
  *                          verdicts: precision and recall;
@@ -25,8 +26,11 @@
 struct corpus_scenario {
 	const char *name;
 	const char *family;
-	bool racy;             /* the label: a real race in the code */
-	int min_cpus;          /* skipped below this many online CPUs */
+	bool racy;    /* the label: a real race in the code */
+	bool rt_only; /* racy only where spinlock_t and local_lock
+				* leave preemption on (PREEMPT_RT), which is
+				* how the validator reasons in both builds */
+	int min_cpus; /* skipped below this many online CPUs */
 	/* Runs the scenario; returns the updates it lost (expected count
 	 * minus the count found), or CORPUS_NO_COUNT. */
 	long (*run)(void);
@@ -43,7 +47,13 @@ struct corpus_params {
 };
 
 extern struct corpus_params corpus;
-extern const struct corpus_scenario corpus_scenarios[];
-extern const int corpus_nr_scenarios;
+/* The scenario files' tables, each ended by an entry without a name;
+ * the list ends with 0. */
+extern const struct corpus_scenario *const corpus_tables[];
+
+#define for_each_corpus_scenario(table, s)                                    \
+	for (const struct corpus_scenario *const *table = corpus_tables;      \
+	     *table; table++)                                                 \
+		for (const struct corpus_scenario *s = *table; s->name; s++)
 
 #endif
