@@ -163,7 +163,7 @@ static long init_after_start(void)
 	corpus_zero(&ias_v);
 	corpus_add_context(ias_step, corpus_cpu());
 	corpus_start_contexts();
-	ktest_poll_long(raw_per_cpu_ptr(&ias_v, corpus_cpu()), 1, 3000);
+	corpus_spin_until(raw_per_cpu_ptr(&ias_v, corpus_cpu()), 1);
 	per_cpu(ias_v, corpus_cpu()) = corpus.loops;
 	corpus_join_contexts();
 	return 2l * corpus.loops - corpus_sum(&ias_v);

@@ -154,6 +154,17 @@ long corpus_pair_on_c(void (*a)(void), void (*b)(void), long *var)
 	return corpus_pair(a, corpus_cpu(), b, corpus_cpu(), var);
 }
 
+void corpus_spin_until(volatile long *v, long want)
+{
+	uint64_t t0 = ktime_get_ns();
+
+	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want &&
+	       ktime_get_ns() - t0 < 3000 * NS_PER_MS)
+		cpu_relax();
+	if (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want)
+		corpus_broken("a worker made no progress in 3 s");
+}
+
 struct task *corpus_start(int (*fn)(void *), void *arg, int cpu)
 {
 	return ktest_spawn(fn, arg, "corpus", cpu, SCHED_NORMAL, 0, true);

@@ -69,6 +69,11 @@ long corpus_pair(void (*a)(void), int cpu_a, void (*b)(void), int cpu_b,
 		 long *var);
 long corpus_pair_on_c(void (*a)(void), void (*b)(void), long *var);
 
+/* Spin (bounded, without sleeping) until *v >= want. A racing context
+ * must not sleep in the middle of a race: whoever woke it would order
+ * itself before the rest of the race. */
+void corpus_spin_until(volatile long *v, long want);
+
 /* fn(arg) as a task of its own, bound to cpu and started. */
 struct task *corpus_start(int (*fn)(void *), void *arg, int cpu);
 /* Wait (bounded) until t sleeps: off its run queue and switched out. */
