@@ -16,8 +16,8 @@
 /* ------------------------------------------------------------------ */
 
 /* Two tasks on C under C's local_lock. Correct. */
-static DEFINE_PER_CPU(struct corpus_local_counter,
-		      ll2_c) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct corpus_local_counter, ll2_c) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 static void ll2_step(void)
 {
@@ -32,8 +32,8 @@ static long local_lock_two_tasks(void)
 }
 
 /* this_cpu_read()/this_cpu_write() under one local_lock. Correct. */
-static DEFINE_PER_CPU(struct corpus_local_counter,
-		      llo_c) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct corpus_local_counter, llo_c) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 static void llo_step(void)
 {
@@ -53,8 +53,8 @@ static long local_lock_this_cpu_ops(void)
 
 /* local_lock in one task, preempt_disable() alone in the other: on
  * PREEMPT_RT the local lock leaves preemption on. Racy. */
-static DEFINE_PER_CPU(struct corpus_local_counter,
-		      llp_c) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct corpus_local_counter, llp_c) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 static void llp_locked(void)
 {
@@ -77,8 +77,8 @@ static long local_lock_vs_preempt_disable(void)
 
 /* The remote side takes its own CPU's local_lock: no protection for C's
  * copy. Racy. */
-static DEFINE_PER_CPU(struct corpus_local_counter,
-		      llr_c) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct corpus_local_counter, llr_c) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 static void llr_local(void)
 {
@@ -106,8 +106,8 @@ static long local_lock_remote(void)
 
 /* local_lock_irqsave() against a hard interrupt: on PREEMPT_RT it does
  * not turn interrupts off. Racy. */
-static DEFINE_PER_CPU(struct corpus_local_counter,
-		      lli_c) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct corpus_local_counter, lli_c) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 
 static void lli_task(void)
 {
@@ -293,8 +293,8 @@ static long migrate_disable_single_task(void)
 
 /* Migration disabled, then this CPU's spinlock_t (the PREEMPT_RT way to
  * protect this CPU's data). Correct. */
-static DEFINE_PER_CPU(struct corpus_counter,
-		      mdl_c) = {.lock = __SPIN_LOCK_UNLOCKED(mdl_c.lock)};
+static DEFINE_PER_CPU(struct corpus_counter, mdl_c) = {
+	.lock = __SPIN_LOCK_UNLOCKED(mdl_c.lock)};
 
 static void mdl_step(void)
 {

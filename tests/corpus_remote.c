@@ -65,8 +65,8 @@ static long remote_irqs_off(void)
 
 /* Both sides under C's copy of the lock inside the per-CPU struct.
  * Correct. */
-static DEFINE_PER_CPU(struct corpus_counter,
-		      rc_c) = {.lock = __SPIN_LOCK_UNLOCKED(rc_c.lock)};
+static DEFINE_PER_CPU(struct corpus_counter, rc_c) = {
+	.lock = __SPIN_LOCK_UNLOCKED(rc_c.lock)};
 
 static void rc_local(void)
 {
@@ -94,8 +94,8 @@ static long remote_under_copy_lock(void)
 }
 
 /* The remote side takes its own CPU's lock, not C's. Racy. */
-static DEFINE_PER_CPU(struct corpus_counter,
-		      rw_c) = {.lock = __SPIN_LOCK_UNLOCKED(rw_c.lock)};
+static DEFINE_PER_CPU(struct corpus_counter, rw_c) = {
+	.lock = __SPIN_LOCK_UNLOCKED(rw_c.lock)};
 
 static void rw_local(void)
 {

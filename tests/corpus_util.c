@@ -116,6 +116,8 @@ void corpus_add_context(void (*step)(void), int cpu)
 {
 	if (nr_contexts < MAX_CONTEXTS)
 		contexts[nr_contexts++] = (struct context){step, cpu};
+	else
+		corpus_broken("more contexts than MAX_CONTEXTS");
 }
 
 void corpus_start_contexts(void)
