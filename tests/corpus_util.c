@@ -1,0 +1,191 @@
+/*
+ * The corpus's shared helpers (corpus_util.h) and its table of tables.
+ */
+#include <stdbool.h>
+
+#include "corpus_util.h"
+#include "sched.h"
+
+struct corpus_params corpus = {.loops = 3};
+
+const struct corpus_scenario *const corpus_tables[] = {
+	corpus_init,
+	corpus_irq,
+	corpus_remote,
+	corpus_this_cpu,
+	corpus_protection,
+	corpus_unchecked,
+	0,
+};
+
+int corpus_cpu(void)
+{
+	return last_cpu();
+}
+
+int corpus_other_cpu(void)
+{
+	return 0;
+}
+
+void corpus_broken(const char *why)
+{
+	if (!corpus.broken)
+		corpus.broken = why;
+}
+
+void corpus_widen(void)
+{
+	for (int i = 0; i < corpus.widen; i++)
+		cpu_relax();
+}
+
+void corpus_rmw(long *p)
+{
+	long x = *(volatile long *)p;
+
+	corpus_widen();
+	*(volatile long *)p = x + 1;
+}
+
+void corpus_rmw_per_cpu(long *var, int cpu)
+{
+	long x = per_cpu(*var, cpu);
+
+	corpus_widen();
+	per_cpu(*var, cpu) = x + 1;
+}
+
+void corpus_zero(long *var)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		*raw_per_cpu_ptr(var, cpu) = 0;
+}
+
+long corpus_sum(long *var)
+{
+	long s = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		s += *raw_per_cpu_ptr(var, cpu);
+	return s;
+}
+
+void corpus_raise_irq(int cpu, void (*fn)(void *), void *arg)
+{
+	if (cpu == raw_smp_processor_id())
+		ktest_in_hardirq(fn, arg);
+	else
+		smp_call_function_single(cpu, fn, arg, true);
+}
+
+int corpus_irq_source_cpu(void)
+{
+	return corpus.stress ? corpus_other_cpu() : corpus_cpu();
+}
+
+void corpus_irq_rmw(void *arg)
+{
+	corpus_rmw(this_cpu_ptr((long *)arg));
+}
+
+#define MAX_CONTEXTS (NR_CPUS + 2)
+
+struct context {
+	void (*step)(void);
+	int cpu;
+};
+
+static struct context contexts[MAX_CONTEXTS];
+static struct task *context_tasks[MAX_CONTEXTS];
+static int nr_contexts;
+
+static int context_fn(void *arg)
+{
+	struct context *c = arg;
+
+	for (int i = 0; i < corpus.loops; i++)
+		c->step();
+	return 0;
+}
+
+void corpus_add_context(void (*step)(void), int cpu)
+{
+	if (nr_contexts < MAX_CONTEXTS)
+		contexts[nr_contexts++] = (struct context){step, cpu};
+	else
+		corpus_broken("more contexts than MAX_CONTEXTS");
+}
+
+void corpus_start_contexts(void)
+{
+	for (int i = 0; i < nr_contexts; i++)
+		context_tasks[i] = ktest_spawn(context_fn, &contexts[i],
+					       "corpus", contexts[i].cpu,
+					       SCHED_NORMAL, 0, true);
+}
+
+void corpus_join_contexts(void)
+{
+	for (int i = 0; i < nr_contexts; i++)
+		ktest_join(context_tasks[i]);
+	nr_contexts = 0;
+}
+
+void corpus_run_contexts(void)
+{
+	corpus_start_contexts();
+	corpus_join_contexts();
+}
+
+long corpus_pair(void (*a)(void), int cpu_a, void (*b)(void), int cpu_b,
+		 long *var)
+{
+	corpus_zero(var);
+	corpus_add_context(a, cpu_a);
+	corpus_add_context(b, cpu_b);
+	corpus_run_contexts();
+	return 2l * corpus.loops - corpus_sum(var);
+}
+
+long corpus_pair_on_c(void (*a)(void), void (*b)(void), long *var)
+{
+	return corpus_pair(a, corpus_cpu(), b, corpus_cpu(), var);
+}
+
+void corpus_spin_until(volatile long *v, long want)
+{
+	uint64_t t0 = ktime_get_ns();
+
+	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want &&
+	       ktime_get_ns() - t0 < 3000 * NS_PER_MS)
+		cpu_relax();
+	if (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want)
+		corpus_broken("a worker made no progress in 3 s");
+}
+
+struct task *corpus_start(int (*fn)(void *), void *arg, int cpu)
+{
+	return ktest_spawn(fn, arg, "corpus", cpu, SCHED_NORMAL, 0, true);
+}
+
+/* t is asleep: off its run queue and switched out. */
+static bool asleep(struct task *t)
+{
+	return t->state == TASK_UNINTERRUPTIBLE &&
+	       !__atomic_load_n(&t->on_rq, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE);
+}
+
+bool corpus_wait_asleep(struct task *t)
+{
+	for (int ms = 0; ms < 3000; ms++) {
+		if (asleep(t))
+			return true;
+		msleep(1);
+	}
+	return false;
+}

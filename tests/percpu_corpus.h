@@ -1,0 +1,59 @@
+/*
+ * The per-CPU checker's detector corpus (docs/lockdep.md, "The detector
+ * corpus"): small per-CPU scenarios, each labelled racy or correct, one
+ * file per group of families (tests/corpus_*.c, with the helpers of
+ * corpus_util.h), each ending in its table. The tables serve two runners:
+ *   tests/percpu_corpus.c  (ktest percpu_corpus) runs every scenario once,
+ *                          with few iterations, and scores the validator's
+ *                          verdicts: precision and recall;
+ *   tests/bench_corpus.c   (kbench corpus_stress) runs the scenarios that
+ *                          count updates many times with a widened race
+ *                          window and reports the updates each one lost.
+ *
+ * A scenario starts every context it races before it joins any of them,
+ * so that no happens-before edge the kernel creates orders them: whether
+ * the validator reports it must not depend on whether the race overlapped
+ * on this run. It joins every task it started before it returns.
+ */
+#ifndef PERCPU_CORPUS_H
+#define PERCPU_CORPUS_H
+
+#include <stdbool.h>
+
+/* run() results besides a count of lost updates. */
+#define CORPUS_NO_COUNT (-1l) /* nothing counted (or lost updates allowed) */
+
+struct corpus_scenario {
+	const char *name;
+	const char *family;
+	bool racy;    /* the label: a real race in the code */
+	bool rt_only; /* racy only where spinlock_t and local_lock
+				* leave preemption on (PREEMPT_RT), which is
+				* how the validator reasons in both builds */
+	int min_cpus; /* skipped below this many online CPUs */
+	/* Runs the scenario; returns the updates it lost (expected count
+	 * minus the count found), or CORPUS_NO_COUNT. */
+	long (*run)(void);
+};
+
+/* How the scenarios run; set by a runner before calling run(). */
+struct corpus_params {
+	int loops;   /* iterations of each context's pattern */
+	int widen;   /* cpu_relax()es between a read and its write-back */
+	bool stress; /* interrupts come from another CPU when there is one */
+	/* Set by a scenario whose set-up failed (its verdict means
+	 * nothing): what went wrong. The runner reports and clears it. */
+	const char *broken;
+};
+
+extern struct corpus_params corpus;
+/* The scenario files' tables, each ended by an entry without a name;
+ * the list ends with 0. */
+extern const struct corpus_scenario *const corpus_tables[];
+
+#define for_each_corpus_scenario(table, s)                                    \
+	for (const struct corpus_scenario *const *table = corpus_tables;      \
+	     *table; table++)                                                 \
+		for (const struct corpus_scenario *s = *table; s->name; s++)
+
+#endif
