@@ -83,6 +83,53 @@ KTEST(lockdep, irq_hardirq_and_task_lock_irq_silent)
 	KEXPECT_LOCKDEP_NONE();
 }
 
+/* Taken with IRQs off, but IRQs turned back on while it is still held:
+ * the handler that takes it can now interrupt the holder. Also through
+ * the unlock of an inner lock that restores IRQs. */
+static DEFINE_RAW_SPINLOCK(irq_held_on);
+static DEFINE_RAW_SPINLOCK(irq_held_on_inner);
+
+KTEST(lockdep, irq_enabled_while_holding_hardirq_lock)
+{
+	unsigned long flags;
+
+	ktest_in_hardirq(irq_lock_fn, &irq_held_on);
+	raw_spin_lock_irqsave(&irq_held_on, flags);
+	local_irq_enable();
+	local_irq_disable();
+	raw_spin_unlock_irqrestore(&irq_held_on, flags);
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_IRQ_STATE, 1);
+}
+
+KTEST(lockdep, irq_enabled_by_inner_unlock_while_holding)
+{
+	unsigned long flags;
+
+	ktest_in_hardirq(irq_lock_fn, &irq_held_on);
+	local_irq_save(flags);
+	raw_spin_lock(&irq_held_on);
+	raw_spin_lock_irq(&irq_held_on_inner);
+	raw_spin_unlock_irq(&irq_held_on_inner);
+	local_irq_disable();
+	raw_spin_unlock(&irq_held_on);
+	local_irq_restore(flags);
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_IRQ_STATE), 1);
+}
+
+/* A lock no interrupt takes may be held with IRQs turned on. */
+static DEFINE_RAW_SPINLOCK(irq_task_only);
+
+KTEST(lockdep, irq_enabled_while_holding_task_lock_silent)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&irq_task_only, flags);
+	local_irq_enable();
+	local_irq_disable();
+	raw_spin_unlock_irqrestore(&irq_task_only, flags);
+	KEXPECT_LOCKDEP_NONE();
+}
+
 /* A trylock in hardirq cannot deadlock there, so it does not make the
  * class IRQ-safe: a later plain use with IRQs on is fine. */
 static DEFINE_RAW_SPINLOCK(irq_try);
