@@ -9,6 +9,9 @@ O       ?= build
 KTEST   ?=
 # Extra kernel command-line options for `make qemu`.
 CMDLINE ?=
+# DETERMINISTIC=1: one-threaded TCG and -icount (scripts/qemu.sh).
+DETERMINISTIC ?= 0
+export DETERMINISTIC
 
 # An x86_64-elf- cross toolchain when there is one, else the host's.
 TOOLPREFIX ?= $(shell command -v x86_64-elf-gcc >/dev/null 2>&1 && echo x86_64-elf-)
