@@ -1,0 +1,54 @@
+/*
+ * The soft-lockup watchdog (kernel/watchdog.c): a CPU that does not
+ * schedule for the threshold is reported, and one that does is not.
+ * Both sides count ticks on the test's own CPU, measured by its own
+ * clock, so how the host schedules the vCPUs does not matter.
+ */
+#include "ktest.h"
+#include "ktest_util.h"
+#include "preempt.h"
+#include "sched.h"
+#include "time.h"
+#include "watchdog.h"
+#include "asm/processor.h"
+
+#define THRESH_S 1
+
+/* Spin for ms with preemption off (or on): the CPU cannot (or can)
+ * schedule meanwhile. Interrupts stay on, so the tick runs. */
+static void spin_ms(uint64_t ms, bool preempt_off)
+{
+	uint64_t t0 = ktime_get_ns();
+
+	if (preempt_off)
+		preempt_disable();
+	while (ns_since(t0) < ms * NS_PER_MS)
+		cpu_relax();
+	if (preempt_off)
+		preempt_enable();
+}
+
+KTEST(watchdog, soft_lockup_reported)
+{
+	int cpu = raw_smp_processor_id(); /* the test task is bound to CPU 0 */
+	unsigned long before = softlockup_reports(cpu);
+
+	KASSERT_EQ(softlockup_start(THRESH_S), 0);
+	msleep(50);                        /* every watchdog task has stamped */
+	spin_ms(THRESH_S * 2500, true);
+	softlockup_stop();
+	ktest_log("%lu report(s) for CPU %d", softlockup_reports(cpu) - before, cpu);
+	KEXPECT_GE(softlockup_reports(cpu) - before, 1);
+}
+
+KTEST(watchdog, busy_but_preemptible_not_reported)
+{
+	int cpu = raw_smp_processor_id();
+	unsigned long before = softlockup_reports(cpu);
+
+	KASSERT_EQ(softlockup_start(THRESH_S), 0);
+	msleep(50);
+	spin_ms(THRESH_S * 2500, false);
+	softlockup_stop();
+	KEXPECT_EQ(softlockup_reports(cpu) - before, 0);
+}
