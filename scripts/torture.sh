@@ -38,6 +38,7 @@ while read -r name; do
 		problems+=("$name: no final 'Writes: ... Fail: 0' line")
 done < <(sed -n 's/^\([a-z_]*_lock\)-torture:--- End of test: .*/\1/p' <<<"$clean")
 grep -q 'soft lockup' <<<"$clean" && problems+=("a soft lockup was reported")
+grep -q -E '^(WARNING|BUG|possible)' <<<"$clean" && problems+=("a lockdep report (see the log)")
 if ((${#problems[@]})); then
 	printf 'torture: FAIL: %s\n' "${problems[@]}"
 	exit 1
