@@ -17,6 +17,8 @@
 # `next` and `step` warns when the line calls a known cross-CPU wait;
 # `next-unlocked` steps over it with every CPU running.
 
+import re
+
 import gdb
 
 TASK_STATES = {0: "R", 1: "S", 2: "D", 4: "X", 8: "N"}
@@ -24,12 +26,14 @@ POLICIES = {0: "NORMAL", 1: "FIFO", 2: "RR"}
 MAX_RT_PRIO = 100
 MAX_PRIO = 140
 
-# Functions that wait for another CPU to do something.
+# Calls that may wait for another CPU: a cross-CPU call or TLB shootdown
+# waits for the others to answer; a lock or a join waits for whoever holds
+# it, maybe elsewhere. Each is the start of a function name.
 CROSS_CPU_WAITS = (
-    "flush_tlb_kernel_range", "smp_call_function", "stop_other_cpus",
-    "kthread_join", "wait_for_completion", "synchronize_", "raw_spin_lock",
-    "spin_lock", "arch_spin_lock", "rt_mutex_lock", "mutex_lock",
-    "local_lock", "msleep", "schedule", "trigger_all_cpu_backtrace",
+    "flush_tlb", "smp_call_function", "stop_other_cpus",
+    "trigger_all_cpu_backtrace", "kthread_join", "wait_for_completion",
+    "raw_spin_lock", "spin_lock", "arch_spin_lock", "rt_mutex_lock",
+    "mutex_lock", "local_lock",
 )
 
 
@@ -290,16 +294,14 @@ class CrossCpuCheck(gdb.Command):
         line = current_source_line()
         if not line:
             return
-        for name in CROSS_CPU_WAITS:
-            if name + "(" in line or (name.endswith("_") and name in line):
-                print("warning: this line calls %s(), which may wait for "
-                      "another CPU; with scheduler-locking %s only this CPU "
-                      "runs and `next` may never return. Use "
-                      "`next-unlocked` (Ctrl-C gets you back)." % (
-                          name.rstrip("_") + ("..." if name.endswith("_")
-                                              else ""),
-                          gdb.parameter("scheduler-locking")))
-                return
+        m = re.search(r"\b((?:%s)\w*)\s*\(" % "|".join(CROSS_CPU_WAITS),
+                      line)
+        if m:
+            print("warning: this line calls %s(), which may wait for another "
+                  "CPU; with scheduler-locking %s only this CPU runs and "
+                  "`next` may never return. Use `next-unlocked` (Ctrl-C "
+                  "gets you back)." % (m.group(1),
+                                       gdb.parameter("scheduler-locking")))
 
 
 Ps()
