@@ -8,6 +8,11 @@
  * detected here. The report names the CPU and the task it runs, with the
  * stack from the tick, whose walk goes on into the interrupted code. It
  * is made once per threshold while the CPU stays stuck.
+ *
+ * Under QEMU a vCPU may not run at all for a while (the host runs
+ * something else); its clock goes on, and the first tick after the gap
+ * would see a stale stamp. A stuck CPU still ticks every millisecond, so
+ * a gap of many ticks means the vCPU was away: the count starts again.
  */
 #include "percpu.h"
 #include "panic.h"
@@ -21,6 +26,9 @@ static volatile int stopping;
 static struct task *watchdog_task[NR_CPUS];
 static DEFINE_PER_CPU_STAT(uint64_t, watchdog_touch_ts);
 static DEFINE_PER_CPU_STAT(unsigned long, soft_lockups);
+static DEFINE_PER_CPU_STAT(uint64_t, watchdog_last_tick);
+
+#define HOST_GAP_NS (100 * 1000000ull)   /* 100 ticks missed: vCPU away */
 
 static int watchdog_fn(void *arg)
 {
@@ -36,9 +44,16 @@ void softlockup_tick(uint64_t now)
 {
 	uint64_t touched;
 
+	uint64_t last = this_cpu_read(watchdog_last_tick);
+
+	this_cpu_write(watchdog_last_tick, now);
 	if (!__atomic_load_n(&thresh_s, __ATOMIC_ACQUIRE))
 		return;
 	touched = this_cpu_read(watchdog_touch_ts);
+	if (touched && now - last > HOST_GAP_NS) {
+		this_cpu_write(watchdog_touch_ts, now);
+		return;
+	}
 	if (!touched || now - touched < (uint64_t)thresh_s * 1000000000ull)
 		return;
 	this_cpu_inc(soft_lockups);
