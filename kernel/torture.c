@@ -38,7 +38,7 @@
 #include "asm/timer.h"
 
 #define TORTURE_MAX_WRITERS 16
-#define TORTURE_WATCHDOG_S 10
+#define TORTURE_WATCHDOG_MS 10000
 #define BUSTED_SEEDS 10            /* lock_busted: caught for each of these */
 #define BUSTED_LIMIT_MS 10000      /* ... within this */
 #define STAT_INTERVAL_MS 5000
@@ -456,7 +456,7 @@ int torture_run(const char *glob)
 
 	printk("torture: ktest_seed=%lu torture=%s torture_secs=%u\n",
 	       (unsigned long)seed, glob, secs);
-	if (softlockup_start(TORTURE_WATCHDOG_S))
+	if (softlockup_start(TORTURE_WATCHDOG_MS))
 		printk("torture: no soft-lockup watchdog (out of memory)\n");
 	for (unsigned i = 0; i < sizeof(torture_types) / sizeof(torture_types[0]); i++) {
 		const struct torture_ops *ops = &torture_types[i];

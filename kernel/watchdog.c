@@ -21,7 +21,7 @@
 #include "time.h"
 #include "watchdog.h"
 
-static volatile unsigned int thresh_s;     /* 0: off */
+static volatile unsigned int thresh_ms;    /* 0: off */
 static volatile int stopping;
 static struct task *watchdog_task[NR_CPUS];
 static DEFINE_PER_CPU_STAT(uint64_t, watchdog_touch_ts);
@@ -35,7 +35,7 @@ static int watchdog_fn(void *arg)
 	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
 		this_cpu_write(watchdog_touch_ts, ktime_get_ns());
 		/* Five stamps per threshold: a late one is not a lockup. */
-		msleep(thresh_s * 1000 / 5);
+		msleep(thresh_ms / 5);
 	}
 	return 0;
 }
@@ -47,20 +47,21 @@ void softlockup_tick(uint64_t now)
 	uint64_t last = this_cpu_read(watchdog_last_tick);
 
 	this_cpu_write(watchdog_last_tick, now);
-	if (!__atomic_load_n(&thresh_s, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&thresh_ms, __ATOMIC_ACQUIRE))
 		return;
 	touched = this_cpu_read(watchdog_touch_ts);
 	if (touched && now - last > HOST_GAP_NS) {
 		this_cpu_write(watchdog_touch_ts, now);
 		return;
 	}
-	if (!touched || now - touched < (uint64_t)thresh_s * 1000000000ull)
+	if (!touched || now - touched < (uint64_t)thresh_ms * 1000000ull)
 		return;
 	this_cpu_inc(soft_lockups);
 	/* Once per threshold, not on every tick of the same lockup. */
 	this_cpu_write(watchdog_touch_ts, now);
-	printk("watchdog: BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]\n",
-	       raw_smp_processor_id(), thresh_s, current->name, current->id);
+	printk("watchdog: BUG: soft lockup - CPU#%d stuck for %u.%03us! [%s:%d]\n",
+	       raw_smp_processor_id(), thresh_ms / 1000, thresh_ms % 1000,
+	       current->name, current->id);
 	dump_stack();
 }
 
@@ -79,10 +80,10 @@ int softlockup_start(unsigned int thresh)
 		sched_setscheduler(t, SCHED_FIFO, 99);
 		watchdog_task[cpu] = t;
 	}
-	__atomic_store_n(&thresh_s, thresh, __ATOMIC_RELEASE);
+	__atomic_store_n(&thresh_ms, thresh, __ATOMIC_RELEASE);
 	for_each_online_cpu(cpu)
 		wake_up_process(watchdog_task[cpu]);
-	printk("watchdog: soft-lockup detection on, threshold %u s\n", thresh);
+	printk("watchdog: soft-lockup detection on, threshold %u ms\n", thresh);
 	return 0;
 }
 
@@ -91,7 +92,7 @@ void softlockup_stop(void)
 	int cpu;
 
 	__atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&thresh_s, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&thresh_ms, 0, __ATOMIC_RELEASE);
 	for_each_online_cpu(cpu) {
 		if (watchdog_task[cpu])
 			kthread_join(watchdog_task[cpu]);

@@ -3,7 +3,7 @@
  * schedule for the threshold is reported, and one that does is not.
  * The stuck side spins until the report comes (an event, bounded only by
  * a generous cap), since a host that keeps the vCPU away restarts the
- * watchdog's count; the busy side spins for 2.5 thresholds.
+ * watchdog's count; the busy side spins for 2.5 thresholds (of 300 ms).
  */
 #include "ktest.h"
 #include "ktest_util.h"
@@ -13,7 +13,7 @@
 #include "watchdog.h"
 #include "asm/processor.h"
 
-#define THRESH_S 1
+#define THRESH_MS 300
 #define STUCK_CAP_MS 20000
 
 /* Spin for ms with preemption off (or on): the CPU cannot (or can)
@@ -38,7 +38,7 @@ KTEST(watchdog, soft_lockup_reported)
 	int cpu = raw_smp_processor_id(); /* the test task is bound to CPU 0 */
 	unsigned long before = softlockup_reports(cpu);
 
-	KASSERT_EQ(softlockup_start(THRESH_S), 0);
+	KASSERT_EQ(softlockup_start(THRESH_MS), 0);
 	msleep(50);                        /* every watchdog task has stamped */
 	spin_ms(STUCK_CAP_MS, true, cpu, before + 1);
 	softlockup_stop();
@@ -51,9 +51,9 @@ KTEST(watchdog, busy_but_preemptible_not_reported)
 	int cpu = raw_smp_processor_id();
 	unsigned long before = softlockup_reports(cpu);
 
-	KASSERT_EQ(softlockup_start(THRESH_S), 0);
+	KASSERT_EQ(softlockup_start(THRESH_MS), 0);
 	msleep(50);
-	spin_ms(THRESH_S * 2500, false, cpu, 0);
+	spin_ms(THRESH_MS * 5 / 2, false, cpu, 0);
 	softlockup_stop();
 	KEXPECT_EQ(softlockup_reports(cpu) - before, 0);
 }
