@@ -31,8 +31,9 @@ fi
 # DETERMINISTIC=1: one host thread runs every vCPU in turn, and virtual time
 # is the instruction count (sleep=off: an idle machine jumps to its next
 # timer), the RTC too: the same image and seed print the same serial log.
-# Shift 0 (1 ns per instruction): with QEMU 7.2 a larger shift let SMP runs
-# still differ now and then (docs/debugging.md).
+# Exact on one CPU; with several, QEMU 7.2's round-robin kick can still
+# switch vCPUs at a host-dependent instruction now and then, more often
+# with a larger shift than 0 (docs/debugging.md).
 det=()
 if [[ ${DETERMINISTIC:-0} == 1 ]]; then
 	accel=tcg,thread=single
