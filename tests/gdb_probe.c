@@ -9,6 +9,7 @@
  */
 #include "completion.h"
 #include "ktest.h"
+#include "ktest_util.h"
 #include "mutex.h"
 #include "preempt.h"
 #include "printk.h"
