@@ -9,6 +9,9 @@ O       ?= build
 KTEST   ?=
 # Extra kernel command-line options for `make qemu`.
 CMDLINE ?=
+# DETERMINISTIC=1: one-threaded TCG and -icount (scripts/qemu.sh).
+DETERMINISTIC ?= 0
+export DETERMINISTIC
 
 # An x86_64-elf- cross toolchain when there is one, else the host's.
 TOOLPREFIX ?= $(shell command -v x86_64-elf-gcc >/dev/null 2>&1 && echo x86_64-elf-)
@@ -42,7 +45,7 @@ Q := $(if $(filter 1,$(V)),,@)
 
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
-.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench clean deps include-graph
+.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture clean deps include-graph
 all: kernel iso
 kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok
 iso: $(O)/kernel.iso
@@ -118,7 +121,7 @@ deps:
 
 # `make qemu` and `make test` install what is missing first.
 ifneq ($(TOOLS_OK),yes)
-qemu qemu-gdb test test-big bench gdb: deps
+qemu qemu-gdb test test-big bench torture gdb: deps
 $(OBJS) $(O)/ksyms0.asm: | deps
 endif
 
@@ -143,6 +146,12 @@ test:
 # The per-CPU/SMP scaling and lock benchmarks: a table and JSON lines.
 bench:
 	CPUS=$(CPUS) O=$(O) KBENCH='$(or $(KBENCH),*)' bash scripts/run-bench.sh
+
+# Locktorture-style runs of every lock type and the per-CPU counter,
+# with a lock that does not exclude and a racy counter as controls:
+# TORTURE=GLOB, TORTURE_SECS, SEED (scripts/torture.sh).
+torture:
+	CPUS=$(CPUS) RT=$(RT) LOCKDEP=$(LOCKDEP) O=$(O) bash scripts/torture.sh
 
 # Boots on many CPUs: the 32 and 64 CPU configurations.
 test-big:

@@ -19,6 +19,7 @@
 #include "smp.h"
 #include "string.h"
 #include "time.h"
+#include "torture.h"
 #include "vsprintf.h"
 #include "asm/page.h"
 #include "asm/pgtable.h"
@@ -59,6 +60,12 @@ static int run_tests(void *arg)
 	return failed;
 }
 
+static int run_torture(void *arg)
+{
+	qemu_exit(torture_run(work_glob) ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
+	return 0;
+}
+
 static int run_benches(void *arg)
 {
 	kbench_run_all(work_glob);
@@ -77,6 +84,8 @@ static void start_work(void)
 		fn = run_tests;
 	else if (cmdline_get("kbench", work_glob, sizeof(work_glob)))
 		fn = run_benches;
+	else if (cmdline_get("torture", work_glob, sizeof(work_glob)))
+		fn = run_torture;
 	if (!fn) {
 		printk("percpu-kernel: boot complete; no tests requested (boot "
 		       "with ktest=GLOB or kbench=GLOB to run them).\n");
@@ -86,13 +95,14 @@ static void start_work(void)
 		strlcpy(work_glob, "*", sizeof(work_glob));
 	if (cmdline_get("ktest_timeout", opt, sizeof(opt)))
 		ktest_set_timeout(simple_strtoul(opt, 0, 10));
-	t = kthread_create(fn, 0, fn == run_tests ? "ktest" : "kbench");
+	t = kthread_create(fn, 0, fn == run_tests ? "ktest" :
+				  fn == run_torture ? "torture" : "kbench");
 	if (!t)
 		panic("cannot start the test task");
 	kthread_bind(t, 0);
 	/* The test runner above any test: a test that spins at RT priority
 	 * on CPU 0 must not keep it from seeing a test overrun its bound. */
-	if (fn == run_tests)
+	if (fn != run_benches)
 		sched_setscheduler(t, SCHED_FIFO, 99);
 	wake_up_process(t);
 }
@@ -143,6 +153,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 		panic("bad Multiboot2 magic %#x or info at %#lx", magic, mbi_phys);
 	panic_exits = cmdline_get("ktest", glob, sizeof(glob)) ||
 		      cmdline_get("kbench", glob, sizeof(glob)) ||
+		      cmdline_get("torture", glob, sizeof(glob)) ||
 		      (cmdline_get("panic", opt, sizeof(opt)) &&
 		       opt[0] == 'e');
 	printk("\npercpu-kernel: booted by %s, command line \"%s\"\n",

@@ -1,7 +1,9 @@
 /*
  * printk: format into a stack buffer, then write it to the console under
  * the console lock with interrupts off, so lines from different CPUs (and
- * from an interrupt on this CPU) never interleave.
+ * from an interrupt on this CPU) never interleave. Each message is also
+ * kept in log_buf, a ring a debugger reads (`dmesg` in scripts/kernel.gdb)
+ * when the serial log is not at hand.
  */
 #include "irqflags.h"
 #include "printk.h"
@@ -13,7 +15,15 @@
 #define PRINTK_BUF 512
 #define NO_CPU 0xffffffffu
 
+#define LOG_BUF_LEN (64 * 1024)
+
 volatile bool oops_in_progress;
+
+/* The last LOG_BUF_LEN bytes printed: byte i of the output is at
+ * log_buf[i % LOG_BUF_LEN]; log_next counts every byte ever printed.
+ * Written under the console lock. */
+char log_buf[LOG_BUF_LEN];
+unsigned long log_next;
 
 static arch_spinlock_t console_spin = ARCH_SPIN_LOCK_UNLOCKED;
 /* The CPU holding the console and its nesting depth; only the
@@ -75,8 +85,10 @@ int vprintk(const char *fmt, va_list ap)
 		buf[sizeof(buf) - 2] = '\n';
 	flags = console_lock();
 
-	for (const char *p = buf; *p; p++)
+	for (const char *p = buf; *p; p++) {
+		log_buf[log_next++ % LOG_BUF_LEN] = *p;
 		serial_putc(*p);
+	}
 	console_unlock(flags);
 	return n;
 }

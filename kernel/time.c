@@ -6,6 +6,7 @@
  * instead of at the next one.
  */
 #include "time.h"
+#include "watchdog.h"
 #include "asm/timer.h"
 #include "printk.h"
 #include "sched.h"
@@ -79,6 +80,7 @@ static void tick(uint64_t now)
 	if (raw_smp_processor_id() == 0)
 		jiffies++;
 	scheduler_tick();
+	softlockup_tick(now);
 }
 
 void timer_interrupt(void)

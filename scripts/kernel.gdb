@@ -1,6 +1,7 @@
 # GDB set-up for percpu-kernel, loaded by `make gdb` (after `make qemu-gdb`
 # in another terminal). It attaches to QEMU's gdbstub, runs the machine to
-# kmain() and adds a few per-CPU helpers; `help user-defined` lists them.
+# kmain() and adds a few per-CPU helpers, and the task, run-queue, lock and
+# log helpers of scripts/kernel_gdb.py; `help user-defined` lists them.
 #
 # QEMU starts halted at the reset vector in 16-bit mode. The architecture
 # is fixed to x86-64 before connecting, so that gdb does not guess a 32-bit
@@ -15,6 +16,9 @@ target remote :1234
 # Each vCPU is a gdb thread ("Thread 1.N (CPU#N-1)"). Without this, a
 # `step` or `next` may come back on another CPU.
 set scheduler-locking step
+# ps, runqueues, held-locks, lockdep-graph, dmesg, next-unlocked, and a
+# warning before `next` over a line that waits for another CPU.
+source scripts/kernel-helpers.gdb
 
 hbreak kmain
 continue

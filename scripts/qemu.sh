@@ -6,7 +6,8 @@
 #
 # Environment: QEMU_CPU (default max), QEMU_MEM (default 256M),
 #              ACCEL (tcg or kvm, default tcg; kvm falls back to tcg if
-#              /dev/kvm cannot be used).
+#              /dev/kvm cannot be used), DETERMINISTIC=1 (see below),
+#              ICOUNT_SHIFT (default 0: one instruction = 1 ns).
 #
 # Exit status: when the guest writes VALUE to port 0xf4 (isa-debug-exit),
 # QEMU exits with (VALUE << 1) | 1, e.g. 0x10 -> 33. A triple fault with
@@ -27,6 +28,17 @@ if [[ $accel == kvm && ! (-r /dev/kvm && -w /dev/kvm) ]]; then
 fi
 # One host thread per vCPU, so that SMP races can really happen under TCG.
 [[ $accel == tcg ]] && accel=tcg,thread=multi
+# DETERMINISTIC=1: one host thread runs every vCPU in turn, and virtual time
+# is the instruction count (sleep=off: an idle machine jumps to its next
+# timer), the RTC too: the same image and seed print the same serial log.
+# Exact on one CPU; with several, QEMU 7.2's round-robin kick can still
+# switch vCPUs at a host-dependent instruction now and then, more often
+# with a larger shift than 0 (docs/debugging.md).
+det=()
+if [[ ${DETERMINISTIC:-0} == 1 ]]; then
+	accel=tcg,thread=single
+	det=(-icount "shift=${ICOUNT_SHIFT:-0},sleep=off" -rtc base=2000-01-01,clock=vm)
+fi
 
 exec qemu-system-x86_64 \
 	-machine pc \
@@ -40,4 +52,4 @@ exec qemu-system-x86_64 \
 	-monitor none \
 	-no-reboot \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	"$@"
+	"${det[@]}" "$@"

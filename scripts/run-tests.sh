@@ -12,6 +12,8 @@
 #   O          build root, relative to the repository root   (default build)
 #   JOBS       parallel make jobs                            (default nproc)
 #   PANIC_JOBS panic-test QEMUs run at the same time         (default 2)
+#   HOST_TESTS 1: after a full run (KTEST='*'), also the host-side tests
+#              tests/host/*.sh, given the last kernel built (default 1)
 #   QEMU_CPU, QEMU_MEM, ACCEL are passed on to scripts/qemu.sh.
 #
 # Builds with `make O=$O/rt$RT RT=$RT LOCKDEP=$LOCKDEP kernel`, which must
@@ -306,6 +308,26 @@ for rt in "${RTS[@]}"; do
 	fi
 	run_panic_tests "$rt"
 done
+
+# run_host_test SCRIPT: a host-side test boots what it needs from KERNEL
+# under its own timeouts; exit 0 is a pass, its output says why not.
+run_host_test() {
+	local name out
+	name=$(basename "$1" .sh)
+	if out=$(KERNEL=$O/rt${RTS[-1]}/kernel.elf O=$O bash "$1" 2>&1); then
+		echo "ok [host] $name"
+		((TOTAL_PASS++))
+	else
+		echo "FAIL [host] $name"
+		sed 's/^/    | /' <<<"$out" | tail -n 40
+		((TOTAL_FAIL++))
+	fi
+}
+if [[ $KTEST == '*' && ${HOST_TESTS:-1} == 1 ]]; then
+	for t in tests/host/*.sh; do
+		[[ -f $t ]] && run_host_test "$t"
+	done
+fi
 
 echo "$TOTAL_SKIP skipped"
 echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"

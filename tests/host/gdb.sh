@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The GDB helpers (scripts/kernel_gdb.py) against a real GDB: QEMU starts
+# halted with its gdbstub on a free port, GDB in batch mode attaches,
+# breaks in gdb_probe_point() once on each of 4 CPUs (tests/gdb_probe.c)
+# and runs every helper; the output is then checked against what the
+# kernel printed on its serial port. No timing is asserted: each step is
+# bounded by a generous timeout only.
+#
+# usage: KERNEL=ELF O=BUILD_ROOT tests/host/gdb.sh
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+
+dir=$O/host-gdb
+mkdir -p "$dir" || exit 1
+bash scripts/mkiso.sh "$KERNEL" 'ktest=gdb.probe_on_each_cpu' "$dir/test.iso" || exit 1
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+timeout -k 5 900 bash scripts/qemu.sh "$dir/test.iso" 4 -S -gdb "tcp:127.0.0.1:$port" \
+	</dev/null >"$dir/serial.log" 2>&1 &
+qemu=$!
+trap 'kill $qemu 2>/dev/null' EXIT
+# QEMU listens once it has set up the machine.
+for ((i = 0; i < 600; i++)); do
+	python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1).close()" \
+		2>/dev/null && break
+	kill -0 $qemu 2>/dev/null || { echo "QEMU ended before its gdbstub listened"; cat "$dir/serial.log"; exit 1; }
+	sleep 0.1
+done
+
+{
+	echo "set architecture i386:x86-64"
+	echo "set pagination off"
+	echo "set confirm off"
+	echo "target remote 127.0.0.1:$port"
+	echo "set scheduler-locking step"
+	echo "source scripts/kernel-helpers.gdb"
+	echo "break gdb_probe_point"
+	for stop in 0 1 2 3; do
+		echo "continue"
+		echo "printf \"=== stop $stop: cpu %d\\n\", cpu"
+		echo "ps"
+		echo "runqueues"
+		echo "held-locks"
+	done
+	echo 'printf "=== lockdep-graph\n"'
+	echo "lockdep-graph"
+	echo 'printf "=== dmesg\n"'
+	echo "dmesg"
+	echo 'printf "=== end\n"'
+	echo "delete"
+	echo "continue"
+} >"$dir/test.gdb"
+timeout -k 5 900 gdb -nx -batch -x "$dir/test.gdb" "$KERNEL" >"$dir/gdb.out" 2>&1
+wait $qemu
+rc=$?
+trap - EXIT
+if ((rc != 33)); then
+	echo "QEMU exit $rc, not 33 (the probe test passed); serial log:"
+	tail -n 30 "$dir/serial.log"
+	echo "gdb output:"
+	tail -n 30 "$dir/gdb.out"
+	exit 1
+fi
+python3 tests/host/gdb_check.py "$dir/serial.log" "$dir/gdb.out"
