@@ -18,6 +18,7 @@ REQUIREMENTS=(
 	"xorriso xorriso"
 	"mformat mtools"
 	"gdb gdb"
+	"python3 python3" # host checks (tests/host/), GDB helper checks
 	"gcc gcc"
 	"make make"
 	"ld binutils"
