@@ -44,6 +44,47 @@ static void tasklist_add(struct task *t)
 	local_irq_restore(flags);
 }
 
+/*
+ * Task structs are type-stable: a freed one waits on task_cache for the
+ * next task, and its memory is never anything but a struct task. A lock
+ * spinner may thus read the owner's fields after the owner has gone
+ * (rtmutex_spin.c): it reads a task, just not the one it meant, and finds
+ * out from the lock word. The cache holds at most as many as ever lived
+ * at once.
+ */
+static arch_spinlock_t task_cache_lock = ARCH_SPIN_LOCK_UNLOCKED;
+static LIST_HEAD(task_cache);        /* under task_cache_lock, via ->tasks */
+
+static struct task *task_struct_alloc(void)
+{
+	struct task *t = 0;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	arch_spin_lock(&task_cache_lock);
+	if (!list_empty(&task_cache)) {
+		t = list_first_entry(&task_cache, struct task, tasks);
+		list_del_init(&t->tasks);
+	}
+	arch_spin_unlock(&task_cache_lock);
+	local_irq_restore(flags);
+	if (!t)
+		return kzalloc(sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static void task_struct_free(struct task *t)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	arch_spin_lock(&task_cache_lock);
+	list_add(&t->tasks, &task_cache);
+	arch_spin_unlock(&task_cache_lock);
+	local_irq_restore(flags);
+}
+
 static void task_free(struct task *t)
 {
 	unsigned long flags;
@@ -54,17 +95,17 @@ static void task_free(struct task *t)
 	arch_spin_unlock(&tasklist_lock);
 	local_irq_restore(flags);
 	kstack_free(t->stack);
-	kfree(t);
+	task_struct_free(t);
 }
 
 static struct task *task_alloc(const char *name)
 {
-	struct task *t = kzalloc(sizeof(*t));
+	struct task *t = task_struct_alloc();
 
 	if (!t)
 		return 0;
 	if (!(t->stack = kstack_alloc())) {
-		kfree(t);
+		task_struct_free(t);
 		return 0;
 	}
 	strlcpy(t->name, name, sizeof(t->name));

@@ -5,7 +5,8 @@
  * waited-on locks and blocked-on links are under one global chain lock,
  * instead of a per-lock wait_lock plus per-task pi_locks taken hand over
  * hand along the chain. Only contended operations take it; the
- * uncontended lock and unlock are one compare-and-swap each.
+ * uncontended lock and unlock are one compare-and-swap each. A contended
+ * one spins first while the owner runs on another CPU (rtmutex_spin.c).
  *
  * PI in one paragraph: a task's effective priority is the highest of its
  * own and of the top waiter of every rt_mutex it owns (its pi_locks).
@@ -221,6 +222,8 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 	struct rt_mutex_waiter w = {.task = current, .lock = lock};
 	unsigned long flags;
 
+	if (rt_mutex_optimistic_spin(lock))
+		return 0;
 	local_irq_save(flags);
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
@@ -241,14 +244,19 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 	update_pi_link(lock);
 	propagate(rt_mutex_owner(lock));
 	for (;;) {
+		struct task *owner;
+
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (try_to_take(lock, &w))
 			break;
 		if (!rt_mutex_owner(lock))
 			wake_top_of_free_lock(lock); /* not us: hand over */
+		/* The top waiter spins while the (boosted) owner runs. */
+		owner = top_waiter(lock) == &w ? rt_mutex_owner(lock) : 0;
 		arch_spin_unlock(&chain_lock);
 		local_irq_restore(flags);
-		schedule();
+		if (!owner || !rt_mutex_spin_on_owner(lock, owner))
+			schedule();
 		local_irq_save(flags);
 		arch_spin_lock(&chain_lock);
 	}
