@@ -42,7 +42,7 @@ Q := $(if $(filter 1,$(V)),,@)
 
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
-.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench clean deps
+.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench rtlat clean deps
 all: kernel iso
 kernel: $(O)/kernel.elf $(O)/percpu-ops.ok
 iso: $(O)/kernel.iso
@@ -102,7 +102,7 @@ deps:
 
 # `make qemu` and `make test` install what is missing first.
 ifneq ($(TOOLS_OK),yes)
-qemu qemu-gdb test test-big bench gdb: deps
+qemu qemu-gdb test test-big bench rtlat gdb: deps
 $(OBJS) $(O)/ksyms0.asm: | deps
 endif
 
@@ -127,6 +127,15 @@ test:
 # The per-CPU/SMP scaling and lock benchmarks: a table and JSON lines.
 bench:
 	CPUS=$(CPUS) O=$(O) KBENCH='$(or $(KBENCH),*)' bash scripts/run-bench.sh
+
+# The realtime latency experiment (docs/realtime.md): cyclictest-format
+# output, a table of ratios and a plot in $(O)/bench/. RTLAT_ICOUNT= (empty)
+# measures in wall-clock time instead of the deterministic mode.
+RTLAT_CPUS   ?= 2
+RTLAT_ICOUNT ?= 2
+rtlat:
+	@bash scripts/deps.sh --bench || echo "rtlat: no gnuplot, no plot"
+	CPUS=$(RTLAT_CPUS) ICOUNT=$(RTLAT_ICOUNT) O=$(O) bash scripts/rtlat.sh
 
 # Boots on many CPUs: the 32 and 64 CPU configurations.
 test-big:
