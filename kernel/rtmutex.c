@@ -21,6 +21,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "sched_internal.h"
+#include "trace.h"
 
 #define MAX_CHAIN 1024
 
@@ -276,11 +277,17 @@ int __rt_mutex_lock(struct rt_mutex *lock)
 {
 	uintptr_t free = 0;
 
+	int ret;
+
 	if (__atomic_compare_exchange_n(&lock->owner, &free, (uintptr_t)current,
 					false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED))
 		return 0;
-	return rt_mutex_slowlock(lock);
+	trace_event(TRACE_LOCK_CONTENDED, (uintptr_t)lock, 0, lock->name);
+	ret = rt_mutex_slowlock(lock);
+	if (!ret)
+		trace_event(TRACE_LOCK_ACQUIRED, (uintptr_t)lock, 0, lock->name);
+	return ret;
 }
 
 bool __rt_mutex_trylock(struct rt_mutex *lock)
@@ -317,6 +324,7 @@ static void rt_mutex_slowunlock(struct rt_mutex *lock)
 {
 	unsigned long flags;
 
+	trace_event(TRACE_LOCK_RELEASED, (uintptr_t)lock, 0, lock->name);
 	local_irq_save(flags);
 	preempt_disable(); /* the deboost may ask for a switch: after unlock */
 	arch_spin_lock(&chain_lock);
