@@ -276,7 +276,6 @@ out:
 int __rt_mutex_lock(struct rt_mutex *lock)
 {
 	uintptr_t free = 0;
-
 	int ret;
 
 	if (__atomic_compare_exchange_n(&lock->owner, &free, (uintptr_t)current,
