@@ -14,7 +14,7 @@
 #include "sched.h"
 
 /* Long enough that the waiter arrives while the owner still runs. */
-#define HOLD_SPINS 2000000
+#define HOLD_SPINS 200000
 #define POLL_MS 10000
 
 static struct {

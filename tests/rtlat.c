@@ -9,7 +9,7 @@
 #include "rtlat.h"
 #include "smp.h"
 
-#define LOOPS 20
+#define LOOPS 5
 
 static struct rtlat_result res;
 
