@@ -45,7 +45,7 @@ Q := $(if $(filter 1,$(V)),,@)
 
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
-.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture clean deps include-graph
+.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture rtlat trace clean deps include-graph
 all: kernel iso
 kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok
 iso: $(O)/kernel.iso
@@ -121,7 +121,7 @@ deps:
 
 # `make qemu` and `make test` install what is missing first.
 ifneq ($(TOOLS_OK),yes)
-qemu qemu-gdb test test-big bench torture gdb: deps
+qemu qemu-gdb test test-big bench torture rtlat trace gdb: deps
 $(OBJS) $(O)/ksyms0.asm: | deps
 endif
 
@@ -152,6 +152,21 @@ bench:
 # TORTURE=GLOB, TORTURE_SECS, SEED (scripts/torture.sh).
 torture:
 	CPUS=$(CPUS) RT=$(RT) LOCKDEP=$(LOCKDEP) O=$(O) bash scripts/torture.sh
+
+# The realtime latency experiment (docs/realtime.md): cyclictest-format
+# output, a table of ratios and a plot in $(O)/bench/. RTLAT_ICOUNT= (empty)
+# measures in wall-clock time instead of the deterministic mode.
+RTLAT_CPUS   ?= 2
+RTLAT_ICOUNT ?= 2
+rtlat:
+	@bash scripts/deps.sh --bench || echo "rtlat: no gnuplot, no plot"
+	CPUS=$(RTLAT_CPUS) ICOUNT=$(RTLAT_ICOUNT) O=$(O) bash scripts/rtlat.sh
+
+# The scheduler trace of the tests KTEST selects: $(O)/trace/trace.json
+# (open it in ui.perfetto.dev) and trace.txt (ftrace-style), checked.
+trace:
+	KTEST='$(or $(KTEST),*)' CPUS=$(CPUS) RT=$(RT) LOCKDEP=$(LOCKDEP) \
+	O=$(O) bash scripts/trace.sh
 
 # Boots on many CPUs: the 32 and 64 CPU configurations.
 test-big:

@@ -7,14 +7,17 @@
 #include "entry.h"
 #include "preempt.h"
 #include "sched.h"
+#include "trace.h"
 
-void irqentry_enter(void)
+void irqentry_enter(unsigned int vector)
 {
 	irq_enter();
+	trace_event(TRACE_IRQ_ENTRY, vector, 0, 0);
 }
 
 void irqentry_exit(bool irqs_were_on)
 {
+	trace_event(TRACE_IRQ_EXIT, 0, 0, 0);
 	irq_exit();
 	if (need_resched() && preempt_count() == 0 && irqs_were_on)
 		preempt_schedule_irq();

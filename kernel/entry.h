@@ -10,8 +10,9 @@
 
 #include <stdbool.h>
 
-/* Before a device or IPI handler runs: in_irq() is true from here. */
-void irqentry_enter(void);
+/* Before a device or IPI handler of vector runs: in_irq() is true from
+ * here. */
+void irqentry_enter(unsigned int vector);
 
 /* After the handler (and its EOI). irqs_were_on: the interrupted code ran
  * with interrupts on, so it may be preempted here if it is preemptible. */

@@ -21,6 +21,41 @@ void kbench_report(const char *bench, const char *variant, int cpus,
 	       value_x100 / 100, value_x100 % 100, unit);
 }
 
+/* Insertion sort: a handful of runs. */
+static void sort_u64(uint64_t *v, int n)
+{
+	for (int i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		int j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+uint64_t kbench_median(uint64_t *values, int n)
+{
+	sort_u64(values, n);
+	return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+void kbench_report_runs(const char *bench, const char *variant, int cpus,
+			uint64_t *v, int n, const char *unit)
+{
+	uint64_t med = kbench_median(v, n);
+	uint64_t spread = med ? (v[n - 1] - v[0]) * 100 / med : 0;
+
+	printk("  %-22s %-26s %4d CPUs %10lu.%02lu %s  (%d runs, %lu.%02lu..%lu.%02lu, "
+	       "spread %lu%%)\n", bench, variant, cpus, med / 100, med % 100, unit,
+	       n, v[0] / 100, v[0] % 100, v[n - 1] / 100, v[n - 1] % 100, spread);
+	printk("BENCH {\"bench\": \"%s\", \"variant\": \"%s\", \"cpus\": %d, "
+	       "\"value\": %lu.%02lu, \"unit\": \"%s\", \"runs\": %d, "
+	       "\"min\": %lu.%02lu, \"max\": %lu.%02lu}\n", bench, variant, cpus,
+	       med / 100, med % 100, unit, n, v[0] / 100, v[0] % 100,
+	       v[n - 1] / 100, v[n - 1] % 100);
+}
+
 void kbench_note(const char *fmt, ...)
 {
 	va_list ap;

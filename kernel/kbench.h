@@ -30,6 +30,18 @@ struct kbench {
 void kbench_report(const char *bench, const char *variant, int cpus,
 		   uint64_t value_x100, const char *unit);
 
+/*
+ * One figure measured n times (n >= 1, values x100 as above): reports the
+ * median as the figure, with the smallest and largest run and the spread
+ * ((max - min) / median, in %) beside it, in the table and in the JSON
+ * line ("min", "max", "runs"). Sorts values in place.
+ */
+void kbench_report_runs(const char *bench, const char *variant, int cpus,
+			uint64_t *values_x100, int n, const char *unit);
+
+/* The median of n values (sorted in place). */
+uint64_t kbench_median(uint64_t *values, int n);
+
 /* A free-form line in the same table (ratios, notes). */
 void kbench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

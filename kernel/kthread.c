@@ -42,6 +42,43 @@ static void tasklist_add(struct task *t)
 	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 }
 
+/*
+ * Task structs are type-stable: a freed one waits on task_cache for the
+ * next task, and its memory is never anything but a struct task. A lock
+ * spinner may thus read the owner's fields after the owner has gone
+ * (rtmutex_spin.c): it reads a task, just not the one it meant, and finds
+ * out from the lock word. The cache holds at most as many as ever lived
+ * at once.
+ */
+static DEFINE_RAW_SPINLOCK(task_cache_lock);
+static LIST_HEAD(task_cache);        /* under task_cache_lock, via ->tasks */
+
+static struct task *task_struct_alloc(void)
+{
+	struct task *t = 0;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&task_cache_lock, flags);
+	if (!list_empty(&task_cache)) {
+		t = list_first_entry(&task_cache, struct task, tasks);
+		list_del_init(&t->tasks);
+	}
+	raw_spin_unlock_irqrestore(&task_cache_lock, flags);
+	if (!t)
+		return kzalloc(sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static void task_struct_free(struct task *t)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&task_cache_lock, flags);
+	list_add(&t->tasks, &task_cache);
+	raw_spin_unlock_irqrestore(&task_cache_lock, flags);
+}
+
 static void task_free(struct task *t)
 {
 	unsigned long flags;
@@ -50,17 +87,17 @@ static void task_free(struct task *t)
 	list_del_init(&t->tasks);
 	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 	kstack_free(t->stack);
-	kfree(t);
+	task_struct_free(t);
 }
 
 static struct task *task_alloc(const char *name)
 {
-	struct task *t = kzalloc(sizeof(*t));
+	struct task *t = task_struct_alloc();
 
 	if (!t)
 		return 0;
 	if (!(t->stack = kstack_alloc())) {
-		kfree(t);
+		task_struct_free(t);
 		return 0;
 	}
 	strlcpy(t->name, name, sizeof(t->name));

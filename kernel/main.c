@@ -20,6 +20,7 @@
 #include "string.h"
 #include "time.h"
 #include "torture.h"
+#include "trace.h"
 #include "vsprintf.h"
 #include "asm/page.h"
 #include "asm/pgtable.h"
@@ -52,10 +53,21 @@ static void print_memory_map(void)
 
 static char work_glob[BOOT_CMDLINE_MAX];
 
+/* Boot with "trace" (make trace): events from before the first test to
+ * after the last, dumped over the serial port at the end. */
+#define BOOT_TRACE_ENTRIES 65536
+
+static void boot_trace_dump(void)
+{
+	if (trace_enabled())
+		trace_dump();
+}
+
 static int run_tests(void *arg)
 {
 	int failed = ktest_run_all(work_glob);
 
+	boot_trace_dump();
 	qemu_exit(failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
 	return failed;
 }
@@ -69,6 +81,7 @@ static int run_torture(void *arg)
 static int run_benches(void *arg)
 {
 	kbench_run_all(work_glob);
+	boot_trace_dump();
 	qemu_exit(QEMU_EXIT_PASS);
 	return 0;
 }
@@ -95,6 +108,10 @@ static void start_work(void)
 		strlcpy(work_glob, "*", sizeof(work_glob));
 	if (cmdline_get("ktest_timeout", opt, sizeof(opt)))
 		ktest_set_timeout(simple_strtoul(opt, 0, 10));
+	if (cmdline_get("trace", opt, sizeof(opt)) &&
+	    trace_start(BOOT_TRACE_ENTRIES))
+		printk("trace: no memory for %d events per CPU\n",
+		       BOOT_TRACE_ENTRIES);
 	t = kthread_create(fn, 0, fn == run_tests ? "ktest" :
 				  fn == run_torture ? "torture" : "kbench");
 	if (!t)

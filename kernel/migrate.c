@@ -22,9 +22,19 @@ bool task_can_move(struct rq *rq, struct task *p, int dest_cpu)
 	       cpumask_test_cpu(dest_cpu, &p->cpus_mask) && cpu_online(dest_cpu);
 }
 
+/* The outermost migrate_disable()/migrate_enable() of the running task
+ * (its count is 1 right after the one, right before the other). */
+void trace_migrate_span(enum trace_type type)
+{
+	if (current->migration_disabled == 1)
+		__trace_event(type, 0, 0, 0, 0);
+}
+
 /* Both run queues locked; p queued on src and not running there. */
 void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
 {
+	trace_event(TRACE_MIGRATE, p->id, (uint64_t)src->cpu << 16 | dst->cpu,
+		    p->name);
 	dequeue_task(src, p);
 	__atomic_store_n(&p->cpu, dst->cpu, __ATOMIC_RELAXED);
 	enqueue_task(dst, p, false);

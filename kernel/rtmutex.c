@@ -5,7 +5,8 @@
  * waited-on locks and blocked-on links are under one global chain lock,
  * instead of a per-lock wait_lock plus per-task pi_locks taken hand over
  * hand along the chain. Only contended operations take it; the
- * uncontended lock and unlock are one compare-and-swap each.
+ * uncontended lock and unlock are one compare-and-swap each. A contended
+ * one spins first while the owner runs on another CPU (rtmutex_spin.c).
  *
  * PI in one paragraph: a task's effective priority is the highest of its
  * own and of the top waiter of every rt_mutex it owns (its pi_locks).
@@ -20,6 +21,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "sched_internal.h"
+#include "trace.h"
 
 #define MAX_CHAIN 1024
 
@@ -221,6 +223,8 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 	struct rt_mutex_waiter w = {.task = current, .lock = lock};
 	unsigned long flags;
 
+	if (rt_mutex_optimistic_spin(lock))
+		return 0;
 	local_irq_save(flags);
 	arch_spin_lock(&chain_lock);
 	lazy_init(lock);
@@ -241,14 +245,19 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 	update_pi_link(lock);
 	propagate(rt_mutex_owner(lock));
 	for (;;) {
+		struct task *owner;
+
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (try_to_take(lock, &w))
 			break;
 		if (!rt_mutex_owner(lock))
 			wake_top_of_free_lock(lock); /* not us: hand over */
+		/* The top waiter spins while the (boosted) owner runs. */
+		owner = top_waiter(lock) == &w ? rt_mutex_owner(lock) : 0;
 		arch_spin_unlock(&chain_lock);
 		local_irq_restore(flags);
-		schedule();
+		if (!owner || !rt_mutex_spin_on_owner(lock, owner))
+			schedule();
 		local_irq_save(flags);
 		arch_spin_lock(&chain_lock);
 	}
@@ -267,12 +276,17 @@ out:
 int __rt_mutex_lock(struct rt_mutex *lock)
 {
 	uintptr_t free = 0;
+	int ret;
 
 	if (__atomic_compare_exchange_n(&lock->owner, &free, (uintptr_t)current,
 					false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED))
 		return 0;
-	return rt_mutex_slowlock(lock);
+	trace_event(TRACE_LOCK_CONTENDED, (uintptr_t)lock, 0, lock->name);
+	ret = rt_mutex_slowlock(lock);
+	if (!ret)
+		trace_event(TRACE_LOCK_ACQUIRED, (uintptr_t)lock, 0, lock->name);
+	return ret;
 }
 
 bool __rt_mutex_trylock(struct rt_mutex *lock)
@@ -309,6 +323,7 @@ static void rt_mutex_slowunlock(struct rt_mutex *lock)
 {
 	unsigned long flags;
 
+	trace_event(TRACE_LOCK_RELEASED, (uintptr_t)lock, 0, lock->name);
 	local_irq_save(flags);
 	preempt_disable(); /* the deboost may ask for a switch: after unlock */
 	arch_spin_lock(&chain_lock);

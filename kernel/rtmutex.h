@@ -80,6 +80,16 @@ int rt_mutex_effective_prio(struct task *p);
 /* p's own priority changed: re-evaluate p and the chain it is blocked in. */
 void rt_mutex_adjust_pi(struct task *p);
 
+/*
+ * Adaptive spinning (rtmutex_spin.c). rt_mutex_optimistic_spin(): before
+ * queueing, spin while the owner runs on another CPU and take the lock
+ * when it is free; true if taken. rt_mutex_spin_on_owner(): a queued top
+ * waiter spins while owner still owns lock and runs elsewhere; true when
+ * the owner changed (worth another try), false when it is better to sleep.
+ */
+bool rt_mutex_optimistic_spin(struct rt_mutex *lock);
+bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task *owner);
+
 /* Tests only: false turns priority inheritance off for every lock, to
  * show the unbounded priority inversion it prevents. */
 extern bool rt_mutex_pi_enabled;

@@ -202,6 +202,7 @@ static int try_to_wake_up(struct task *p, int state_mask)
 	if (p->on_rq) {
 		p->state = TASK_RUNNING;
 		arch_spin_unlock(&rq->lock);
+		trace_event(TRACE_WAKEUP, p->id, task_cpu(p), p->name);
 		woke = 1;
 		goto out;
 	}
@@ -211,6 +212,10 @@ static int try_to_wake_up(struct task *p, int state_mask)
 	while (__atomic_load_n(&p->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	cpu = select_task_rq(p);
+	if (cpu != task_cpu(p))
+		trace_event(TRACE_MIGRATE, p->id,
+			    (uint64_t)task_cpu(p) << 16 | cpu, p->name);
+	trace_event(TRACE_WAKEUP, p->id, cpu, p->name);
 	rq = cpu_rq(cpu);
 	arch_spin_lock(&rq->lock);
 	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
@@ -267,6 +272,9 @@ static void context_switch(struct rq *rq, struct task *prev, struct task *next)
 {
 	struct task *last;
 
+	if (trace_enabled())
+		__trace_event(TRACE_SWITCH, prev->id, next->id, next->name,
+			      prev->state);
 	rq->curr = next;
 	__atomic_store_n(&next->on_cpu, true, __ATOMIC_RELAXED);
 	update_rt_overload(rq);

@@ -15,6 +15,7 @@
 #include "list.h"
 #include "percpu.h"
 #include "preempt.h"
+#include "trace.h"
 #include "asm/spinlock.h"
 
 struct rt_mutex_waiter;
@@ -135,11 +136,16 @@ static inline void set_current_state(int state)
  * migrate_disable(): keep the running task on this CPU, preemptible. The
  * fast path is a plain increment of a field only the task writes: nobody
  * else may move a task while it runs, and a task that is switched out has
- * its count in memory (the switch is a full barrier).
+ * its count in memory (the switch is a full barrier). The trace (trace.h)
+ * records the outermost pair as a span.
  */
+void trace_migrate_span(enum trace_type type);
+
 static inline void migrate_disable(void)
 {
 	current->migration_disabled++;
+	if (trace_enabled())
+		trace_migrate_span(TRACE_MIGRATE_DISABLE);
 	barrier();
 }
 
@@ -150,6 +156,8 @@ static inline void migrate_enable(void)
 	struct task *t = current;
 
 	barrier();
+	if (trace_enabled())
+		trace_migrate_span(TRACE_MIGRATE_ENABLE);
 	if (--t->migration_disabled == 0 &&
 	    __builtin_expect(t->migration_pending, 0))
 		migrate_enable_slow();

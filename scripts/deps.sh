@@ -4,6 +4,9 @@
 #
 # usage: scripts/deps.sh           install whatever is missing (silent if none)
 #        scripts/deps.sh --check   exit 0 if everything is present, else 1
+#        scripts/deps.sh --bench   the same, plus what `make rtlat` uses
+#                                  for its plot (gnuplot); `make test`
+#                                  never needs it
 #
 # Each package is detected by a command or directory it provides rather than
 # by dpkg, so tools installed some other way are accepted too.
@@ -24,6 +27,14 @@ REQUIREMENTS=(
 	"ld binutils"
 	"objcopy binutils"
 )
+# Optional: only for the benchmarks' plots.
+BENCH_REQUIREMENTS=(
+	"gnuplot gnuplot-nox"
+)
+if [[ ${1:-} == --bench ]]; then
+	REQUIREMENTS+=("${BENCH_REQUIREMENTS[@]}")
+	shift
+fi
 
 # Prints the packages whose command/directory is missing, one per line.
 missing_packages() {

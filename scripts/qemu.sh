@@ -7,7 +7,9 @@
 # Environment: QEMU_CPU (default max), QEMU_MEM (default 256M),
 #              ACCEL (tcg or kvm, default tcg; kvm falls back to tcg if
 #              /dev/kvm cannot be used), DETERMINISTIC=1 (see below),
-#              ICOUNT_SHIFT (default 0: one instruction = 1 ns).
+#              ICOUNT_SHIFT (default 0: one instruction = 1 ns),
+#              QEMU_ICOUNT=N (DETERMINISTIC=1 with ICOUNT_SHIFT=N: make
+#              rtlat's name for it).
 #
 # Exit status: when the guest writes VALUE to port 0xf4 (isa-debug-exit),
 # QEMU exits with (VALUE << 1) | 1, e.g. 0x10 -> 33. A triple fault with
@@ -25,6 +27,11 @@ accel=${ACCEL:-tcg}
 if [[ $accel == kvm && ! (-r /dev/kvm && -w /dev/kvm) ]]; then
 	echo "qemu.sh: warning: /dev/kvm is not usable, falling back to tcg" >&2
 	accel=tcg
+fi
+# QEMU_ICOUNT=N: the deterministic mode at shift N (make rtlat).
+if [[ -n ${QEMU_ICOUNT:-} ]]; then
+	DETERMINISTIC=1
+	ICOUNT_SHIFT=$QEMU_ICOUNT
 fi
 # One host thread per vCPU, so that SMP races can really happen under TCG.
 [[ $accel == tcg ]] && accel=tcg,thread=multi

@@ -59,6 +59,11 @@ run_bench() {
 	fi
 	bash scripts/mkiso.sh "$dir/kernel.elf" "kbench=$glob" "$dir/bench.iso" || exit 2
 	echo "[bench $tag] running on $CPUS CPUs..."
+	if [ "$CPUS" -gt "$(nproc)" ]; then
+		echo "[bench $tag] WARNING: $CPUS vCPUs on $(nproc) host cores:" \
+			"vCPUs time-share the cores, so contended-lock figures" \
+			"(a spinner waiting for a descheduled vCPU) are meaningless"
+	fi
 	timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh "$dir/bench.iso" "$CPUS" \
 		</dev/null >"$log" 2>&1
 	rc=$?

@@ -195,6 +195,22 @@ build() {
 		exit 2
 }
 
+# check_trace LABEL LOG: the scheduler trace dumps a test printed
+# (tests/trace.c) must parse, hold consistent events and convert to
+# Perfetto JSON (scripts/trace2perfetto --check); one more test, passed or
+# failed, in the caller's pass/fail counts. Nothing when LOG has no dump.
+check_trace() {
+	local out
+	grep -q '^# TRACE begin' <(tr -d '\r' <"$2") || return 0
+	if out=$(python3 scripts/trace2perfetto --check -o "$2.trace.json" "$2" 2>&1); then
+		((pass++))
+	else
+		echo "FAIL $1 trace dump check:"
+		sed 's/^/    /' <<<"$out"
+		((fail++))
+	fi
+}
+
 # run_config RT CPUS: boot the test ISO, report, and add to the totals.
 # Panic tests seen are appended to PANIC_TESTS when COLLECT_PANIC=1.
 run_config() {
@@ -219,6 +235,7 @@ run_config() {
 		echo "FAIL $label kernel reported a failure not seen in the KTAP output"
 		((fail++))
 	fi
+	check_trace "$label" "$log"
 	echo "$label $pass passed, $fail failed, $skip skipped ($((SECONDS - start))s)"
 	((TOTAL_PASS += pass, TOTAL_FAIL += fail, TOTAL_SKIP += skip))
 }

@@ -101,7 +101,7 @@ void trap_dispatch(struct trap_frame *f)
 		return;
 	}
 	if (f->vector >= NR_EXCEPTIONS && irq_handlers[f->vector]) {
-		irqentry_enter();
+		irqentry_enter(f->vector);
 		irq_handlers[f->vector](f);
 		/* The 8259's spurious vectors are the only ones the local APIC
 		 * did not deliver; they take no EOI. */

@@ -1,0 +1,74 @@
+/*
+ * rtlat: an in-kernel cyclictest (rt-tests) with timerlat's split of the
+ * latency. A SCHED_FIFO task bound to one CPU sleeps until a timer that
+ * expires every period; each wake-up's lateness is measured twice, as
+ * Linux's timerlat does:
+ *
+ *   IRQ latency     timer callback (hard interrupt) - expiry time
+ *   thread latency  the task running again           - expiry time
+ *
+ * Meanwhile a SCHED_NORMAL background task on the same CPU runs per-CPU
+ * sections of length section_ns back to back, protected as protect says.
+ * A section that cannot be preempted (preempt_disable(), or local_lock()
+ * without PREEMPT_RT) holds the woken task off until it ends: thread
+ * latency up to the section length. One that only pins the task to its
+ * CPU (migrate_disable(), or local_lock() on PREEMPT_RT) can be preempted
+ * at once. See docs/realtime.md.
+ */
+#ifndef RTLAT_H
+#define RTLAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum rtlat_protect {
+	RTLAT_PREEMPT_DISABLE, /* get_cpu_var()/put_cpu_var() */
+	RTLAT_LOCAL_LOCK,      /* local_lock(): preempt off, or RT's lock */
+	RTLAT_MIGRATE_DISABLE, /* migrate_disable() only */
+	RTLAT_IDLE,            /* no background task: the floor */
+	RTLAT_NR_PROTECT
+};
+
+/* Histogram buckets of 1 us, as cyclictest's --histogram; later ones
+ * count as overflows. */
+#define RTLAT_HIST_US 4096
+
+struct rtlat_config {
+	int cpu;                 /* where the measuring task and the load run */
+	uint64_t period_ns;      /* the timer's period (cyclictest -i) */
+	uint64_t section_ns;     /* each background section's length */
+	enum rtlat_protect protect;
+	int loops;               /* wake-ups to measure (cyclictest -l) */
+	int prio;                /* the measuring task's SCHED_FIFO priority */
+};
+
+/* Latencies in ns; hist in 1 us buckets. */
+struct rtlat_series {
+	unsigned long count;
+	uint64_t min, max, sum, last;
+	unsigned long overflows;
+	uint32_t hist[RTLAT_HIST_US];
+};
+
+struct rtlat_result {
+	int pid;                      /* the measuring task's id */
+	unsigned long overruns;       /* periods missed entirely */
+	unsigned long sections;       /* background sections completed */
+	struct rtlat_series thread, irq;
+};
+
+/* The protection's name ("preempt_disable", ...). */
+const char *rtlat_protect_name(enum rtlat_protect p);
+
+/* Measure: start the load and the measuring task on cfg->cpu, wait for
+ * cfg->loops wake-ups, stop both. 0, or -1 when a task could not be made
+ * or the CPU is not online. Runs one measurement at a time. */
+int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res);
+
+/* Print res in cyclictest's format (status lines, then --histogram
+ * buckets and summary), tagged with cfg, and one JSON line "RTLAT {...}"
+ * that scripts/rtlat-report reads. */
+void rtlat_print(const struct rtlat_config *cfg,
+		 const struct rtlat_result *res);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * The realtime latency experiment (docs/realtime.md), run by `make rtlat`
+ * on an RT=0 and an RT=1 kernel: the in-kernel cyclictest (kernel/rtlat.c)
+ * on one CPU, with nothing else there (the floor), then with background
+ * sections of each length in section_us[] under each protection. Each run
+ * prints cyclictest's status lines and histogram and an RTLAT JSON line;
+ * scripts/rtlat-report turns them into the table of ratios and the plot.
+ *
+ * The CPU is the last one, or rtlat_cpu=N on the command line.
+ */
+#include "kbench.h"
+#include "multiboot.h"
+#include "rtlat.h"
+#include "smp.h"
+#include "compiler.h"
+
+#define PERIOD_US 3000
+#define LOOPS 100
+#define PRIO 99
+
+static const unsigned long section_us[] = {250, 500, 1000, 2000};
+
+/* Big (two histograms): not on the stack. */
+static struct rtlat_result result;
+
+static int rtlat_cpu(void)
+{
+	char buf[8];
+	int cpu = 0;
+
+	if (!cmdline_get("rtlat_cpu", buf, sizeof(buf)))
+		return (int)num_online_cpus() - 1;
+	for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
+		cpu = cpu * 10 + (*p - '0');
+	return cpu;
+}
+
+static void measure(int cpu, enum rtlat_protect protect, unsigned long l_us)
+{
+	struct rtlat_config cfg = {
+		.cpu = cpu, .period_ns = PERIOD_US * 1000ul,
+		.section_ns = l_us * 1000, .protect = protect, .loops = LOOPS,
+		.prio = PRIO,
+	};
+
+	if (rtlat_run(&cfg, &result)) {
+		kbench_note("ERROR: rtlat on CPU %d (%s) could not run", cpu,
+			    rtlat_protect_name(protect));
+		return;
+	}
+	rtlat_print(&cfg, &result);
+}
+
+KBENCH(rtlat)
+{
+	int cpu = rtlat_cpu();
+
+	kbench_note("rtlat: SCHED_FIFO %d on CPU %d, period %d us, %d loops "
+		    "per run", PRIO, cpu, PERIOD_US, LOOPS);
+	measure(cpu, RTLAT_IDLE, 0);
+	for (int p = RTLAT_PREEMPT_DISABLE; p <= RTLAT_MIGRATE_DISABLE; p++)
+		for (unsigned int i = 0; i < ARRAY_SIZE(section_us); i++)
+			measure(cpu, p, section_us[i]);
+}

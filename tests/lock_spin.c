@@ -1,0 +1,229 @@
+/*
+ * Adaptive spinning (kernel/rtmutex_spin.c): a waiter spins while the
+ * owner runs on another CPU, sleeps while it does not, queues (and so
+ * boosts the owner) when it is of higher priority, and stops spinning for
+ * a more urgent task on its CPU. Each test counts what the kernel does
+ * (context switches on the waiter's CPU, the waiter's queue link, the
+ * owner's priority), never how long anything takes.
+ */
+#include "completion.h"
+#include "ktest.h"
+#include "ktest_util.h"
+#include "mutex.h"
+#include "rtmutex.h"
+#include "sched.h"
+
+/* Long enough that the waiter arrives while the owner still runs. */
+#define HOLD_SPINS 200000
+#define POLL_MS 10000
+
+static struct {
+	struct rt_mutex lock;
+	volatile int held;       /* the owner holds the lock */
+	volatile int waiting;    /* the waiter is about to lock */
+	volatile int release;    /* the owner may unlock */
+	volatile int urgent_ran; /* the RT task on the waiter's CPU ran */
+	unsigned long switches;  /* on the waiter's CPU, during its lock */
+	struct completion sleep; /* the sleeping owner waits on this */
+} ls;
+
+static void ls_reset(void)
+{
+	rt_mutex_init(&ls.lock);
+	ls.held = ls.waiting = ls.release = ls.urgent_ran = 0;
+	ls.switches = 0;
+	init_completion(&ls.sleep);
+}
+
+/* Holds the lock, running, until the waiter has come and HOLD_SPINS more
+ * pauses have passed (or the test says release). */
+static int owner_running(void *arg)
+{
+	rt_mutex_lock(&ls.lock);
+	store_int(&ls.held, 1);
+	while (!load_int(&ls.waiting) && !load_int(&ls.release))
+		cpu_relax();
+	for (long i = 0; i < HOLD_SPINS && !load_int(&ls.release); i++)
+		cpu_relax();
+	while (arg && !load_int(&ls.release))
+		cpu_relax(); /* arg: only the test releases */
+	rt_mutex_unlock(&ls.lock);
+	return 0;
+}
+
+static int owner_sleeping(void *arg)
+{
+	rt_mutex_lock(&ls.lock);
+	store_int(&ls.held, 1);
+	wait_for_completion(&ls.sleep);
+	rt_mutex_unlock(&ls.lock);
+	return 0;
+}
+
+/* Sleep-poll until cond() holds; false after POLL_MS. */
+static bool poll_until(bool (*cond)(struct task *t), struct task *t)
+{
+	uint64_t t0 = ktime_get_ns();
+	bool ok;
+
+	while (!(ok = t && cond(t)) && ns_since(t0) < POLL_MS * NS_PER_MS)
+		msleep(1);
+	return ok;
+}
+
+static bool queued_asleep(struct task *t)
+{
+	return __atomic_load_n(&t->pi_blocked_on, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE);
+}
+
+static bool boosted_to_50(struct task *t)
+{
+	return task_prio(t) == 50;
+}
+
+static unsigned long switches_on(int cpu)
+{
+	return __atomic_load_n(raw_per_cpu_ptr(&nr_switches, cpu),
+			       __ATOMIC_RELAXED);
+}
+
+/* Locks once, counting the context switches on its CPU meanwhile. */
+static int waiter(void *arg)
+{
+	int cpu = raw_smp_processor_id();
+	unsigned long before;
+
+	while (!load_int(&ls.held))
+		cpu_relax();
+	before = switches_on(cpu);
+	store_int(&ls.waiting, 1);
+	rt_mutex_lock(&ls.lock);
+	ls.switches = switches_on(cpu) - before;
+	rt_mutex_unlock(&ls.lock);
+	return 0;
+}
+
+/* An equal-priority waiter, alone on its CPU, never leaves it: it spins
+ * until the running owner releases, and takes the lock unqueued. */
+KTEST_CPUS(lock_spin, waiter_spins_while_owner_runs, 2)
+{
+	struct task *o, *w;
+
+	ls_reset();
+	o = ktest_spawn(owner_running, 0, "ls_owner", 1, SCHED_FIFO, 10, true);
+	w = ktest_spawn(waiter, 0, "ls_waiter", 0, SCHED_FIFO, 10, true);
+	KEXPECT_EQ(ktest_join(w), 0);
+	KEXPECT_EQ(ktest_join(o), 0);
+	KEXPECT_EQ(ls.switches, 0);
+	KEXPECT_FALSE(rt_mutex_is_locked(&ls.lock));
+}
+
+/* A waiter whose owner sleeps holding the lock must sleep too: queued,
+ * off its CPU, until the owner releases. */
+KTEST_CPUS(lock_spin, waiter_sleeps_while_owner_sleeps, 2)
+{
+	struct task *o, *w;
+	bool queued;
+
+	ls_reset();
+	o = ktest_spawn(owner_sleeping, 0, "ls_owner", 1, SCHED_FIFO, 10, true);
+	w = ktest_spawn(waiter, 0, "ls_waiter", 0, SCHED_FIFO, 10, true);
+	queued = poll_until(queued_asleep, w);
+	KEXPECT_TRUE(queued);
+	complete(&ls.sleep);
+	KEXPECT_EQ(ktest_join(w), 0);
+	KEXPECT_EQ(ktest_join(o), 0);
+	KEXPECT_GE(ls.switches, 2); /* away and back */
+}
+
+/* A higher-priority waiter does not spin unqueued: it queues, and the
+ * owner, running all the while on its own CPU, inherits its priority.
+ * Both spin: the test watches from a third CPU. */
+KTEST_CPUS(lock_spin, higher_prio_waiter_boosts_running_owner, 3)
+{
+	struct task *o, *w;
+	bool boosted;
+
+	ls_reset();
+	o = ktest_spawn(owner_running, (void *)1, "ls_owner", 2, SCHED_FIFO,
+			10, true);
+	w = ktest_spawn(waiter, 0, "ls_waiter", 1, SCHED_FIFO, 50, true);
+	boosted = poll_until(boosted_to_50, o);
+	KEXPECT_TRUE(boosted);
+	store_int(&ls.release, 1);
+	KEXPECT_EQ(ktest_join(w), 0);
+	KEXPECT_EQ(ktest_join(o), 0);
+	KEXPECT_EQ(task_prio(current), 0);
+}
+
+/* The RT task that must run on the spinner's CPU. */
+static int urgent(void *arg)
+{
+	store_int(&ls.urgent_ran, 1);
+	store_int(&ls.release, 1);
+	return 0;
+}
+
+/* A spinner gives way to a more urgent task on its CPU (need_resched()):
+ * here the owner releases only once that task has run, so a spinner that
+ * kept spinning would never get the lock (the test would time out). */
+KTEST_CPUS(lock_spin, spinner_yields_to_urgent_task, 3)
+{
+	struct task *o, *w, *u;
+
+	ls_reset();
+	o = ktest_spawn(owner_running, (void *)1, "ls_owner", 2, SCHED_FIFO,
+			10, true);
+	w = ktest_spawn(waiter, 0, "ls_waiter", 1, SCHED_FIFO, 10, true);
+	KEXPECT_TRUE(ktest_poll_int(&ls.waiting, 1, POLL_MS));
+	u = ktest_spawn(urgent, 0, "ls_urgent", 1, SCHED_FIFO, 60, true);
+	KEXPECT_EQ(ktest_join(u), 0);
+	KEXPECT_EQ(ktest_join(w), 0);
+	KEXPECT_EQ(ktest_join(o), 0);
+	KEXPECT_EQ(load_int(&ls.urgent_ran), 1);
+}
+
+/* A mutex (FIFO, no inheritance on RT=0) spins the same way. */
+static DEFINE_MUTEX(ls_mutex);
+static volatile int m_held, m_waiting;
+
+static int mutex_owner(void *arg)
+{
+	mutex_lock(&ls_mutex);
+	store_int(&m_held, 1);
+	while (!load_int(&m_waiting))
+		cpu_relax();
+	for (long i = 0; i < HOLD_SPINS; i++)
+		cpu_relax();
+	mutex_unlock(&ls_mutex);
+	return 0;
+}
+
+static int mutex_waiter(void *arg)
+{
+	int cpu = raw_smp_processor_id();
+	unsigned long before;
+
+	while (!load_int(&m_held))
+		cpu_relax();
+	before = switches_on(cpu);
+	store_int(&m_waiting, 1);
+	mutex_lock(&ls_mutex);
+	ls.switches = switches_on(cpu) - before;
+	mutex_unlock(&ls_mutex);
+	return 0;
+}
+
+KTEST_CPUS(lock_spin, mutex_waiter_spins_while_owner_runs, 2)
+{
+	struct task *o, *w;
+
+	m_held = m_waiting = 0;
+	ls.switches = ~0ul;
+	o = ktest_spawn(mutex_owner, 0, "ls_mowner", 1, SCHED_FIFO, 10, true);
+	w = ktest_spawn(mutex_waiter, 0, "ls_mwaiter", 0, SCHED_FIFO, 10, true);
+	KEXPECT_EQ(ktest_join(w), 0);
+	KEXPECT_EQ(ktest_join(o), 0);
+	KEXPECT_EQ(ls.switches, 0);
+}
