@@ -15,6 +15,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "process.h"
 #include "sched.h"
 #include "smp.h"
 #include "string.h"
@@ -66,13 +67,34 @@ static int run_benches(void *arg)
 	return 0;
 }
 
-/* The tests or benchmarks the command line asks for, in a task on CPU 0. */
+/* init=NAME: the user program NAME, waited for and its status printed. */
+static int run_init(void *arg)
+{
+	char *argv[] = {work_glob};
+	struct process *p;
+	int err = process_spawn(work_glob, 1, argv, 0, &p);
+
+	if (err) {
+		printk("init: cannot start %s: error %d\n", work_glob, err);
+		return err;
+	}
+	printk("init: %s exited with status %#x\n", work_glob,
+	       process_wait(p));
+	return 0;
+}
+
+/* The tests, benchmarks or user program the command line asks for, in a
+ * task on CPU 0. */
 static void start_work(void)
 {
 	int (*fn)(void *) = 0;
 	char opt[16];
 	struct task *t;
 
+	if (cmdline_get("init", work_glob, sizeof(work_glob))) {
+		kthread_detach(kthread_run(run_init, 0, "init"));
+		return;
+	}
 	if (cmdline_get("ktest", work_glob, sizeof(work_glob)))
 		fn = run_tests;
 	else if (cmdline_get("kbench", work_glob, sizeof(work_glob)))

@@ -17,6 +17,7 @@
 #include "asm/spinlock.h"
 
 struct rt_mutex_waiter;
+struct process;
 
 enum sched_policy { SCHED_NORMAL = 0, SCHED_FIFO = 1, SCHED_RR = 2 };
 
@@ -80,6 +81,9 @@ struct task {
 	int refcount;                /* the task's own, and its creator's */
 	struct list_head tasks;      /* all tasks: for the timeout report */
 	struct list_head reap;       /* on the reaper's list */
+
+	/* The user process this task runs, or NULL (process.h). */
+	struct process *proc;
 
 	/* The lock validator: locks held, in order (lockdep.c). */
 	struct lockdep_task lockdep;
