@@ -33,7 +33,9 @@ void process_output_write(struct process_output *out, const char *s,
 	spin_lock(&out->lock);
 	if (n > PROCESS_OUTPUT_MAX - 1 - out->len)
 		n = PROCESS_OUTPUT_MAX - 1 - out->len;
-	memcpy(out->buf + out->len, s, n);
+	for (size_t i = 0; i < n; i++)
+		out->buf[out->len + i] = s[i] == '\n' || (s[i] >= ' ' && s[i] < 127)
+						 ? s[i] : '.';
 	out->len += n;
 	out->buf[out->len] = 0;
 	spin_unlock(&out->lock);

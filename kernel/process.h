@@ -26,8 +26,8 @@
 
 /* Where a process's (and its descendants') write() output goes when its
  * spawner wants to read it (tests); without one it goes to the console.
- * Output past PROCESS_OUTPUT_MAX - 1 bytes is dropped; buf stays
- * NUL-terminated. */
+ * Output past PROCESS_OUTPUT_MAX - 1 bytes is dropped; buf stays a C
+ * string (NUL-terminated, other unprintable bytes stored as '.'). */
 struct process_output {
 	spinlock_t lock;
 	size_t len;
