@@ -120,3 +120,84 @@ KTEST(user, noncanonical_return)
 		     status == (WAIT_KILLED | 14));
 	KEXPECT_EQ(RUN_USER(0, "hello"), 0);
 }
+
+/* swapgs under fire: interrupts arrive at a CPU while it runs a user
+ * program (in ring 3 and in its system calls). */
+struct gs_probe {
+	int cpu;
+	struct task *target;         /* the program's task */
+	volatile long hits;          /* IPIs that interrupted it */
+	volatile long bad;           /* IPIs that found a GS base wrong */
+};
+
+static void gs_probe_ipi(void *arg)
+{
+	struct gs_probe *g = arg;
+
+	if (rdmsr(MSR_GS_BASE) != __per_cpu_offset[g->cpu] ||
+	    rdmsr(MSR_KERNEL_GS_BASE) != 0)
+		g->bad++;
+	if (current == g->target)
+		g->hits++;
+}
+
+#define GS_PROBE_HITS 100
+#define GS_PROBE_MAX_TRIES 2000000
+
+/* From CPU 0: call-function and reschedule IPIs at g->cpu until enough
+ * of them interrupted the program (or give up, and the test fails). */
+static int gs_probe_sender(void *arg)
+{
+	struct gs_probe *g = arg;
+
+	for (long i = 0; i < GS_PROBE_MAX_TRIES && g->hits < GS_PROBE_HITS;
+	     i++) {
+		smp_call_function_single(g->cpu, gs_probe_ipi, g, true);
+		resched_cpu(g->cpu);
+	}
+	return 0;
+}
+
+/* spin's loop, to check its hash. */
+static uint64_t spin_hash(unsigned long n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull, rng = 1;
+
+	for (unsigned long i = 0; i < n; i++) {
+		rng ^= rng >> 12;
+		rng ^= rng << 25;
+		rng ^= rng >> 27;
+		h = (h ^ (rng * 0x2545f4914f6cdd1dull)) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+KTEST_CPUS(user, swapgs_under_ipis, 2)
+{
+	volatile int *stop = shm_page(0);
+	struct gs_probe g = {.cpu = last_cpu()};
+	char cpu[8], *argv[] = {"spin", cpu}, *end;
+	struct process *p;
+	unsigned long n;
+	int status;
+
+	KASSERT_TRUE(stop);
+	KASSERT_TRUE(user_out || (user_out = kmalloc(sizeof(*user_out))));
+	process_output_init(user_out);
+	*stop = 0;
+	snprintf(cpu, sizeof(cpu), "%d", g.cpu);
+	KASSERT_EQ(process_spawn("spin", 2, argv, user_out, &p), 0);
+	g.target = p->task;
+	ktest_run_on(0, gs_probe_sender, &g, "gs-probe");
+	*stop = 1;
+	status = process_wait(p);
+	KEXPECT_EQ(status, 0);
+	KEXPECT_GE(g.hits, GS_PROBE_HITS);
+	KEXPECT_EQ(g.bad, 0);
+	end = strstr(user_out->buf, "spin: ");
+	KASSERT_TRUE(end);
+	n = simple_strtoul(end + 6, &end, 10);
+	KEXPECT_EQ(simple_strtoul(end + 1, 0, 16), spin_hash(n));
+	ktest_log("%ld IPIs hit the program in %lu rounds", g.hits, n);
+}
