@@ -77,6 +77,19 @@ struct rseq {
 	uint32_t flags;
 } __attribute__((aligned(32)));
 
+/* The shared page (shm_map key RSEQ_COUNTER_KEY) of the per-CPU counter
+ * demonstration, user/rseqcount.c: counter[cpu] is incremented by every
+ * process running on cpu; done[i] and aborts[i] are process i's own
+ * count of increments and of restarted critical sections. */
+#define RSEQ_COUNTER_KEY 1
+#define RSEQ_COUNTER_SLOTS 64
+struct rseq_counter_page {
+	volatile int stop;
+	uint64_t counter[RSEQ_COUNTER_SLOTS];
+	uint64_t done[RSEQ_COUNTER_SLOTS];
+	uint64_t aborts[RSEQ_COUNTER_SLOTS];
+};
+
 /* The user-visible address where shm_map(key) maps its page. */
 #define SHM_BASE   0x40000000ul
 #define SHM_KEYS   16
