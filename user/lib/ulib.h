@@ -43,6 +43,16 @@ int pin_to_cpu(unsigned cpu);
  * limit is the CPU number), as Linux's vgetcpu. */
 unsigned getcpu_fast(void);
 
+/* The process's rseq area (user/lib/rseq.c), registered by
+ * rseq_register(); the kernel keeps rseq_area.cpu_id current. */
+extern struct rseq rseq_area;
+int rseq_register(void);
+
+/* counter[cpu]++ for the CPU this runs on, as a restartable sequence when
+ * publish is set (false: the section was aborted, nothing was stored), or
+ * unprotected (always true). spin: rounds of delay inside the section. */
+bool rseq_percpu_inc(uint64_t *counter, bool publish, unsigned spin);
+
 /* A small deterministic generator (xorshift64*), for seeded fuzzing. */
 uint64_t rand64(uint64_t *state);
 
