@@ -121,7 +121,10 @@ void trap_dispatch(struct trap_frame *f)
 		irqentry_exit(f->rflags & RFLAGS_IF);
 		return;
 	}
-	if (user_mode(f))
+	/* Not #DF or #MC: they run on IST stacks, where the task cannot
+	 * sleep its way out; from ring 3 they are the machine's problem. */
+	if (user_mode(f) && f->vector != VEC_DOUBLE_FAULT &&
+	    f->vector != VEC_MACHINE_CHECK)
 		user_exception(f->vector, exception_name(f->vector), f->rip,
 			       f->vector == VEC_PAGE_FAULT ? read_cr2() : 0);
 	if (f->rip == (uintptr_t)user_iret) {
