@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	if (rseq_register())
 		return 3;
 	while (!pg->stop) {
-		if (rseq_percpu_inc(pg->counter, publish, WINDOW_SPIN))
+		if (rseq_percpu_inc(pg->counter, 3, publish, WINDOW_SPIN))
 			done++;
 		else
 			aborts++;

@@ -8,7 +8,8 @@
  *   ubench inc MODE CPU NPROC N
  *                         pinned to CPU, after all NPROC processes have
  *                         arrived (shared page UBENCH_KEY), N increments
- *                         of a per-CPU counter by rseq (MODE rseq) or of
+ *                         of a per-CPU counter by rseq (MODE rseq, one
+ *                         cache line per CPU, no false sharing) or of
  *                         one shared counter by lock xadd (MODE atomic);
  *                         prints the cycles per increment
  */
@@ -17,10 +18,11 @@
 #define RUNS 7
 #define UBENCH_KEY 2
 
+/* The barrier and the shared counter; the per-CPU counters, one cache
+ * line each (no false sharing), fill page UBENCH_KEY + 1. */
 struct ubench_page {
 	volatile int arrived;
 	uint64_t shared __attribute__((aligned(64)));
-	uint64_t counter[RSEQ_COUNTER_SLOTS] __attribute__((aligned(64)));
 };
 
 static uint64_t rdtsc(void)
@@ -89,9 +91,10 @@ static void report(const char *name, uint64_t (*fn)(unsigned long),
 static int bench_inc(bool use_rseq, unsigned cpu, int nproc, unsigned long n)
 {
 	struct ubench_page *pg = shm_map(UBENCH_KEY);
-	uint64_t t0;
+	uint64_t *counters = shm_map(UBENCH_KEY + 1), t0;
 
-	if ((long)pg < 0 || pin_to_cpu(cpu) || rseq_register())
+	if ((long)pg < 0 || (long)counters < 0 || cpu >= 64 || pin_to_cpu(cpu) ||
+	    rseq_register())
 		return 2;
 	__atomic_fetch_add(&pg->arrived, 1, __ATOMIC_SEQ_CST);
 	while (pg->arrived < nproc)
@@ -99,7 +102,7 @@ static int bench_inc(bool use_rseq, unsigned cpu, int nproc, unsigned long n)
 	t0 = rdtsc();
 	for (unsigned long i = 0; i < n; i++) {
 		if (use_rseq)
-			while (!rseq_percpu_inc(pg->counter, true, 1))
+			while (!rseq_percpu_inc(counters, 6, true, 1))
 				;
 		else
 			__atomic_fetch_add(&pg->shared, 1, __ATOMIC_RELAXED);

@@ -12,12 +12,14 @@ int rseq_register(void)
 }
 
 /*
- * Load counter[cpu], spin (spin >= 1 rounds: the window a preemption can
- * hit), store the incremented value: the store is the commit. The
+ * Load the counter at counter + (cpu << shift) bytes, spin (spin >= 1
+ * rounds: the window a preemption can hit), store the incremented value:
+ * the store is the commit. The
  * descriptor lives in .data next to the code it describes, as in Linux's
  * rseq selftests: start_ip = 1, post_commit_offset = 2 - 1, abort_ip = 4.
  */
-bool rseq_percpu_inc(uint64_t *counter, bool publish, unsigned spin)
+bool rseq_percpu_inc(uint64_t *counter, unsigned shift, bool publish,
+		     unsigned spin)
 {
 	bool ok;
 
@@ -36,7 +38,9 @@ bool rseq_percpu_inc(uint64_t *counter, bool publish, unsigned spin)
 		"mov %%rax, %[rseq_cs]\n"
 		"1:\n\t"
 		"mov %[cpu_id], %%eax\n\t"
-		"lea (%[counter], %%rax, 8), %%rdx\n\t"
+		"mov %[shift], %%ecx\n\t"
+		"shl %%cl, %%rax\n\t"
+		"lea (%[counter], %%rax), %%rdx\n\t"
 		"mov (%%rdx), %%rcx\n\t"
 		"inc %%rcx\n\t"
 		"mov %[spin], %%eax\n"
@@ -52,7 +56,8 @@ bool rseq_percpu_inc(uint64_t *counter, bool publish, unsigned spin)
 		"7:\n\t"
 		: [ok] "=r"(ok), [rseq_cs] "=m"(rseq_area.rseq_cs)
 		: [cpu_id] "m"(rseq_area.cpu_id), [counter] "r"(counter),
-		  [spin] "r"(spin ? spin : 1), [publish] "r"(publish)
+		  [spin] "r"(spin ? spin : 1), [publish] "r"(publish),
+		  [shift] "r"(shift)
 		: "rax", "rcx", "rdx", "memory", "cc");
 	return ok;
 }

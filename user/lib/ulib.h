@@ -48,10 +48,13 @@ unsigned getcpu_fast(void);
 extern struct rseq rseq_area;
 int rseq_register(void);
 
-/* counter[cpu]++ for the CPU this runs on, as a restartable sequence when
- * publish is set (false: the section was aborted, nothing was stored), or
- * unprotected (always true). spin: rounds of delay inside the section. */
-bool rseq_percpu_inc(uint64_t *counter, bool publish, unsigned spin);
+/* Increment this CPU's counter, the uint64_t at counter + (cpu << shift)
+ * bytes (shift 3: an array; 6: one cache line each), as a restartable
+ * sequence when publish is set (false: the section was aborted, nothing
+ * was stored), or unprotected (always true). spin: rounds of delay inside
+ * the section. */
+bool rseq_percpu_inc(uint64_t *counter, unsigned shift, bool publish,
+		     unsigned spin);
 
 /* A small deterministic generator (xorshift64*), for seeded fuzzing. */
 uint64_t rand64(uint64_t *state);
