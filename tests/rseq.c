@@ -14,7 +14,7 @@
 #include "string.h"
 #include "vsprintf.h"
 
-#define RSEQ_PREEMPTIONS 10
+#define RSEQ_PREEMPTIONS 5
 
 struct rseq_run {
 	int nproc;

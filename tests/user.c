@@ -141,7 +141,7 @@ static void gs_probe_ipi(void *arg)
 		g->hits++;
 }
 
-#define GS_PROBE_HITS 100
+#define GS_PROBE_HITS 50
 #define GS_PROBE_MAX_TRIES 2000000
 
 /* From CPU 0: call-function and reschedule IPIs at g->cpu until enough
