@@ -2,10 +2,11 @@
  * Restartable sequences (kernel/rseq.c) from user space: rseqcount keeps
  * per-CPU counters in a shared page from twice as many processes as CPUs,
  * preempted at every time slice and migrated by the test, until each has
- * been preempted RSEQ_PREEMPTIONS times (counted by the kernel, so the
- * run does not depend on time). With rseq the counters are exact and the
- * aborts the programs saw equal the restarts the kernel made; the same
- * code without rseq loses updates.
+ * been preempted RSEQ_PREEMPTIONS times and what the test waits for has
+ * happened (a restart, or a lost update), all counted, so the run does not
+ * depend on time. With rseq the counters are exact and the aborts the
+ * programs saw equal the restarts the kernel made; the same code without
+ * rseq loses updates.
  */
 #include "ktest.h"
 #include "ktest_util.h"
@@ -15,6 +16,8 @@
 #include "vsprintf.h"
 
 #define RSEQ_PREEMPTIONS 5
+/* Give up (and fail) when nothing happened after this many each. */
+#define RSEQ_MAX_PREEMPTIONS 2000
 
 struct rseq_run {
 	int nproc;
@@ -29,6 +32,41 @@ static bool all_preempted(struct rseq_run *r, unsigned long want)
 		    want)
 			return false;
 	return true;
+}
+
+/* Whether an update was certainly lost already: the increments the
+ * processes report (each counts after its store) read first, the counters
+ * second, so that the counters can only be ahead of what was read unless
+ * an update was lost. */
+static bool loss_seen(struct rseq_counter_page *pg, int nproc)
+{
+	uint64_t done = 0, sum = 0;
+
+	for (int i = 0; i < nproc; i++)
+		done += __atomic_load_n(&pg->done[i], __ATOMIC_ACQUIRE);
+	for (int cpu = 0; cpu < RSEQ_COUNTER_SLOTS; cpu++)
+		sum += __atomic_load_n(&pg->counter[cpu], __ATOMIC_ACQUIRE);
+	return sum < done;
+}
+
+static bool restart_seen(struct rseq_run *r)
+{
+	for (int i = 0; i < r->nproc; i++)
+		if (__atomic_load_n(&r->p[i]->rseq_aborts, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+/* Keep going until every process was preempted RSEQ_PREEMPTIONS times and
+ * the event the mode is about was seen (bounded). */
+static bool rseq_run_more(struct rseq_run *r, struct rseq_counter_page *pg,
+			  bool plain)
+{
+	if (!all_preempted(r, RSEQ_PREEMPTIONS))
+		return true;
+	if (all_preempted(r, RSEQ_MAX_PREEMPTIONS))
+		return false;
+	return plain ? !loss_seen(pg, r->nproc) : !restart_seen(r);
 }
 
 /* Move process round % nproc to CPU round % ncpus, the previous one back
@@ -62,7 +100,7 @@ static void rseq_run(struct rseq_run *r, const char *mode)
 	}
 	KEXPECT_EQ(started, r->nproc);
 	r->nproc = started;
-	for (int round = 0; !all_preempted(r, RSEQ_PREEMPTIONS); round++) {
+	for (int round = 0; rseq_run_more(r, pg, mode[0] == 'p'); round++) {
 		force_migration(r, round);
 		msleep(2);
 	}
