@@ -45,7 +45,7 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 USER_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdlib \
 	-fno-pie -fno-pic -static -mgeneral-regs-only -mno-mmx -mno-sse \
 	-mno-sse2 -fno-stack-protector -fno-asynchronous-unwind-tables \
-	-Wall -Wextra -Werror -Wno-unused-parameter -Iuser/lib -Ilib -MMD -MP
+	-Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
 USER_PROGS := $(patsubst user/%.c,$(O)/user/%.elf,$(wildcard user/*.c))
 ULIB_OBJS  := $(O)/ulib/user/lib/crt0.o \
 	$(patsubst %.c,$(O)/ulib/%.o,$(wildcard user/lib/*.c) lib/string.c lib/vsprintf.c)

@@ -1,5 +1,5 @@
 /* CPU helpers: pinning, getcpu without a system call, a seeded generator. */
-#include "ulib.h"
+#include "../ulib.h"
 
 #define CPUNUM_SEL (0x40 | 3) /* arch/x86_64/gdt.h */
 

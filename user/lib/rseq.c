@@ -2,7 +2,7 @@
  * The process's restartable-sequence area and the one sequence the
  * programs use: a per-CPU counter increment (docs/usermode.md).
  */
-#include "ulib.h"
+#include "../ulib.h"
 
 struct rseq rseq_area;
 

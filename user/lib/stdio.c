@@ -1,5 +1,5 @@
 /* printf and puts on write(1, ...). */
-#include "ulib.h"
+#include "../ulib.h"
 
 int printf(const char *fmt, ...)
 {

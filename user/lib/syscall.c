@@ -1,6 +1,6 @@
 /* System call stubs (see ulib.h): arguments in rdi, rsi, rdx, r10, r8,
  * r9, number in rax; syscall clobbers rcx (return RIP) and r11 (RFLAGS). */
-#include "ulib.h"
+#include "../ulib.h"
 
 long syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {

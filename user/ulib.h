@@ -1,5 +1,5 @@
 /*
- * The user programs' tiny C library: a stub for each system call
+ * The user programs' tiny C library (user/lib/): a stub for each system call
  * (kernel/uapi.h), printf on write(), string functions (the kernel's
  * lib/string.c and lib/vsprintf.c, built again for ring 3), and getcpu
  * without a system call.
@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../../kernel/uapi.h"
-#include "string.h"
-#include "vsprintf.h"
+#include "../kernel/uapi.h"   /* the ABI, shared with the kernel */
+#include "../lib/string.h"    /* lib/ is built for ring 3 too */
+#include "../lib/vsprintf.h"
 
 /* The raw system call: number and up to six arguments; -errno on error. */
 long syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
