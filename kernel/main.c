@@ -67,32 +67,36 @@ static int run_benches(void *arg)
 	return 0;
 }
 
+static char init_name[BOOT_CMDLINE_MAX];
+
 /* init=NAME: the user program NAME, waited for and its status printed. */
 static int run_init(void *arg)
 {
-	char *argv[] = {work_glob};
+	char *argv[] = {init_name};
 	struct process *p;
-	int err = process_spawn(work_glob, 1, argv, 0, &p);
+	int err = process_spawn(init_name, 1, argv, 0, &p);
 
 	if (err) {
-		printk("init: cannot start %s: error %d\n", work_glob, err);
+		printk("init: cannot start %s: error %d\n", init_name, err);
 		return err;
 	}
-	printk("init: %s exited with status %#x\n", work_glob,
+	printk("init: %s exited with status %#x\n", init_name,
 	       process_wait(p));
 	return 0;
 }
 
-/* The tests, benchmarks or user program the command line asks for, in a
- * task on CPU 0. */
+/* The user program, tests or benchmarks the command line asks for, in a
+ * task (the tests' and benchmarks' on CPU 0). */
 static void start_work(void)
 {
 	int (*fn)(void *) = 0;
 	char opt[16];
 	struct task *t;
 
-	if (cmdline_get("init", work_glob, sizeof(work_glob))) {
-		kthread_detach(kthread_run(run_init, 0, "init"));
+	if (cmdline_get("init", init_name, sizeof(init_name))) {
+		if (!(t = kthread_run(run_init, 0, "init")))
+			panic("cannot start the init task");
+		kthread_detach(t);
 		return;
 	}
 	if (cmdline_get("ktest", work_glob, sizeof(work_glob)))
