@@ -65,6 +65,18 @@ trap_stub_%1:
 	push r15
 %endmacro
 
+; RFLAGS.AC off for the kernel (SMAP enforced again): the interrupted code
+; may have been inside copy_user_generic's stac ... clac, and AC would
+; otherwise follow the CPU into the handler and into any task it switches
+; to (the context switch does not save RFLAGS). iretq restores the
+; interrupted AC. Arithmetic flags are clobbered: the CPU has saved them.
+%macro CLAC_IF_SMAP 0
+	cmp byte [rel uaccess_smap], 0
+	je %%done
+	clac
+%%done:
+%endmacro
+
 %macro POP_REGS 0
 	pop r15
 	pop r14
@@ -85,7 +97,7 @@ trap_stub_%1:
 
 section .text
 extern trap_dispatch, syscall_entry, exit_to_user_mode
-extern cpu_kstack_top, cpu_user_rsp
+extern cpu_kstack_top, cpu_user_rsp, uaccess_smap
 
 %assign v 0
 %rep 256
@@ -109,6 +121,7 @@ trap_entry_common:
 	swapgs
 .save:
 	PUSH_REGS
+	CLAC_IF_SMAP
 	mov rdi, rsp
 	cld
 	call trap_dispatch
@@ -142,6 +155,7 @@ user_iret:
 ; rbx (restored from the frame on exit) remembers whether we swapped.
 paranoid_entry:
 	PUSH_REGS
+	CLAC_IF_SMAP
 	mov ecx, MSR_GS_BASE
 	rdmsr
 	xor ebx, ebx
