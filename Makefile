@@ -24,7 +24,7 @@ NASM    := nasm
 SRCDIRS := boot arch/x86_64 kernel lib tests
 CSRCS   := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))
 ASRCS   := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.asm))
-OBJS    := $(CSRCS:%.c=$(O)/%.o) $(ASRCS:%.asm=$(O)/%.o)
+OBJS    := $(CSRCS:%.c=$(O)/%.o) $(ASRCS:%.asm=$(O)/%.o) $(O)/user/programs.o
 
 CONFIG_DEFS := $(if $(filter 1,$(RT)),-DCONFIG_PREEMPT_RT) \
                $(if $(filter 1,$(LOCKDEP)),-DCONFIG_LOCKDEP)
@@ -39,6 +39,19 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 	-Ikernel -Iarch/x86_64 -Ilib $(CONFIG_DEFS) -MMD -MP
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -Werror
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
+
+# User programs: each user/*.c is one, linked with user/lib/ (and the
+# kernel's lib/string.c and lib/vsprintf.c, built again for ring 3) into a
+# static ELF64 file at a low user address (user/user.ld); the files are
+# linked into the kernel image as blobs (scripts/genuser.sh). No SSE: the
+# kernel does not save FPU state across a switch.
+USER_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdlib \
+	-fno-pie -fno-pic -static -mgeneral-regs-only -mno-mmx -mno-sse \
+	-mno-sse2 -fno-stack-protector -fno-asynchronous-unwind-tables \
+	-Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
+USER_PROGS := $(patsubst user/%.c,$(O)/user/%.elf,$(wildcard user/*.c))
+ULIB_OBJS  := $(O)/ulib/user/lib/crt0.o \
+	$(patsubst %.c,$(O)/ulib/%.o,$(wildcard user/lib/*.c) lib/string.c lib/vsprintf.c)
 
 # Quiet rules; `make V=1` shows the commands.
 Q := $(if $(filter 1,$(V)),,@)
@@ -65,6 +78,27 @@ $(O)/%.o: %.asm $(O)/config
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NASM    $<")
 	$(Q)$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
+
+$(O)/ulib/%.o: %.c $(O)/config
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  UCC     $<")
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+$(O)/user/%.o: user/%.c $(O)/config
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  UCC     $<")
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+$(O)/ulib/%.o: %.asm
+	@mkdir -p $(dir $@)
+	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
+$(O)/user/%.elf: $(O)/user/%.o $(ULIB_OBJS) user/user.ld
+	@$(if $(Q),echo "  ULD     $@")
+	$(Q)$(LD) -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
+		-T user/user.ld -o $@ $(ULIB_OBJS) $<
+.SECONDARY: $(ULIB_OBJS) $(USER_PROGS:.elf=.o)
+$(O)/user/programs.asm: $(USER_PROGS) scripts/genuser.sh
+	$(Q)bash scripts/genuser.sh $(USER_PROGS) > $@
+$(O)/user/programs.o: $(O)/user/programs.asm
+	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
 
 # The symbol table needs the final addresses, which need the symbol table:
 # link once with an empty table, then again with the real one. The table's
@@ -176,4 +210,4 @@ test-big:
 clean:
 	rm -rf $(O)
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(ULIB_OBJS:.o=.d) $(USER_PROGS:.elf=.d)

@@ -2,10 +2,13 @@
  * Interrupt entry and exit for the core (see entry.h): the preempt count
  * says "in hardirq" or "in NMI" while a handler runs, and a wake-up that
  * an interrupt made preempts the interrupted task on the way out, which is
- * what makes the kernel fully preemptive.
+ * what makes the kernel fully preemptive. On the way back to ring 3 the
+ * same holds for user code, and the rseq fix-up runs (rseq.h).
  */
 #include "entry.h"
 #include "preempt.h"
+#include "process.h"
+#include "rseq.h"
 #include "sched.h"
 #include "trace.h"
 
@@ -31,4 +34,22 @@ void nmi_enter(void)
 void nmi_exit(void)
 {
 	raw_cpu_sub(__preempt_count, NMI_OFFSET);
+}
+
+void exit_to_user_mode(struct trap_frame *f)
+{
+	for (;;) {
+		struct process *p = current_process();
+
+		if (need_resched()) {
+			local_irq_enable();
+			schedule();
+		} else if (rseq_pending(p)) {
+			local_irq_enable();
+			rseq_handle_notify_resume(p, f);
+		} else {
+			return;
+		}
+		local_irq_disable();
+	}
 }

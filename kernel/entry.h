@@ -9,6 +9,9 @@
 #define ENTRY_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include "compiler.h"
+#include "asm/ptrace.h"
 
 /* Before a device or IPI handler of vector runs: in_irq() is true from
  * here. */
@@ -22,5 +25,23 @@ void irqentry_exit(bool irqs_were_on);
  * context and never schedule. */
 void nmi_enter(void);
 void nmi_exit(void);
+
+/* User mode (docs/usermode.md). */
+
+/* A system call, from the syscall entry: f is the user's frame (number and
+ * arguments in, result out). Runs it with interrupts on; returns with
+ * them off. */
+void syscall_entry(struct trap_frame *f);
+
+/* The last step of every return to ring 3, with interrupts off: runs what
+ * must happen before user code goes on (a pending preemption, the rseq
+ * fix-up) and returns with interrupts still off and nothing pending. */
+void exit_to_user_mode(struct trap_frame *f);
+
+/* An exception that user code caused (vector, named fault, at user ip;
+ * addr is the faulting address of a page fault): the process is killed
+ * with a one-line report, and the kernel goes on. */
+__noreturn void user_exception(unsigned vector, const char *fault,
+			       uintptr_t ip, uintptr_t addr);
 
 #endif

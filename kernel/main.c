@@ -15,6 +15,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "process.h"
 #include "sched.h"
 #include "smp.h"
 #include "string.h"
@@ -86,13 +87,38 @@ static int run_benches(void *arg)
 	return 0;
 }
 
-/* The tests or benchmarks the command line asks for, in a task on CPU 0. */
+static char init_name[BOOT_CMDLINE_MAX];
+
+/* init=NAME: the user program NAME, waited for and its status printed. */
+static int run_init(void *arg)
+{
+	char *argv[] = {init_name};
+	struct process *p;
+	int err = process_spawn(init_name, 1, argv, 0, &p);
+
+	if (err) {
+		printk("init: cannot start %s: error %d\n", init_name, err);
+		return err;
+	}
+	printk("init: %s exited with status %#x\n", init_name,
+	       process_wait(p));
+	return 0;
+}
+
+/* The user program, tests or benchmarks the command line asks for, in a
+ * task (the tests' and benchmarks' on CPU 0). */
 static void start_work(void)
 {
 	int (*fn)(void *) = 0;
 	char opt[16];
 	struct task *t;
 
+	if (cmdline_get("init", init_name, sizeof(init_name))) {
+		if (!(t = kthread_run(run_init, 0, "init")))
+			panic("cannot start the init task");
+		kthread_detach(t);
+		return;
+	}
 	if (cmdline_get("ktest", work_glob, sizeof(work_glob)))
 		fn = run_tests;
 	else if (cmdline_get("kbench", work_glob, sizeof(work_glob)))

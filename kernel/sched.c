@@ -16,6 +16,7 @@
 #include "sched_internal.h"
 #include "kmalloc.h"
 #include "panic.h"
+#include "process.h"
 #include "printk.h"
 #include "rtmutex.h"
 #include "smp.h"
@@ -171,6 +172,11 @@ void resched_curr(struct rq *rq)
 		arch_send_ipi(cpu, IPI_RESCHEDULE);
 }
 
+void resched_cpu(int cpu)
+{
+	resched_curr(cpu_rq(cpu));
+}
+
 /* p was just queued on rq: does it beat what runs there? */
 void check_preempt_curr(struct rq *rq, struct task *p)
 {
@@ -284,6 +290,7 @@ static void context_switch(struct rq *rq, struct task *prev, struct task *next)
 	 * with it raised); every task switches with its own. */
 	prev->saved_preempt_count = preempt_count();
 	raw_cpu_write(__preempt_count, next->saved_preempt_count);
+	process_switch(prev, next);
 	last = (struct task *)__switch_to(&prev->saved_sp, next->saved_sp, prev);
 	finish_task_switch(last);
 }

@@ -19,6 +19,7 @@
 #include "asm/spinlock.h"
 
 struct rt_mutex_waiter;
+struct process;
 
 enum sched_policy { SCHED_NORMAL = 0, SCHED_FIFO = 1, SCHED_RR = 2 };
 
@@ -82,6 +83,9 @@ struct task {
 	int refcount;                /* the task's own, and its creator's */
 	struct list_head tasks;      /* all tasks: for the timeout report */
 	struct list_head reap;       /* on the reaper's list */
+
+	/* The user process this task runs, or NULL (process.h). */
+	struct process *proc;
 
 	/* The lock validator: locks held, in order (lockdep.c). */
 	struct lockdep_task lockdep;
@@ -170,6 +174,8 @@ void sched_init_ap(int cpu);            /* an AP, on its way in */
 void kthread_init(void);                /* the reaper; after sched_init */
 void scheduler_tick(void);
 void preempt_schedule_irq(void);
+/* Ask cpu to reschedule (a reschedule IPI unless it is this CPU). */
+void resched_cpu(int cpu);
 void sched_show_all(void);              /* every task: state, CPU, stack */
 void show_task_stack(struct task *t);
 

@@ -15,7 +15,8 @@
 #                               or the lock validator's headers
 #   core   kernel/              lib, asm, core; never arch internals
 #   tests  tests/               lib, asm, core, tests
-#   user   user/                ring-3 programs; their own headers only
+#   user   user/                ring-3 programs: their own headers, lib,
+#                               and the system call ABI (kernel/uapi.h)
 #
 # An include "x.h" is resolved as the compiler does: the including file's
 # directory first, then kernel/, arch/x86_64/ and lib/ (the Makefile's -I
@@ -43,7 +44,7 @@ layer_of() {
 resolve() {
 	local from=$1 name=$2 d
 	for d in "$(dirname "$from")" kernel arch/x86_64 lib; do
-		[[ -f $d/$name ]] && { echo "${d#./}/$name"; return; }
+		[[ -f $d/$name ]] && { realpath -m --relative-to=. "$d/$name"; return; }
 	done
 }
 
@@ -70,7 +71,7 @@ allowed() {
 		! [[ $to == core && " $ARCH_FORBIDDEN " == *" ${file##*/} "* ]] ;;
 	core) [[ $to == lib || $to == asm || $to == core ]] ;;
 	tests) [[ $to == lib || $to == asm || $to == core || $to == tests ]] ;;
-	user) [[ $to == user ]] ;;
+	user) [[ $to == user || $to == lib || $file == kernel/uapi.h ]] ;;
 	*) true ;;
 	esac
 }

@@ -7,6 +7,7 @@
 #define SEG_EXEC     (1ul << 43)
 #define SEG_RW       (1ul << 41)
 #define SEG_LONG     (1ul << 53)
+#define SEG_DPL3     (3ul << 45)
 #define SEG_TSS_AVAIL (0x9ul << 40)
 
 struct gdt_ptr {
@@ -42,7 +43,8 @@ static void gdt_reload_segments(void)
 			 : "rax", "memory");
 }
 
-void gdt_load(struct cpu_tables *t, const uintptr_t ist_top[IST_COUNT])
+void gdt_load(struct cpu_tables *t, int cpu,
+	      const uintptr_t ist_top[IST_COUNT])
 {
 	struct gdt_ptr ptr = {sizeof(t->gdt) - 1, (uint64_t)t->gdt};
 
@@ -50,6 +52,11 @@ void gdt_load(struct cpu_tables *t, const uintptr_t ist_top[IST_COUNT])
 	t->gdt[GDT_KCODE] = SEG_PRESENT | SEG_CODEDATA | SEG_EXEC | SEG_RW |
 			    SEG_LONG;
 	t->gdt[GDT_KDATA] = SEG_PRESENT | SEG_CODEDATA | SEG_RW;
+	t->gdt[GDT_UDATA] = t->gdt[GDT_KDATA] | SEG_DPL3;
+	t->gdt[GDT_UCODE] = t->gdt[GDT_KCODE] | SEG_DPL3;
+	/* Never loaded: lsl reads its limit, the CPU number (< 2^16). */
+	t->gdt[GDT_CPUNUM] = SEG_PRESENT | SEG_CODEDATA | SEG_DPL3 |
+			     (uint16_t)cpu;
 	for (int i = 0; i < IST_COUNT; i++)
 		t->tss.ist[i] = ist_top[i];
 	t->tss.iomap_base = sizeof(t->tss); /* no I/O permission bitmap */

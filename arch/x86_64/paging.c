@@ -65,13 +65,15 @@ static bool split_large(uint64_t *pde)
 }
 
 /*
- * The entry for va at the given level (1 = page table, 2 = page directory),
- * creating missing tables on the way when create is set; NULL if absent.
- * A large page met above the target level is split when creating.
+ * The entry for va at the given level (1 = page table, 2 = page directory)
+ * in the tables rooted at root, creating missing tables on the way (with
+ * table_flags) when create is set; NULL if absent. A large page met above
+ * the target level is split when creating.
  */
-static uint64_t *pte_walk(uintptr_t va, int target, bool create)
+static uint64_t *pte_walk_in(uint64_t root, uintptr_t va, int target,
+			     bool create, uint64_t table_flags)
 {
-	uint64_t *table = table_virt(kernel_cr3);
+	uint64_t *table = table_virt(root);
 
 	for (int level = 4; level > target; level--) {
 		uint64_t *e = &table[pt_index(va, level)];
@@ -85,11 +87,16 @@ static uint64_t *pte_walk(uintptr_t va, int target, bool create)
 
 			if (!create || !(pa = pt_alloc()))
 				return 0;
-			*e = pa | PTE_P | PTE_W;
+			*e = pa | table_flags;
 		}
 		table = table_virt(*e & PTE_ADDR_MASK);
 	}
 	return &table[pt_index(va, target)];
+}
+
+static uint64_t *pte_walk(uintptr_t va, int target, bool create)
+{
+	return pte_walk_in(kernel_cr3, va, target, create, PTE_P | PTE_W);
 }
 
 static void map_large_early(uintptr_t va, uint64_t pa, uint64_t flags)
@@ -230,6 +237,22 @@ static void map_direct(void)
 					PTE_W | PTE_G | PTE_NX);
 }
 
+/* Every kernel-half PML4 slot gets its table now and keeps it: a user
+ * address space copies the slots once (pgd_alloc), so whatever the kernel
+ * maps later (stacks, ioremap) is seen through every address space. */
+static void populate_kernel_half(void)
+{
+	uint64_t *pml4 = table_virt(kernel_cr3);
+
+	for (int i = PT_ENTRIES / 2; i < PT_ENTRIES; i++) {
+		if (pml4[i] & PTE_P)
+			continue;
+		if (!(pml4[i] = pt_alloc()))
+			panic("paging: out of memory for the kernel half");
+		pml4[i] |= PTE_P | PTE_W;
+	}
+}
+
 void paging_init(void)
 {
 	kernel_cr3 = pt_alloc();
@@ -237,6 +260,7 @@ void paging_init(void)
 		panic("paging: no page for the PML4");
 	map_image();
 	map_direct();
+	populate_kernel_half();
 	write_cr4(read_cr4() | CR4_PGE);
 	write_cr3(kernel_cr3);
 	direct_map_live = true;
@@ -256,4 +280,69 @@ void *ioremap(uint64_t pa, size_t size)
 				     PTE_W | PTE_G | PTE_NX | PTE_PCD | PTE_PWT))
 			panic("ioremap: out of memory mapping %lx", pa);
 	return phys_to_virt(pa);
+}
+
+/* ---- user address spaces ---- */
+
+uint64_t pgd_alloc(void)
+{
+	uint64_t pgd = pt_alloc();
+
+	if (pgd)
+		memcpy(table_virt(pgd) + PT_ENTRIES / 2,
+		       table_virt(kernel_cr3) + PT_ENTRIES / 2,
+		       PT_ENTRIES / 2 * sizeof(uint64_t));
+	return pgd;
+}
+
+/* No lock and no TLB flush: an address space is changed only by its one
+ * task (or by its loader before it runs), and only from not-present
+ * entries, which no TLB holds. */
+bool pgd_map_user(uint64_t pgd, uintptr_t va, uint64_t pa, uint64_t flags)
+{
+	uint64_t *e = pte_walk_in(pgd, va, 1, true, PTE_P | PTE_W | PTE_U);
+
+	if (!e)
+		return false;
+	*e = pa | flags | PTE_U | PTE_P;
+	return true;
+}
+
+uint64_t pgd_lookup_user(uint64_t pgd, uintptr_t va)
+{
+	uint64_t *e = pte_walk_in(pgd, va, 1, false, 0);
+
+	return e ? *e : 0;
+}
+
+/* Free a table at level (and what it maps, but PTE_SHARED pages). */
+static void free_user_table(uint64_t pa, int level)
+{
+	uint64_t *t = table_virt(pa);
+
+	for (int i = 0; i < PT_ENTRIES; i++) {
+		if (!(t[i] & PTE_P))
+			continue;
+		if (level > 1)
+			free_user_table(t[i] & PTE_ADDR_MASK, level - 1);
+		else if (!(t[i] & PTE_SHARED))
+			page_free(phys_to_virt(t[i] & PTE_ADDR_MASK));
+	}
+	page_free(t);
+}
+
+void pgd_free(uint64_t pgd)
+{
+	uint64_t *pml4 = table_virt(pgd);
+
+	for (int i = 0; i < PT_ENTRIES / 2; i++)
+		if (pml4[i] & PTE_P)
+			free_user_table(pml4[i] & PTE_ADDR_MASK, 3);
+	page_free(pml4);
+}
+
+void switch_pgd(uint64_t pgd)
+{
+	if (read_cr3() != pgd)
+		write_cr3(pgd);
 }

@@ -12,6 +12,7 @@
 #include "idt.h"
 #include "asm/page.h"
 #include "asm/percpu.h"
+#include "asm/syscall.h"
 #include "printk.h"
 #include "string.h"
 
@@ -28,7 +29,8 @@ void arch_cpu_init_boot(void)
 	arch_set_percpu_base(0);
 	for (int i = 0; i < IST_COUNT; i++)
 		tops[i] = (uintptr_t)boot_ist_stacks[i] + IST_STACK_SIZE;
-	gdt_load(&boot_cpu_tables, tops);
+	gdt_load(&boot_cpu_tables, 0, tops);
+	usermode_cpu_init(&boot_cpu_tables.tss, 0);
 	idt_init();
 	idt_load();
 }
@@ -107,4 +109,5 @@ void cpu_print_features(void)
 		if (cpu_feature(&features[i]))
 			printk(" %s", features[i].name);
 	printk("\n");
+	usermode_print_features();
 }

@@ -13,6 +13,7 @@
 #include "asm/page.h"
 #include "asm/pgtable.h"
 #include "asm/processor.h"
+#include "asm/syscall.h"
 #include "asm/timer.h"
 #include "gdt.h"
 #include "idt.h"
@@ -90,7 +91,8 @@ void arch_cpu_init_ap(int cpu)
 
 	for (int i = 0; i < IST_COUNT; i++)
 		ist[i] = (uintptr_t)b->ist + (i + 1) * IST_STACK_SIZE;
-	gdt_load(b->tables, ist);                 /* own GDT, TSS, IST */
+	gdt_load(b->tables, cpu, ist);               /* own GDT, TSS, IST */
+	usermode_cpu_init(&b->tables->tss, cpu);     /* syscall, SMEP/SMAP */
 	idt_load();                               /* exceptions reported */
 	lapic_setup_cpu();                        /* interrupts and IPIs */
 	__atomic_store_n(&b->alive, true, __ATOMIC_RELEASE);

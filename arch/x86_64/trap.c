@@ -1,8 +1,10 @@
 /*
  * trap_dispatch: where every interrupt and exception lands (from
  * entry.asm). Device and IPI vectors go to their registered handlers; an
- * exception the kernel does not expect is fatal, and gets a full report:
- * vector, error code, CR2, registers and a symbolised call trace.
+ * exception in user mode is the process's (the core kills it); a fault at
+ * a kernel instruction in the exception table continues at its fixup; any
+ * other exception is fatal, and gets a full report: vector, error code,
+ * CR2, registers and a symbolised call trace.
  */
 #include "compiler.h"
 #include "trap.h"
@@ -10,6 +12,7 @@
 #include "asm/apic.h"
 #include "ksyms.h"
 #include "entry.h"
+#include "extable.h"
 #include "percpu.h"
 #include "panic.h"
 #include "printk.h"
@@ -66,12 +69,16 @@ void trap_show_regs(const struct trap_frame *f)
 	show_stack(f->rip, f->rbp);
 }
 
+static const char *exception_name(uint64_t vector)
+{
+	return vector < NR_EXCEPTIONS && exception_names[vector]
+		       ? exception_names[vector]
+		       : "unexpected interrupt";
+}
+
 __noreturn static void die(struct trap_frame *f)
 {
-	const char *name = f->vector < NR_EXCEPTIONS &&
-					   exception_names[f->vector]
-				   ? exception_names[f->vector]
-				   : "unexpected interrupt";
+	const char *name = exception_name(f->vector);
 
 	if (oops_begin()) {
 		printk("\nBUG: unhandled exception %lu (%s) on CPU %u, "
@@ -87,8 +94,12 @@ __noreturn static void die(struct trap_frame *f)
 	oops_end();
 }
 
+extern char user_iret[];
+
 void trap_dispatch(struct trap_frame *f)
 {
+	uintptr_t fixup;
+
 	if (f->vector == VEC_SPURIOUS) {
 		/* Spurious APIC interrupts need no EOI (SDM vol. 3, 11.9). */
 		spurious_count++;
@@ -108,6 +119,23 @@ void trap_dispatch(struct trap_frame *f)
 		if (f->vector >= IRQ_VECTOR_BASE)
 			lapic_eoi();
 		irqentry_exit(f->rflags & RFLAGS_IF);
+		return;
+	}
+	/* Not #DF or #MC: they run on IST stacks, where the task cannot
+	 * sleep its way out; from ring 3 they are the machine's problem. */
+	if (user_mode(f) && f->vector != VEC_DOUBLE_FAULT &&
+	    f->vector != VEC_MACHINE_CHECK)
+		user_exception(f->vector, exception_name(f->vector), f->rip,
+			       f->vector == VEC_PAGE_FAULT ? read_cr2() : 0);
+	if (f->rip == (uintptr_t)user_iret) {
+		/* The iretq to ring 3 refused the user's frame (a
+		 * non-canonical RIP); the frame (RIP first) is at RSP. */
+		user_exception(f->vector, exception_name(f->vector),
+			       *(const uint64_t *)f->rsp, 0);
+	}
+	if ((f->vector == VEC_PAGE_FAULT || f->vector == VEC_GP) &&
+	    (fixup = search_exception_tables(f->rip))) {
+		f->rip = fixup;
 		return;
 	}
 	die(f);

@@ -1,23 +1,9 @@
-/* The saved state of an interrupted context, as entry.asm builds it. */
+/* Exception vectors and the registration of interrupt handlers. */
 #ifndef ARCH_TRAP_H
 #define ARCH_TRAP_H
 
 #include <stdint.h>
-
-/* Field order is fixed by entry.asm's pushes: the general registers (last
- * pushed first), then the stub's vector and error code, then the CPU's
- * interrupt frame. */
-struct trap_frame {
-	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
-	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
-	uint64_t vector;
-	uint64_t error_code; /* zero when the CPU pushes none */
-	uint64_t rip, cs, rflags, rsp, ss;
-};
-
-_Static_assert(sizeof(struct trap_frame) == 22 * 8, "entry.asm layout");
-_Static_assert(sizeof(struct trap_frame) % 16 == 0,
-	       "keeps RSP 16-byte aligned at the call into C");
+#include "asm/ptrace.h"
 
 /* Exception vectors. */
 enum {

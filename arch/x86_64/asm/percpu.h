@@ -151,13 +151,13 @@ extern void __bad_percpu_size(void)
 		pco_old__;                                                    \
 	})
 
-/* Point this CPU's GS at its per-CPU offset. Until user mode exists both
- * GS bases hold the kernel's value, so a stray swapgs cannot leave the
- * kernel without its per-CPU data. */
+/* Point this CPU's GS at its per-CPU offset. KERNEL_GS_BASE holds the
+ * user's GS base (0) while the kernel runs: swapgs on entry from and exit
+ * to ring 3 exchanges the two (entry.asm, docs/usermode.md). */
 static inline void arch_set_percpu_base(unsigned long off)
 {
 	wrmsr(MSR_GS_BASE, off);
-	wrmsr(MSR_KERNEL_GS_BASE, off);
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
 }
 
 static inline unsigned long arch_percpu_base(void)

@@ -1,0 +1,101 @@
+/*
+ * The ABI between the kernel and user programs: system call numbers, error
+ * numbers, the restartable-sequence structures and the encoding of an exit
+ * status. user/'s libc includes this file too, so both sides agree by
+ * construction. Names and layouts follow Linux; the numbers are our own.
+ */
+#ifndef UAPI_H
+#define UAPI_H
+
+#include <stdint.h>
+
+enum {
+	SYS_write,              /* (fd, buf, len) -> bytes written */
+	SYS_exit,               /* (status), never returns */
+	SYS_getpid,             /* () -> pid */
+	SYS_getcpu,             /* (unsigned *cpu, unsigned *node), either NULL */
+	SYS_sched_yield,        /* () */
+	SYS_nanosleep,          /* (const struct timespec *req, struct timespec *rem) */
+	SYS_sched_setaffinity,  /* (pid, len, const uint64_t *mask); pid 0: self */
+	SYS_sched_setscheduler, /* (pid, policy, const struct sched_param *) */
+	SYS_spawn,              /* (path, argv) -> pid of a new child */
+	SYS_wait,               /* (pid, int *status) -> pid */
+	SYS_rseq,               /* (struct rseq *, len, flags): register */
+	SYS_shm_map,            /* (key) -> address of a page shared by key */
+	NR_SYSCALLS
+};
+
+#define EPERM   1
+#define ENOENT  2
+#define ESRCH   3
+#define E2BIG   7
+#define ENOEXEC 8
+#define EBADF   9
+#define ECHILD  10
+#define ENOMEM  12
+#define EFAULT  14
+#define EBUSY   16
+#define EINVAL  22
+#define ENAMETOOLONG 36
+#define ENOSYS  38
+
+struct timespec {
+	int64_t tv_sec;
+	int64_t tv_nsec;
+};
+
+struct sched_param {
+	int sched_priority;
+};
+
+/* Policies, as sched.h's enum sched_policy. */
+#define SCHED_POLICY_NORMAL 0
+#define SCHED_POLICY_FIFO   1
+#define SCHED_POLICY_RR     2
+
+/*
+ * Restartable sequences (docs/usermode.md). A task registers one struct
+ * rseq; the kernel keeps cpu_id current on every return to user space
+ * after the task was switched out. A critical section is described by a
+ * struct rseq_cs whose address user code stores in rseq_cs while it runs
+ * the section: if the task is preempted or migrated with its RIP in
+ * [start_ip, start_ip + post_commit_offset), the kernel resumes it at
+ * abort_ip instead and clears rseq_cs.
+ */
+struct rseq_cs {
+	uint32_t version;
+	uint32_t flags;
+	uint64_t start_ip;
+	uint64_t post_commit_offset;
+	uint64_t abort_ip;
+} __attribute__((aligned(32)));
+
+struct rseq {
+	uint32_t cpu_id_start;
+	uint32_t cpu_id;
+	uint64_t rseq_cs;       /* address of the struct rseq_cs, or 0 */
+	uint32_t flags;
+} __attribute__((aligned(32)));
+
+/* The shared page (shm_map key RSEQ_COUNTER_KEY) of the per-CPU counter
+ * demonstration, user/rseqcount.c: counter[cpu] is incremented by every
+ * process running on cpu; done[i] and aborts[i] are process i's own
+ * count of increments and of restarted critical sections. */
+#define RSEQ_COUNTER_KEY 1
+#define RSEQ_COUNTER_SLOTS 64
+struct rseq_counter_page {
+	volatile int stop;
+	uint64_t counter[RSEQ_COUNTER_SLOTS];
+	uint64_t done[RSEQ_COUNTER_SLOTS];
+	uint64_t aborts[RSEQ_COUNTER_SLOTS];
+};
+
+/* The user-visible address where shm_map(key) maps its page. */
+#define SHM_BASE   0x40000000ul
+#define SHM_KEYS   16
+
+/* wait()'s status: the exit code (0..255), or WAIT_KILLED | the exception
+ * vector for a process the kernel killed. */
+#define WAIT_KILLED 0x100
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * System call checks from ring 3, run by the kernel's user tests
+ * (tests/user.c). usertest MODE [ARG]:
+ *   syscalls NCPUS  every system call's ordinary behaviour, on each CPU
+ *   efault          every pointer argument refused with -EFAULT when bad
+ *   spawn           spawn and wait from user space
+ *   sleeper         sleeps a little and exits 7 (a child for spawn)
+ * Exit status 0 when every check held; else the number of the first
+ * check that failed, which is also printed.
+ */
+#include "ulib.h"
+
+#define KERNEL_ADDR  0xffffffff80100000ul
+#define NONCANON_LO  0x0000800000000000ul
+#define NONCANON_HI  0x8000000000000000ul
+#define UNMAPPED     0x10000000ul
+
+static int checks;
+
+/* Exits with the check's number if cond is false. */
+#define CHECK(cond)                                                          \
+	do {                                                                 \
+		checks++;                                                    \
+		if (!(cond)) {                                               \
+			printf("usertest: check %d failed: %s (line %d)\n",  \
+			       checks, #cond, __LINE__);                     \
+			exit(checks);                                        \
+		}                                                            \
+	} while (0)
+
+static int test_syscalls(unsigned ncpus)
+{
+	struct timespec ts = {0, 1000000}, rem = {5, 5};
+	struct sched_param fifo = {10}, normal = {0}, bad = {100};
+	int pid = getpid();
+
+	CHECK(pid > 0 && getpid() == pid);
+	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
+		unsigned got = ~0u, node = ~0u;
+
+		CHECK(pin_to_cpu(cpu) == 0);
+		CHECK(getcpu(&got, &node) == 0);
+		CHECK(got == cpu && node == 0);
+		CHECK(getcpu_fast() == cpu);
+		CHECK(sched_yield() == 0);
+		CHECK(nanosleep(&ts, &rem) == 0 && rem.tv_sec == 0 &&
+		      rem.tv_nsec == 0);
+		CHECK(getcpu(&got, 0) == 0 && got == cpu);
+	}
+	CHECK(sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo) == 0);
+	CHECK(sched_setscheduler(0, SCHED_POLICY_FIFO, &bad) == -EINVAL);
+	CHECK(sched_setscheduler(0, 7, &normal) == -EINVAL);
+	CHECK(sched_setscheduler(pid + 1000, SCHED_POLICY_NORMAL, &normal) ==
+	      -ESRCH);
+	CHECK(sched_setscheduler(pid, SCHED_POLICY_NORMAL, &normal) == 0);
+	CHECK(sched_setaffinity(0, 8, &(uint64_t){0}) == -EINVAL);
+	CHECK(sched_setaffinity(0, 2, &(uint64_t){1}) == -EINVAL);
+	CHECK(pin_to_cpu(0) == 0);
+	CHECK(write(1, "", 0) == 0);
+	CHECK(write(3, "x", 1) == -EBADF);
+	CHECK(nanosleep(&(struct timespec){0, 1000000000}, 0) == -EINVAL);
+	CHECK(syscall6(NR_SYSCALLS, 0, 0, 0, 0, 0, 0) == -ENOSYS);
+	CHECK(syscall6(1000, 0, 0, 0, 0, 0, 0) == -ENOSYS);
+	CHECK(syscall6(-1, 0, 0, 0, 0, 0, 0) == -ENOSYS);
+	CHECK(syscall6(1l << 40, 0, 0, 0, 0, 0, 0) == -ENOSYS);
+	printf("usertest: syscalls ok on %u CPUs\n", ncpus);
+	return 0;
+}
+
+/* Every way a pointer can be bad, for a call that reads (write) and one
+ * that writes (getcpu). */
+static const uintptr_t bad_ptrs[] = {
+	0, KERNEL_ADDR, NONCANON_LO, NONCANON_HI, UNMAPPED,
+	0xfffffffffffffff0ul,
+};
+
+static const int read_only_int = 1;
+
+static int test_efault(void)
+{
+	/* The last page shm_map can map; the page after it never is. */
+	char *page = shm_map(SHM_KEYS - 1);
+	uintptr_t edge = (uintptr_t)page + 4096;
+	char *argv[] = {"hello", 0};
+	int child, status;
+
+	CHECK((uintptr_t)page == SHM_BASE + (SHM_KEYS - 1) * 4096ul);
+	memcpy(page + 4096 - 4, "abcd", 4);
+	for (unsigned i = 0; i < sizeof(bad_ptrs) / sizeof(bad_ptrs[0]); i++) {
+		CHECK(write(1, (void *)bad_ptrs[i], 4) == -EFAULT);
+		CHECK(getcpu((unsigned *)bad_ptrs[i], 0) ==
+		      (bad_ptrs[i] ? -EFAULT : 0)); /* NULL: not wanted */
+		CHECK(nanosleep((void *)bad_ptrs[i], 0) == -EFAULT);
+		CHECK(sched_setaffinity(0, 8, (void *)bad_ptrs[i]) == -EFAULT);
+		CHECK(sched_setscheduler(0, 0, (void *)bad_ptrs[i]) == -EFAULT);
+		CHECK(spawn((void *)bad_ptrs[i], argv) == -EFAULT);
+		CHECK(spawn("hello", (void *)bad_ptrs[i]) == -EFAULT);
+	}
+	/* Straddling the end of a mapped page: the part before the edge is
+	 * fine, the whole is not. */
+	CHECK(write(1, (void *)(edge - 4), 4) == 4);
+	CHECK(write(1, (void *)(edge - 4), 8) == -EFAULT);
+	CHECK(getcpu((unsigned *)(edge - 2), 0) == -EFAULT);
+	CHECK(nanosleep((void *)(edge - 8), 0) == -EFAULT);
+	/* A range that wraps around, and one that ends in the kernel. */
+	CHECK(write(1, (void *)(edge - 4), ~0ul) == -EFAULT);
+	CHECK(write(1, (void *)0x7ffffffff000ul, 0x2000) == -EFAULT);
+	/* A read-only user page: copy_to_user faults on protection. */
+	CHECK(getcpu((unsigned *)&read_only_int, 0) == -EFAULT);
+	/* A string running into the unmapped page (the failed copies above
+	 * wrote what they could, as on Linux: write the string again). */
+	memcpy(page + 4096 - 4, "abcd", 4);
+	CHECK(spawn((char *)edge - 4, argv) == -EFAULT);
+	/* wait's status pointer: the child is collected all the same. */
+	child = spawn("hello", argv);
+	CHECK(child > 0);
+	CHECK(wait(child, (int *)KERNEL_ADDR) == -EFAULT);
+	CHECK(wait(child, &status) == -ECHILD);
+	printf("usertest: efault ok\n");
+	return 0;
+}
+
+static int test_spawn(void)
+{
+	char *argv[] = {"usertest", "sleeper", 0};
+	char *none[] = {0};
+	int a, b, status = -1;
+
+	a = spawn("usertest", argv);
+	b = spawn("usertest", argv);
+	CHECK(a > 0 && b > 0 && a != b);
+	CHECK(wait(b, &status) == b && status == 7);
+	CHECK(wait(a, &status) == a && status == 7);
+	CHECK(wait(a, &status) == -ECHILD);
+	CHECK(wait(getpid(), &status) == -ECHILD);
+	CHECK(spawn("no-such-program", argv) == -ENOENT);
+	CHECK(spawn("hello", none) > 0); /* argc 0; an orphan once we exit */
+	/* One left running: exiting first makes it an orphan. */
+	CHECK(spawn("usertest", argv) > 0);
+	printf("usertest: spawn ok\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(mode, "syscalls") && argc > 2)
+		return test_syscalls(simple_strtoul(argv[2], 0, 10));
+	if (!strcmp(mode, "efault"))
+		return test_efault();
+	if (!strcmp(mode, "spawn"))
+		return test_spawn();
+	if (!strcmp(mode, "sleeper")) {
+		nanosleep(&(struct timespec){0, 2000000}, 0);
+		return 7;
+	}
+	printf("usage: usertest syscalls NCPUS | efault | spawn | sleeper\n");
+	return 100;
+}
