@@ -496,6 +496,7 @@ void lockdep_hardirqs_on(unsigned long ip)
 {
 	struct task *t;
 
+	raw_cpu_inc(irqs_on_epoch);
 	if (preempt_count() == 0)
 		raw_cpu_inc(preemptible_epoch); /* preemptible from here */
 	if (!lockdep_on || in_interrupt())

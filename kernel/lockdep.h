@@ -166,7 +166,9 @@ struct this_cpu_read_rec {
 	unsigned long ip;
 	int cpu;
 	bool preemptible;          /* made preemptible */
+	bool irqs_off;             /* made with interrupts off */
 	unsigned long epoch;       /* the CPU's preemptible_epoch then */
+	unsigned long irq_epoch;   /* and its irqs_on_epoch */
 	int depth;                 /* held locks at the read */
 	const struct lockdep_map *inner; /* the innermost of them, if any */
 };

@@ -96,6 +96,9 @@ void lockdep_hb_exit(struct task *t);
 /* lockdep_hb.c's part of lockdep_reset(). */
 void lockdep_hb_reset(void);
 
+/* How many times this CPU has turned interrupts on (lockdep.c). */
+DECLARE_PER_CPU_STAT(unsigned long, irqs_on_epoch);
+
 /* t exits: its recorded this_cpu reads are dropped. */
 void lockdep_percpu_task_exit(struct task *t);
 

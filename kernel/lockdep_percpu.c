@@ -100,6 +100,7 @@ static int nr_vars;
 
 unsigned int lockdep_this_cpu_reads;
 DEFINE_PER_CPU_STAT(unsigned long, preemptible_epoch);
+DEFINE_PER_CPU_STAT(unsigned long, irqs_on_epoch);
 
 static void write_begin(struct percpu_copy *c)
 {
@@ -645,8 +646,9 @@ void lockdep_this_cpu_read(const void *var)
 	}
 	*r = (struct this_cpu_read_rec){
 		.var = var, .ip = ip, .cpu = raw_smp_processor_id(),
-		.preemptible = preemptible(),
-		.epoch = raw_cpu_read(preemptible_epoch), .depth = l->depth,
+		.preemptible = preemptible(), .irqs_off = irqs_disabled(),
+		.epoch = raw_cpu_read(preemptible_epoch),
+		.irq_epoch = raw_cpu_read(irqs_on_epoch), .depth = l->depth,
 		.inner = l->depth ? l->held[l->depth - 1].map : 0};
 }
 
@@ -660,8 +662,15 @@ static bool window_open(const struct lockdep_task *l,
 	bool held = r->depth && l->depth >= r->depth &&
 		    l->held[r->depth - 1].map == r->inner;
 
-	return !held && (r->preemptible || r->cpu != raw_smp_processor_id() ||
-			 r->epoch != raw_cpu_read(preemptible_epoch));
+	if (held)
+		return false;
+	if (r->preemptible || r->cpu != raw_smp_processor_id())
+		return true;
+	/* Interrupts off at the read and never on since: one section,
+	 * whatever preempt_disable() pairs came and went inside it. */
+	if (r->irqs_off && r->irq_epoch == raw_cpu_read(irqs_on_epoch))
+		return false;
+	return r->epoch != raw_cpu_read(preemptible_epoch);
 }
 
 void lockdep_this_cpu_write(const void *var)

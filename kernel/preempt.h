@@ -52,14 +52,16 @@ static inline bool need_resched(void)
 }
 
 #ifdef CONFIG_LOCKDEP
-/* How many times this CPU has become preemptible (lockdep_percpu.c: a
- * this_cpu read and write in two preempt-off sections are two). */
+/* How many times this CPU's preempt count has dropped to zero
+ * (lockdep_percpu.c: a this_cpu read and write in two preempt-off
+ * sections are two). Whether interrupts were on is not asked here, on
+ * the hot path: the checker tells an interrupts-off section apart by
+ * irqs_on_epoch. */
 DECLARE_PER_CPU_STAT(unsigned long, preemptible_epoch);
 
 static inline void lockdep_preempt_count_dropped(void)
 {
-	if (raw_cpu_read(__preempt_count) == 0 &&
-	    !arch_irqs_disabled_flags(arch_local_save_flags()))
+	if (raw_cpu_read(__preempt_count) == 0)
 		raw_cpu_inc(preemptible_epoch);
 }
 #else

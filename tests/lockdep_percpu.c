@@ -648,6 +648,8 @@ KTEST(lockdep_percpu, this_cpu_read_write_one_section_silent)
 	preempt_enable();
 	local_irq_save(flags);
 	v = this_cpu_read(pc_one_section);
+	preempt_disable(); /* a section inside the IRQs-off one */
+	preempt_enable();
 	this_cpu_write(pc_one_section, v + 1);
 	local_irq_restore(flags);
 	migrate_disable();
