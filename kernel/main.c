@@ -157,7 +157,7 @@ __noreturn static void ap_main(int cpu)
 	percpu_enter(cpu);                      /* per-CPU data through GS */
 	arch_cpu_init_ap(cpu);                  /* GDT, TSS, IDT, local APIC */
 	sched_init_ap(cpu);                     /* we are its idle task */
-	lockdep_hb_acquire(&__per_cpu_offset[cpu]); /* after the boot CPU's work */
+	lockdep_hb_acquire(&__per_cpu_offset[cpu]); /* ordered after the BSP */
 	tick_setup_cpu();                       /* its own tick */
 	set_cpu_online(cpu);                    /* IPIs and work from now on */
 	cpu_idle();
@@ -170,6 +170,8 @@ static void smp_boot_cpus(int nr_cpus)
 	uint64_t t0 = ktime_get_ns();
 
 	for (int cpu = 1; cpu < nr_cpus; cpu++) {
+		/* What we did so far happens before what the CPU does: the
+		 * per-CPU checker's view of bring-up (lockdep_hb.c). */
 		lockdep_hb_release(&__per_cpu_offset[cpu]);
 		if (!arch_boot_cpu(cpu, arch_cpu_hw_id(cpu), ap_main,
 				   AP_BOOT_TIMEOUT_US))

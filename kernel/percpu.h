@@ -118,13 +118,20 @@ static __always_inline void this_cpu_write_hook(const void *var)
 		__this_cpu_check(name);                                       \
 		op;                                                           \
 	})
-#define __this_cpu_write(v, x)      __this_cpu_checked("__this_cpu_write", this_cpu_write(v, x))
-#define __this_cpu_add(v, x)        __this_cpu_checked("__this_cpu_add", raw_cpu_add(v, x))
-#define __this_cpu_sub(v, x)        __this_cpu_checked("__this_cpu_sub", raw_cpu_sub(v, x))
-#define __this_cpu_inc(v)           __this_cpu_checked("__this_cpu_inc", raw_cpu_inc(v))
-#define __this_cpu_dec(v)           __this_cpu_checked("__this_cpu_dec", raw_cpu_dec(v))
-#define __this_cpu_xchg(v, x)       __this_cpu_checked("__this_cpu_xchg", this_cpu_xchg(v, x))
-#define __this_cpu_cmpxchg(v, o, n) __this_cpu_checked("__this_cpu_cmpxchg", raw_cpu_cmpxchg(v, o, n))
+#define __this_cpu_write(v, x) \
+	__this_cpu_checked("__this_cpu_write", this_cpu_write(v, x))
+#define __this_cpu_add(v, x) \
+	__this_cpu_checked("__this_cpu_add", raw_cpu_add(v, x))
+#define __this_cpu_sub(v, x) \
+	__this_cpu_checked("__this_cpu_sub", raw_cpu_sub(v, x))
+#define __this_cpu_inc(v) \
+	__this_cpu_checked("__this_cpu_inc", raw_cpu_inc(v))
+#define __this_cpu_dec(v) \
+	__this_cpu_checked("__this_cpu_dec", raw_cpu_dec(v))
+#define __this_cpu_xchg(v, x) \
+	__this_cpu_checked("__this_cpu_xchg", this_cpu_xchg(v, x))
+#define __this_cpu_cmpxchg(v, o, n) \
+	__this_cpu_checked("__this_cpu_cmpxchg", raw_cpu_cmpxchg(v, o, n))
 
 #else /* !CONFIG_LOCKDEP: each is its one instruction */
 
