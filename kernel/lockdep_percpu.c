@@ -628,11 +628,14 @@ static void drop_read(struct this_cpu_read_rec *r)
 void lockdep_this_cpu_read(const void *var)
 {
 	unsigned long ip = _RET_IP_;
-	struct lockdep_task *l = &current->lockdep;
-	struct this_cpu_read_rec *r = &l->reads[0];
+	struct lockdep_task *l;
+	struct this_cpu_read_rec *r;
 
-	if (!lockdep_on || stat_var(var))
+	/* No task yet: a CPU on its way in, before sched_init_ap(). */
+	if (!lockdep_on || stat_var(var) || !current)
 		return;
+	l = &current->lockdep;
+	r = &l->reads[0];
 	for (int i = 0; i < NR_THIS_CPU_READS; i++)
 		if (l->reads[i].var == var)
 			r = &l->reads[i];
@@ -679,7 +682,7 @@ void lockdep_this_cpu_write(const void *var)
 	struct lockdep_task *l;
 	unsigned long flags;
 
-	if (!lockdep_on || in_interrupt())
+	if (!lockdep_on || in_interrupt() || !current)
 		return; /* an interrupt's write is the IRQ rule's business */
 	l = &current->lockdep;
 	for (int i = 0; i < NR_THIS_CPU_READS; i++) {
