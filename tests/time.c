@@ -185,11 +185,11 @@ KTEST(time, ktest_in_hardirq_context)
  * The calibrated rates are plausible (QEMU's LAPIC timer: 1 GHz / 16 =
  * 62.5 MHz; anything from 1 MHz to 10 GHz is accepted), and one TSC
  * second converts to one second of ns. The band holds under load because
- * of how calibration measures: the host stopping a vCPU thread can only
- * lengthen a window of TSC time around a reference interval (the rate
- * comes out high, once 41 GHz from one 50 ms window), and the kernel
- * keeps the smallest of several windows, so it is wrong only if the host
- * stops the boot CPU in every one of them.
+ * calibration knows its own error: the host stopping a vCPU thread once
+ * gave a 41 GHz TSC from one 50 ms window that waited for the PIT to run
+ * out; now each end of a PIT window is a count read between two TSC reads
+ * (a stop only widens that bracket, and the narrowest of several reads is
+ * kept), and the LAPIC window's TSC reads lie inside its counter reads.
  */
 KTEST(time, calibrated_rates_plausible)
 {
