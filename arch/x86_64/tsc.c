@@ -1,8 +1,8 @@
 /*
  * TSC calibration. QEMU's TCG TSC follows the host's clock, and its
  * frequency is not in CPUID; the PIT, whose input is a fixed 1.193182 MHz,
- * gives a reference: gate channel 2 for a known count and see how far the
- * TSC moved before the count ran out.
+ * gives a reference: let channel 2 count down and see how far the TSC
+ * moved while it counted at least CALIBRATE_MS worth.
  */
 #include <stdbool.h>
 
@@ -14,10 +14,10 @@
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43
 #define PIT_GATE 0x61 /* bit 0: ch2 gate, bit 1: speaker, bit 5: ch2 out */
-#define CALIBRATE_MS 10       /* one window, at least */
-#define CALIBRATE_WINDOWS 20   /* at most */
-#define CALIBRATE_PPM 1000     /* a window this exact ends calibration */
-#define SAMPLE_READS 8         /* reads of the PIT per sample */
+#define CALIBRATE_MS 10      /* one window, at least */
+#define CALIBRATE_WINDOWS 20 /* at most */
+#define CALIBRATE_PPM 1000   /* a window this exact ends calibration */
+#define SAMPLE_READS 8       /* reads of the PIT per sample */
 
 uint64_t tsc_khz;
 
