@@ -63,6 +63,11 @@ struct preemptor {
 	volatile int *watch;
 };
 
+/* How long a test may keep preempting before it gives up on its count:
+ * a guard against a hang, not a measure (the counts decide), and inside
+ * the preemptor's own HELPER_MAX_NS. */
+#define PREEMPT_BOUND_MS 15000
+
 static void preemptor_init(struct preemptor *k, volatile int *watch)
 {
 	*k = (struct preemptor){.watch = watch};
@@ -233,14 +238,21 @@ static struct task *start_pinned(int (*fn)(void *), const char *name,
 
 /* Preempt whatever runs on the preemptor's CPU, by kicks from here when
  * this is another CPU, else by its own timer wakeups, until it has run
- * want times (counted in *count) or timeout_ms passes. */
+ * want times (counted in *count). timeout_ms only keeps a broken kernel
+ * from hanging the test; hitting it is logged, and the caller's
+ * assertions on *count say whether that is a failure. */
 static void preempt_for(struct preemptor *k, volatile long *count, long want,
 			uint64_t timeout_ms, int cpu)
 {
 	uint64_t t0 = ktime_get_ns();
 
-	while (load_long(count) < want &&
-	       ns_since(t0) < timeout_ms * NS_PER_MS) {
+	while (load_long(count) < want) {
+		if (ns_since(t0) >= timeout_ms * NS_PER_MS) {
+			ktest_log("safety bound: %ld of %ld preemptions after "
+				  "%lu ms", load_long(count), want,
+				  (unsigned long)timeout_ms);
+			return;
+		}
 		if (cpu != raw_smp_processor_id())
 			kick(k);
 		else
@@ -343,7 +355,7 @@ static int stable_id_fn(void *arg)
 	cpu = sid.first = smp_processor_id();
 	sw = per_cpu(nr_switches, cpu);
 	store_int(&sid.cpu, cpu);
-	while (!load_int(&sid.stop) && ns_since(t0) < 10000 * NS_PER_MS) {
+	while (!load_int(&sid.stop) && ns_since(t0) < HELPER_MAX_NS) {
 		int now = smp_processor_id();
 		unsigned long s = per_cpu(nr_switches, cpu);
 
@@ -381,7 +393,8 @@ KTEST(migrate, same_cpu_id_across_preemptions)
 				      (void *)&sid.stop, "busy");
 	}
 	if (k)
-		preempt_for(&sid.k, &sid.preemptions, 300, 5000, sid.cpu);
+		preempt_for(&sid.k, &sid.preemptions, 300, PREEMPT_BOUND_MS,
+			    sid.cpu);
 	store_int(&sid.stop, 1);
 	preemptor_stop(&sid.k);
 	ktest_join(t);
@@ -515,7 +528,7 @@ static int hold_fn(void *arg)
 	cpu = raw_smp_processor_id();
 	store_int(&hold.start_cpu, cpu);
 	sw = per_cpu(nr_switches, cpu);
-	while (!load_int(&hold.finish) && ns_since(t0) < 15000 * NS_PER_MS) {
+	while (!load_int(&hold.finish) && ns_since(t0) < HELPER_MAX_NS) {
 		unsigned long s = per_cpu(nr_switches, cpu);
 
 		if (raw_smp_processor_id() != cpu)
@@ -581,9 +594,16 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 	cpumask_clear(&other);
 	cpumask_set_cpu(0, &other);
 	t0 = ktime_get_ns();
-	while ((load_long(&hold.k.runs_while) < 3000 ||
-		load_long(&hold.preempted) < 1000) &&
-	       ns_since(t0) < 8000 * NS_PER_MS) {
+	/* Until the FIFO task has run thousands of times (the counts, not
+	 * the time, are what the test needs: a starved vCPU only slows it). */
+	while (load_long(&hold.k.runs_while) < 3000 ||
+	       load_long(&hold.preempted) < 1000) {
+		if (ns_since(t0) >= PREEMPT_BOUND_MS * NS_PER_MS) {
+			ktest_log("safety bound: %ld FIFO runs, %ld preemptions "
+				  "after %d ms", load_long(&hold.k.runs_while),
+				  load_long(&hold.preempted), PREEMPT_BOUND_MS);
+			break;
+		}
 		for (int i = 0; i < 10 && k; i++)
 			kick(&hold.k);
 		KEXPECT_EQ(set_cpus_allowed(t, changes % 2 ? &other : &away),

@@ -181,9 +181,16 @@ KTEST(time, ktest_in_hardirq_context)
 	KEXPECT_FALSE(irqs_disabled());
 }
 
-/* The calibrated rates are plausible (QEMU's LAPIC timer: 1 GHz / 16 =
+/*
+ * The calibrated rates are plausible (QEMU's LAPIC timer: 1 GHz / 16 =
  * 62.5 MHz; anything from 1 MHz to 10 GHz is accepted), and one TSC
- * second converts to one second of ns. */
+ * second converts to one second of ns. The band holds under load because
+ * calibration knows its own error: the host stopping a vCPU thread once
+ * gave a 41 GHz TSC from one 50 ms window that waited for the PIT to run
+ * out; now each end of a PIT window is a count read between two TSC reads
+ * (a stop only widens that bracket, and the narrowest of several reads is
+ * kept), and the LAPIC window's TSC reads lie inside its counter reads.
+ */
 KTEST(time, calibrated_rates_plausible)
 {
 	uint64_t one_s;

@@ -141,18 +141,42 @@ static void lapic_timer_interrupt(struct trap_frame *f)
 	timer_handler();
 }
 
-/* Count the timer down from its maximum for 20 ms of TSC time. */
+/*
+ * One calibration window: the timer's counts per second of TSC time, over
+ * about 10 ms. Both TSC reads fall inside the two timer reads, so the TSC
+ * interval is contained in the timer's: when the host stops this vCPU
+ * thread (the timer runs on the host's clock meanwhile) the window can
+ * only come out high, never low, and the smallest of several is the best.
+ */
+#define TIMER_WINDOWS 5
+
+static uint64_t timer_window_hz(void)
+{
+	uint32_t c0, c1;
+	uint64_t t0, t1;
+
+	apic_write(APIC_TIMER_INIT, 0xffffffff);
+	c0 = apic_read(APIC_TIMER_CUR);
+	t0 = rdtsc();
+	arch_udelay(10000);
+	t1 = rdtsc();
+	c1 = apic_read(APIC_TIMER_CUR);
+	/* counts / (kcycles / kHz): no overflow below 2^32 counts and 4 THz */
+	return (uint64_t)(c0 - c1) * tsc_khz / ((t1 - t0) / 1000 + 1);
+}
+
 void arch_timer_init(void (*handler)(void))
 {
-	uint32_t left;
-
+	timer_hz = ~0ull;
 	apic_write(APIC_TIMER_DIV, TIMER_DIV_16);
 	apic_write(APIC_LVT_TIMER, LVT_MASKED);
-	apic_write(APIC_TIMER_INIT, 0xffffffff);
-	arch_udelay(20000);
-	left = apic_read(APIC_TIMER_CUR);
+	for (int i = 0; i < TIMER_WINDOWS; i++) {
+		uint64_t hz = timer_window_hz();
+
+		if (hz < timer_hz)
+			timer_hz = hz;
+	}
 	apic_write(APIC_TIMER_INIT, 0);
-	timer_hz = (uint64_t)(0xffffffffu - left) * 50;
 	if (timer_hz < 1000)
 		panic("LAPIC timer does not count (%lu Hz)", timer_hz);
 	count_per_ns = (timer_hz << 32) / 1000000000u;
