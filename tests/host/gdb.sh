@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The GDB helpers (scripts/kernel_gdb.py) against a real GDB: QEMU starts
 # halted with its gdbstub on a free port, GDB in batch mode attaches,
-# breaks in gdb_probe_point() once on each of 4 CPUs (tests/gdb_probe.c)
-# and runs every helper; the output is then checked against what the
-# kernel printed on its serial port. No timing is asserted: each step is
-# bounded by a generous timeout only.
+# breaks in gdb_probe_point() once on each of 4 CPUs (tests/gdb_probe.c;
+# probe-continue skips a repeated stop) and runs every helper; the output
+# is then checked against what the kernel printed on its serial port. No
+# timing is asserted: each step is bounded by a generous timeout only.
 #
 # usage: KERNEL=ELF O=BUILD_ROOT tests/host/gdb.sh
 set -uo pipefail
@@ -35,8 +35,33 @@ done
 	echo "set scheduler-locking step"
 	echo "source scripts/kernel-helpers.gdb"
 	echo "break gdb_probe_point"
+	# QEMU's gdbstub can report a stop twice for the thread that last hit
+	# the breakpoint (seen under host load: "stop 2" on CPU 1 again).
+	# Stop k is the one where the probe has counted k earlier hits.
+	cat <<-'PY'
+	python
+	class ProbeContinue(gdb.Command):
+	    def __init__(self):
+	        super().__init__("probe-continue", gdb.COMMAND_USER)
+	        self.pc = None  # the breakpoint's address, from stop 0
+	    def invoke(self, arg, from_tty):
+	        want = int(arg)
+	        for _ in range(20):
+	            gdb.execute("continue")
+	            frame = gdb.selected_frame()
+	            hits = int(gdb.parse_and_eval("'gdb_probe.c'::probe.hits"))
+	            if (frame.name() == "gdb_probe_point" and hits == want and
+	                    self.pc in (None, frame.pc())):
+	                self.pc = frame.pc()
+	                return
+	            print("probe-continue: stop at %s with %d hits is not stop %d; "
+	                  "continuing" % (frame.name(), hits, want))
+	        raise gdb.GdbError("stop %d never reached" % want)
+	ProbeContinue()
+	end
+	PY
 	for stop in 0 1 2 3; do
-		echo "continue"
+		echo "probe-continue $stop"
 		echo "printf \"=== stop $stop: cpu %d\\n\", cpu"
 		echo "ps"
 		echo "runqueues"
