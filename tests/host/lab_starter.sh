@@ -6,7 +6,7 @@
 # region left, no hidden test). Fixtures are in tests/host/lab_starter/.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
-gen=scripts/lab-starter fix=tests/host/lab_starter fails=0
+gen=scripts/lab-starter fix=tests/host/lab_starter fails=0 L=LAB
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -18,7 +18,9 @@ for f in good.c good.asm; do
 	fi
 done
 
-# expect_error FIXTURE TEXT: the generator exits 1 and says TEXT.
+# expect_error FIXTURE TEXT [LAB]: the generator exits 1 and says TEXT.
+# ($L spells the markers' prefix: this file is a source the generator
+# checks, and a marker's text outside a marker line is an error.)
 expect_error() {
 	local out rc
 	out=$(python3 "$gen" --file "${3:-7}" "$fix/$1" 2>&1)
@@ -26,15 +28,15 @@ expect_error() {
 	((rc == 1)) || fail "$1: exit $rc, want 1 (output: $out)"
 	grep -qF -- "$2" <<<"$out" || fail "$1: no '$2' in: $out"
 }
-expect_error nested.c.in 'nested.c.in:2: LAB8 BEGIN inside the LAB7 region opened at line 1: regions do not nest'
-expect_error end-alone.c.in 'end-alone.c.in:2: LAB7 END with no BEGIN'
-expect_error unclosed.c.in 'unclosed.c.in:1: LAB7 BEGIN is never closed'
-expect_error mismatch.c.in 'mismatch.c.in:3: LAB8 END closes the LAB7 region'
-expect_error stub-outside.c.in 'stub-outside.c.in:1: LAB7 STUB outside any region'
-expect_error stub-other.c.in 'stub-other.c.in:2: LAB8 STUB inside the LAB7 region'
+expect_error nested.c.in "nested.c.in:2: ${L}8 BEGIN inside the ${L}7 region opened at line 1: regions do not nest"
+expect_error end-alone.c.in "end-alone.c.in:2: ${L}7 END with no BEGIN"
+expect_error unclosed.c.in "unclosed.c.in:1: ${L}7 BEGIN is never closed"
+expect_error mismatch.c.in "mismatch.c.in:3: ${L}8 END closes the ${L}7 region"
+expect_error stub-outside.c.in "stub-outside.c.in:1: ${L}7 STUB outside any region"
+expect_error stub-other.c.in "stub-other.c.in:2: ${L}8 STUB inside the ${L}7 region"
 expect_error inline.c.in 'inline.c.in:1: a lab marker must be a whole comment line'
 expect_error open-comment.c.in 'open-comment.c.in:1: a lab marker must be a whole comment line'
-expect_error good.c.in 'no LAB9 region' 9
+expect_error good.c.in "no ${L}9 region" 9
 
 # The tree's own markers, and a starter tree per lab.
 if ! labs=$(python3 "$gen" --check 2>&1); then
