@@ -79,6 +79,14 @@ c = judged(log(suite("beta", "not ok N one"),
                before=["smpboot: CPU 1 (APIC id 1) did not come online"]), "beta.*")
 expect(c.why and c.why[0].startswith("boot: smpboot: CPU 1"), f"boot warning shown: {c.why}")
 
+long = [grade.Check(1, i, 1, 10, "ktest", [f"KTEST=suite{i}.{'x' * 60}"], False)
+        for i in range(7)]
+parts = grade.split_cmdline(long)
+expect(len(parts) == 4 and sum(map(len, parts)) == 7 and  # 69 bytes each
+       all(len(",".join(g for c in p for g in c.globs)) < grade.CMDLINE_GLOBS_MAX
+           for p in parts),
+       f"globs split to fit the command line: {[len(p) for p in parts]}")
+
 with tempfile.TemporaryDirectory() as root:
     os.makedirs(os.path.join(root, "tests/labs"))
     grade.ROOT = root
