@@ -207,6 +207,20 @@ test-big:
 	CPUS_LIST="32 64" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) TIMEOUT=900 \
 	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh
 
+# Course labs (docs/labs/README.md): the starter tree of lab LAB in O, the
+# grade of lab LAB on this tree (HIDDEN=<solution tree> adds the hidden
+# checks), and the check that every lab's solution scores 100 and its
+# starter builds and scores between 0 and 100.
+.PHONY: lab-starter grade labs-check
+lab-starter:
+	@test -n "$(LAB)" || { echo "usage: make lab-starter LAB=n O=dir"; exit 2; }
+	python3 scripts/lab-starter $(LAB) $(O)
+grade:
+	@test -n "$(LAB)" || { echo "usage: make grade LAB=n [HIDDEN=tree]"; exit 2; }
+	O=$(O) python3 scripts/grade $(LAB) $(if $(HIDDEN),--hidden $(HIDDEN))
+labs-check:
+	O=$(O) bash tests/host/labs.sh
+
 clean:
 	rm -rf $(O)
 

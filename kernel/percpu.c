@@ -48,6 +48,7 @@ void setup_per_cpu_areas(int nr_cpus)
 	local_irq_save(flags);
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
 		char *area = percpu_area_alloc(cpu);
+		/* LAB1 BEGIN */
 		unsigned long off = (unsigned long)area -
 				    (unsigned long)__per_cpu_start;
 
@@ -55,18 +56,33 @@ void setup_per_cpu_areas(int nr_cpus)
 		__per_cpu_offset[cpu] = off;
 		*raw_per_cpu_ptr(&this_cpu_off, cpu) = off;
 		*raw_per_cpu_ptr(&cpu_number, cpu) = cpu;
+		/* LAB1 STUB: (void)area; */
+		/* LAB1 END */
 	}
 	percpu_enter(0);
 	local_irq_restore(flags);
 }
 
+/*
+ * The area's first words say whose it is: a CPU that went on through
+ * another's area (or the template) would corrupt both, far from the cause,
+ * so a wrong GS base stops the boot here with the reason.
+ */
 void percpu_enter(int cpu)
 {
 	arch_set_percpu_base(__per_cpu_offset[cpu]);
+	if (this_cpu_read(this_cpu_off) != __per_cpu_offset[cpu] ||
+	    this_cpu_read(cpu_number) != cpu)
+		panic("percpu: CPU %d is not on its own per-CPU area: GS base "
+		      "%#lx, __per_cpu_offset %#lx, this_cpu_off %#lx, "
+		      "cpu_number %d (setup_per_cpu_areas, arch_set_percpu_base)",
+		      cpu, arch_percpu_base(), __per_cpu_offset[cpu],
+		      this_cpu_read(this_cpu_off), this_cpu_read(cpu_number));
 }
 
 int percpu_addr_cpu(const void *addr)
 {
+	/* LAB1 BEGIN */
 	uintptr_t a = (uintptr_t)addr;
 	size_t size = __per_cpu_end - __per_cpu_start;
 
@@ -78,4 +94,6 @@ int percpu_addr_cpu(const void *addr)
 			return cpu;
 	}
 	return -1;
+	/* LAB1 STUB: return -1; */
+	/* LAB1 END */
 }

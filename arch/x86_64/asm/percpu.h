@@ -156,8 +156,10 @@ extern void __bad_percpu_size(void)
  * to ring 3 exchanges the two (entry.asm, docs/usermode.md). */
 static inline void arch_set_percpu_base(unsigned long off)
 {
+	/* LAB1 BEGIN */
 	wrmsr(MSR_GS_BASE, off);
 	wrmsr(MSR_KERNEL_GS_BASE, 0);
+	/* LAB1 END */
 }
 
 static inline unsigned long arch_percpu_base(void)

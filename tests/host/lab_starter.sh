@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The lab starter generator (scripts/lab-starter, docs/labs/README.md):
+# regions replaced in C and NASM syntax with the STUB lines, other labs'
+# regions kept, every malformed marker refused with the file, line and
+# reason; then the markers of this tree, and each lab's starter tree (no
+# region left, no hidden test). Fixtures are in tests/host/lab_starter/.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+gen=scripts/lab-starter fix=tests/host/lab_starter fails=0 L=LAB
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+for f in good.c good.asm; do
+	if ! out=$(python3 "$gen" --file 7 "$fix/$f.in" 2>&1); then
+		fail "$f: $out"
+	elif ! diff -u "$fix/$f.lab7" - <<<"$out"; then
+		fail "$f: starter differs from $fix/$f.lab7"
+	fi
+done
+
+# expect_error FIXTURE TEXT [LAB]: the generator exits 1 and says TEXT.
+# ($L spells the markers' prefix: this file is a source the generator
+# checks, and a marker's text outside a marker line is an error.)
+expect_error() {
+	local out rc
+	out=$(python3 "$gen" --file "${3:-7}" "$fix/$1" 2>&1)
+	rc=$?
+	((rc == 1)) || fail "$1: exit $rc, want 1 (output: $out)"
+	grep -qF -- "$2" <<<"$out" || fail "$1: no '$2' in: $out"
+}
+expect_error nested.c.in "nested.c.in:2: ${L}8 BEGIN inside the ${L}7 region opened at line 1: regions do not nest"
+expect_error end-alone.c.in "end-alone.c.in:2: ${L}7 END with no BEGIN"
+expect_error unclosed.c.in "unclosed.c.in:1: ${L}7 BEGIN is never closed"
+expect_error mismatch.c.in "mismatch.c.in:3: ${L}8 END closes the ${L}7 region"
+expect_error stub-outside.c.in "stub-outside.c.in:1: ${L}7 STUB outside any region"
+expect_error stub-other.c.in "stub-other.c.in:2: ${L}8 STUB inside the ${L}7 region"
+expect_error inline.c.in 'inline.c.in:1: a lab marker must be a whole comment line'
+expect_error open-comment.c.in 'open-comment.c.in:1: a lab marker must be a whole comment line'
+expect_error good.c.in "no ${L}9 region" 9
+
+# The tree's own markers, and a starter tree per lab.
+if ! labs=$(python3 "$gen" --check 2>&1); then
+	fail "markers of this tree: $labs"
+	labs=""
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+for lab in $(sed -n 's/^lab \([0-9]*\):.*/\1/p' <<<"$labs"); do
+	if ! out=$(python3 "$gen" "$lab" "$tmp/lab$lab" 2>&1); then
+		fail "starter of lab $lab: $out"
+		continue
+	fi
+	left=$(grep -rlE "LAB$lab (BEGIN|END|STUB)" "$tmp/lab$lab" --include='*.[chS]' \
+		--include='*.asm' --include=Makefile)
+	[[ -z $left ]] || fail "lab $lab starter still has its markers in: $left"
+	hidden=$(cd "$tmp/lab$lab" && ls tests/lab*_hidden_* tests/host/lab*_hidden_* 2>/dev/null)
+	[[ -z $hidden ]] || fail "lab $lab starter has hidden tests: $hidden"
+done
+mkdir "$tmp/full" && touch "$tmp/full/file"
+out=$(python3 "$gen" 1 "$tmp/full" 2>&1) && fail "a non-empty output directory was accepted"
+grep -qF 'is not empty' <<<"$out" || fail "non-empty directory: unclear message: $out"
+
+((fails == 0)) && echo "lab-starter: all checks passed"
+((fails == 0))
