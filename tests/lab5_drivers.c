@@ -5,7 +5,7 @@
  * the kind the lock validator and the per-CPU checker exist to find, and
  * none of the bugs shows in a run: the results come out right, nothing
  * hangs. Only the validator's report gives each away. This file is the
- * fixed version; the starter's lines are in its LAB5 STUB comments.
+ * fixed version; the starter's lines are in the comments of its regions.
  */
 #include <stdbool.h>
 
