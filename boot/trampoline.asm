@@ -59,12 +59,16 @@ tr_long:
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
+	; LAB2 BEGIN
 	mov rsp, [TR(tr_stack)]
 	mov rdi, [TR(tr_cpu)]
 	mov rax, [TR(tr_entry)]
 	xor ebp, ebp                            ; ends the backtrace
 	push 0                                  ; a null return address: RSP
 	jmp rax                                 ; is as after a call
+	; LAB2 STUB: cli
+	; LAB2 STUB: hlt
+	; LAB2 END
 
 align 8
 tr_gdt:

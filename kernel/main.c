@@ -154,6 +154,7 @@ static void start_work(void)
  * stack, with no per-CPU base, descriptor tables of its own or IDT. */
 __noreturn static void ap_main(int cpu)
 {
+	/* LAB2 BEGIN */
 	percpu_enter(cpu);                      /* per-CPU data through GS */
 	arch_cpu_init_ap(cpu);                  /* GDT, TSS, IDT, local APIC */
 	sched_init_ap(cpu);                     /* we are its idle task */
@@ -161,6 +162,8 @@ __noreturn static void ap_main(int cpu)
 	tick_setup_cpu();                       /* its own tick */
 	set_cpu_online(cpu);                    /* IPIs and work from now on */
 	cpu_idle();
+	/* LAB2 STUB: panic("CPU %d reached ap_main(), which is not written yet", cpu); */
+	/* LAB2 END */
 }
 
 /* Start the other CPUs, one at a time. A CPU that does not answer is

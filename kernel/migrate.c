@@ -18,8 +18,11 @@
 /* May p (queued on rq, rq locked) move to dest_cpu right now? */
 bool task_can_move(struct rq *rq, struct task *p, int dest_cpu)
 {
+	/* LAB3 BEGIN */
 	return p->on_rq && rq->curr != p && !p->migration_disabled &&
 	       cpumask_test_cpu(dest_cpu, &p->cpus_mask) && cpu_online(dest_cpu);
+	/* LAB3 STUB: return false; */
+	/* LAB3 END */
 }
 
 /* The outermost migrate_disable()/migrate_enable() of the running task
@@ -137,6 +140,7 @@ void kthread_bind(struct task *p, int cpu)
  */
 void migrate_enable_slow(void)
 {
+	/* LAB3 BEGIN */
 	struct task *p = current;
 	unsigned long flags;
 	bool leave;
@@ -152,4 +156,5 @@ void migrate_enable_slow(void)
 	local_irq_restore(flags);
 	if (leave && preemptible())
 		schedule();
+	/* LAB3 END */
 }

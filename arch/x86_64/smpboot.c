@@ -126,6 +126,7 @@ static bool ap_boot_prepare(int cpu)
 	return b->tables && b->stack && b->ist;
 }
 
+/* LAB2 BEGIN */
 static bool wait_alive(struct ap_boot *b, uint64_t timeout_us)
 {
 	uint64_t start = rdtsc(), limit = timeout_us * tsc_khz / 1000;
@@ -150,6 +151,11 @@ static bool kick_cpu(struct ap_boot *b, uint32_t apic_id, uint64_t timeout_us)
 	apic_send_sipi(apic_id, TRAMPOLINE_PHYS >> 12);
 	return wait_alive(b, timeout_us);
 }
+/* LAB2 STUB: static bool kick_cpu(struct ap_boot *b, uint32_t apic_id, uint64_t timeout_us) */
+/* LAB2 STUB: { */
+	/* LAB2 STUB: return false; */
+/* LAB2 STUB: } */
+/* LAB2 END */
 
 bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
 		   uint64_t timeout_us)
@@ -165,9 +171,11 @@ bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
 	b = ap_boot[cpu];
 	apic_ids[cpu] = hw_id;
 	trampoline_install();
+	/* LAB2 BEGIN */
 	*tramp_slot(tr_stack) = (uintptr_t)b->stack + KSTACK_SIZE;
 	*tramp_slot(tr_entry) = (uintptr_t)entry;
 	*tramp_slot(tr_cpu) = cpu;
+	/* LAB2 END */
 	ok = kick_cpu(b, hw_id, timeout_us);
 	trampoline_remove();
 	if (!ok) {

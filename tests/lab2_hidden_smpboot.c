@@ -1,0 +1,78 @@
+/*
+ * Lab 2's hidden checks (docs/labs/lab2.md): each AP, asked over an IPI,
+ * runs on its own per-CPU area, with its own idle task on its own run
+ * queue and its own tick; and the trampoline page, mapped 1:1 only while
+ * APs start, is unmapped once they have. The starter generator leaves
+ * this file out of the students' tree.
+ */
+#include <stdint.h>
+
+#include "asm/pgtable.h"
+#include "asm/processor.h"
+#include "ktest.h"
+#include "percpu.h"
+#include "sched.h"
+#include "sched_internal.h"
+#include "smp.h"
+#include "time.h"
+
+#define TRAMPOLINE_PHYS 0x8000ul /* boot/trampoline.asm */
+
+struct ap_view {
+	unsigned long gs_base;
+	int cpu_number;
+	struct task *idle;
+};
+
+static void read_ap_view(void *arg)
+{
+	struct ap_view *v = (struct ap_view *)arg + raw_smp_processor_id();
+
+	v->gs_base = arch_percpu_base();
+	v->cpu_number = this_cpu_read(cpu_number);
+	v->idle = this_cpu_read(runqueues.idle);
+}
+
+/* Not KTEST_CPUS: with CPUs missing these must fail, not be skipped. */
+KTEST(lab2_hidden, each_ap_on_own_area_with_own_idle)
+{
+	static struct ap_view view[NR_CPUS];
+	int cpu, other;
+
+	KASSERT_EQ(num_online_cpus(), (unsigned)nr_cpu_ids);
+
+	for_each_online_cpu(cpu) {
+		view[cpu] = (struct ap_view){0, -1, 0};
+		KASSERT_EQ(smp_call_function_single(cpu, read_ap_view, view, true), 0);
+		KEXPECT_EQ(view[cpu].gs_base, __per_cpu_offset[cpu]);
+		KEXPECT_EQ(view[cpu].cpu_number, cpu);
+		KASSERT_NE(view[cpu].idle, 0);
+		KEXPECT_EQ(task_cpu(view[cpu].idle), cpu);
+		for (other = 0; other < cpu; other++)
+			KEXPECT_NE(view[cpu].idle, view[other].idle);
+	}
+}
+
+/* Each CPU's tick count moves on (waited for in sleeps of 1 ms, at most
+ * 5000 of them). */
+KTEST(lab2_hidden, every_cpu_ticks)
+{
+	unsigned long before[NR_CPUS];
+	int cpu, waited;
+
+	KASSERT_EQ(num_online_cpus(), (unsigned)nr_cpu_ids);
+
+	for_each_online_cpu(cpu)
+		before[cpu] = *raw_per_cpu_ptr(&cpu_ticks, cpu);
+	for_each_online_cpu(cpu) {
+		for (waited = 0; waited < 5000 &&
+		     *raw_per_cpu_ptr(&cpu_ticks, cpu) == before[cpu]; waited++)
+			msleep(1);
+		KEXPECT_NE(*raw_per_cpu_ptr(&cpu_ticks, cpu), before[cpu]);
+	}
+}
+
+KTEST(lab2_hidden, trampoline_unmapped_after_boot)
+{
+	KEXPECT_EQ(paging_lookup(TRAMPOLINE_PHYS) & PTE_P, 0);
+}
