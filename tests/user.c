@@ -126,6 +126,7 @@ KTEST(user, noncanonical_return)
 struct gs_probe {
 	int cpu;
 	struct task *target;         /* the program's task */
+	struct process *proc;        /* the program */
 	volatile long hits;          /* IPIs that interrupted it */
 	volatile long bad;           /* IPIs that found a GS base wrong */
 };
@@ -145,12 +146,14 @@ static void gs_probe_ipi(void *arg)
 #define GS_PROBE_MAX_TRIES 2000000
 
 /* From CPU 0: call-function and reschedule IPIs at g->cpu until enough
- * of them interrupted the program (or give up, and the test fails). */
+ * of them interrupted the program (or give up, and the test fails; at
+ * once if the program is gone: killed early, it can be hit no more). */
 static int gs_probe_sender(void *arg)
 {
 	struct gs_probe *g = arg;
 
-	for (long i = 0; i < GS_PROBE_MAX_TRIES && g->hits < GS_PROBE_HITS;
+	for (long i = 0; i < GS_PROBE_MAX_TRIES && g->hits < GS_PROBE_HITS &&
+			 !__atomic_load_n(&g->proc->exited, __ATOMIC_RELAXED);
 	     i++) {
 		smp_call_function_single(g->cpu, gs_probe_ipi, g, true);
 		resched_cpu(g->cpu);
@@ -189,6 +192,7 @@ KTEST_CPUS(user, swapgs_under_ipis, 2)
 	snprintf(cpu, sizeof(cpu), "%d", g.cpu);
 	KASSERT_EQ(process_spawn("spin", 2, argv, user_out, &p), 0);
 	g.target = p->task;
+	g.proc = p;
 	ktest_run_on(0, gs_probe_sender, &g, "gs-probe");
 	*stop = 1;
 	status = process_wait(p);

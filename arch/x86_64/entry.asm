@@ -185,6 +185,7 @@ paranoid_entry:
 ; the kernel; iretq faults in the user's name (see trap_entry_common).
 global entry_syscall
 entry_syscall:
+; LAB6 BEGIN
 	swapgs
 	mov [gs:cpu_user_rsp], rsp
 	mov rsp, [gs:cpu_kstack_top]
@@ -217,6 +218,9 @@ entry_syscall:
 	mov r11, [rsp + 16]
 	swapgs
 	jmp user_iret
+; LAB6 STUB: mov rax, -38
+; LAB6 STUB: o64 sysret
+; LAB6 END
 
 section .rodata
 global trap_stubs

@@ -64,11 +64,13 @@ void usermode_cpu_init(struct tss *tss, int cpu)
 	if (cpu == 0)
 		detect_features();
 	raw_cpu_write(cpu_tss, tss);
+	/* LAB6 BEGIN */
 	wrmsr(MSR_STAR, (uint64_t)STAR_SYSRET_BASE << 48 |
 				(uint64_t)KERNEL_CS << 32);
 	wrmsr(MSR_LSTAR, (uint64_t)entry_syscall);
 	wrmsr(MSR_FMASK, SYSCALL_RFLAGS_MASK);
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+	/* LAB6 END */
 	if (has_rdpid || has_rdtscp)
 		wrmsr(MSR_TSC_AUX, cpu);
 	if (has_smep)
