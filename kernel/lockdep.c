@@ -43,6 +43,9 @@ static bool lockdep_started; /* held-lock stacks are kept from here on */
 static bool held_incomplete;
 bool lockdep_on;
 unsigned int lockdep_reset_gen;
+/* What each CPU's interrupt handlers hold (struct held_locks). */
+static DEFINE_PER_CPU(struct held_locks, hardirq_held_locks) = {
+	.hardirq = true};
 
 unsigned long lockdep_graph_lock(void)
 {
@@ -131,20 +134,25 @@ const char *lockdep_wait_name(int wait_type)
 	return names[wait_type & 3];
 }
 
-static void print_held(const struct held_lock *h, int i)
+static void print_held(const struct held_lock *h, int i, bool hardirq)
 {
 	char site[96];
 
 	printk(" #%d: (%s)%s%s, at: %s\n", i,
 	       h->class_idx ? lock_classes[h->class_idx].name : h->map->name,
 	       h->flags & LOCK_TRYLOCK ? " trylock" : "",
-	       h->hardirq ? " in hardirq" : "",
+	       hardirq ? " in hardirq" : "",
 	       lockdep_sym(site, sizeof(site), h->ip));
 }
 
+/* The task's locks, then in hardirq context those of its CPU's handlers
+ * (which run on top of it). */
 static void print_held_locks(const struct task *t)
 {
-	int depth = t->lockdep.depth;
+	const struct held_locks *task = &t->lockdep.locks;
+	const struct held_locks *irq = in_irq() ?
+				       raw_cpu_ptr(&hardirq_held_locks) : 0;
+	int depth = task->depth + (irq ? irq->depth : 0);
 
 	if (!depth) {
 		printk("no locks held by %s/%d.\n", t->name, t->id);
@@ -152,8 +160,10 @@ static void print_held_locks(const struct task *t)
 	}
 	printk("%d lock%s held by %s/%d:\n", depth, depth > 1 ? "s" : "",
 	       t->name, t->id);
-	for (int i = 0; i < depth; i++)
-		print_held(&t->lockdep.held[i], i);
+	for (int i = 0; i < task->depth; i++)
+		print_held(&task->held[i], i, false);
+	for (int i = 0; irq && i < irq->depth; i++)
+		print_held(&irq->held[i], task->depth + i, true);
 }
 
 bool lockdep_report_begin(enum lockdep_report_kind kind, const char *title)
@@ -190,14 +200,7 @@ bool lockdep_preempt_off(const struct task *t, unsigned int flags,
 		return true;
 	if ((flags & LOCK_PREEMPT_OFF) && wait_type == LD_WAIT_CONFIG)
 		count--;
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
-
-		if ((h->flags & LOCK_PREEMPT_OFF) &&
-		    h->map->wait_type == LD_WAIT_CONFIG)
-			count--;
-	}
-	return count > 0;
+	return count > t->lockdep.locks.nr_config_preempt_off;
 }
 
 bool lockdep_irqs_off(const struct task *t, unsigned int flags,
@@ -207,14 +210,7 @@ bool lockdep_irqs_off(const struct task *t, unsigned int flags,
 		return true;
 	if ((flags & LOCK_IRQS_OFF) && wait_type == LD_WAIT_CONFIG)
 		return false;
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
-
-		if ((h->flags & LOCK_IRQS_OFF) &&
-		    h->map->wait_type == LD_WAIT_CONFIG)
-			return false;
-	}
-	return true;
+	return !t->lockdep.locks.nr_config_irqs_off;
 }
 
 /* ---- classes ---- */
@@ -327,22 +323,35 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
 	__atomic_store_n(&map->class_cache, 0, __ATOMIC_RELEASE);
 }
 
-/* ---- the held-lock stack ---- */
+/* ---- the held-lock stacks ---- */
 
-static struct held_lock *find_held(struct task *t,
-				   const struct lockdep_map *map)
+struct held_locks *lockdep_context_locks(struct task *t)
 {
-	for (int i = t->lockdep.depth - 1; i >= 0; i--)
-		if (t->lockdep.held[i].map == map)
-			return &t->lockdep.held[i];
+	return in_irq() ? raw_cpu_ptr(&hardirq_held_locks) : &t->lockdep.locks;
+}
+
+static struct held_lock *find_in(struct held_locks *s,
+				 const struct lockdep_map *map)
+{
+	for (int i = s->depth - 1; i >= 0; i--)
+		if (s->held[i].map == map)
+			return &s->held[i];
 	return 0;
+}
+
+/* Whether t holds map; in hardirq context, or the handlers running on
+ * top of it. */
+static bool held_by(struct task *t, const struct lockdep_map *map)
+{
+	return find_in(&t->lockdep.locks, map) ||
+	       (in_irq() && find_in(raw_cpu_ptr(&hardirq_held_locks), map));
 }
 
 /* When the validator cannot tell, the answer is yes (as in Linux). */
 bool lock_is_held(const struct lockdep_map *map)
 {
 	return !lockdep_started || held_incomplete || !lockdep_on ||
-	       find_held(current, map);
+	       held_by(current, map);
 }
 
 void lockdep_assert_held_failed(const struct lockdep_map *map)
@@ -352,7 +361,7 @@ void lockdep_assert_held_failed(const struct lockdep_map *map)
 	dump_stack();
 }
 
-static uint64_t chain_mix(uint64_t key, unsigned int class_idx)
+static __always_inline uint64_t chain_mix(uint64_t key, unsigned int class_idx)
 {
 	key ^= class_idx + 0x9e3779b97f4a7c15ull;
 	key *= 0xff51afd7ed558ccdull;
@@ -360,24 +369,58 @@ static uint64_t chain_mix(uint64_t key, unsigned int class_idx)
 	return key ? key : 1;
 }
 
-/* The chain key of entry i: the classes held before it in the same
- * context (task or hardirq), then its own. */
-static uint64_t chain_key_of(const struct task *t, int i)
+/* The chain key below entry i of s: the entry under it keeps the key of
+ * everything up to itself; at the bottom, the context's own seed. */
+static __always_inline uint64_t chain_key_below(const struct held_locks *s,
+						 int i)
 {
-	const struct held_lock *h = &t->lockdep.held[i];
-	uint64_t prev = h->hardirq ? 2 : 1;
+	return i ? s->held[i - 1].chain_key : s->hardirq ? 2 : 1;
+}
 
-	for (int j = i - 1; j >= 0; j--) {
-		const struct held_lock *p = &t->lockdep.held[j];
+/* Entry i's chain key: the classes held before it in its context, then
+ * its own (a lock with no class adds nothing). One mix per push. */
+static uint64_t chain_key_of(const struct held_locks *s, int i)
+{
+	const struct held_lock *h = &s->held[i];
+	uint64_t prev = chain_key_below(s, i);
 
-		if (p->hardirq != h->hardirq)
-			break;
-		if (p->class_idx) {
-			prev = p->chain_key;
-			break;
-		}
-	}
 	return h->class_idx ? chain_mix(prev, h->class_idx) : prev;
+}
+
+/* What h adds to (n = 1) or takes from (n = -1) s's counts by wait type. */
+static __always_inline void count_held(struct held_locks *s,
+				       const struct held_lock *h, int n)
+{
+	if (h->wait_type == LD_WAIT_SPIN) {
+		s->nr_spin += n;
+	} else if (h->wait_type == LD_WAIT_CONFIG) {
+		s->nr_config += n;
+		if (h->flags & LOCK_PREEMPT_OFF)
+			s->nr_config_preempt_off += n;
+		if (h->flags & LOCK_IRQS_OFF)
+			s->nr_config_irqs_off += n;
+	}
+}
+
+/* The entry filled in at s->held[s->depth] becomes the top. */
+static __always_inline void push_held(struct held_locks *s)
+{
+	count_held(s, &s->held[s->depth], 1);
+	barrier(); /* a reader on this CPU sees the entry before the depth */
+	s->depth++;
+}
+
+/* Entry i leaves s; what was above it moves down and is re-keyed (a
+ * release out of order is fine). */
+static __always_inline void pop_held(struct held_locks *s, int i)
+{
+	count_held(s, &s->held[i], -1);
+	for (; i < s->depth - 1; i++) {
+		s->held[i] = s->held[i + 1];
+		s->held[i].chain_key = chain_key_of(s, i);
+	}
+	barrier();
+	s->depth--;
 }
 
 /* ---- wait context ---- */
@@ -394,18 +437,36 @@ static void report_wait_context(struct lockdep_map *map, unsigned long ip,
 	       why);
 	if (h)
 		printk(" (%s){%s}, taken at %s", h->map->name,
-		       lockdep_wait_name(h->map->wait_type),
+		       lockdep_wait_name(h->wait_type),
 		       lockdep_sym(a, sizeof(a), h->ip));
 	printk("\nthis lock sleeps on PREEMPT_RT, where sleeping here is a "
 	       "bug.\n");
 	lockdep_report_end();
 }
 
-/* A lock that sleeps on PREEMPT_RT is taken: where may it not be? */
+/* Whether a lock of wait type wt, taken with flags in task context
+ * (irqs_off: interrupts are off), may wait here: not if it sleeps on
+ * PREEMPT_RT and a raw spinlock is held, or it always sleeps and a
+ * spinlock_t/local_lock is held, or preemption or interrupts are off. */
+static __always_inline bool wait_context_ok(const struct task *t, int wt,
+					    unsigned int flags, bool irqs_off)
+{
+	const struct held_locks *s = &t->lockdep.locks;
+
+	if (wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP)
+		return true;
+	if (s->nr_spin || (wt == LD_WAIT_SLEEP && s->nr_config))
+		return false;
+	return !lockdep_preempt_off(t, flags, wt) &&
+	       !(irqs_off && lockdep_irqs_off(t, flags, wt));
+}
+
+/* Report what wait_context_ok() refuses, naming the held lock at fault. */
 static void check_wait_context(struct task *t, struct lockdep_map *map,
 			       unsigned int flags, bool irqs_off,
 			       unsigned long ip)
 {
+	const struct held_locks *s = &t->lockdep.locks;
 	int wt = map->wait_type;
 
 	if (wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP)
@@ -414,16 +475,17 @@ static void check_wait_context(struct task *t, struct lockdep_map *map,
 		report_wait_context(map, ip, "in hardirq context", 0);
 		return;
 	}
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
-		int hw = h->map->wait_type;
+	if (wait_context_ok(t, wt, flags, irqs_off))
+		return;
+	for (int i = 0; i < s->depth; i++) {
+		const struct held_lock *h = &s->held[i];
 
-		if (hw == LD_WAIT_SPIN) {
+		if (h->wait_type == LD_WAIT_SPIN) {
 			report_wait_context(map, ip, "while holding the raw "
 					    "spinlock", h);
 			return;
 		}
-		if (wt == LD_WAIT_SLEEP && hw == LD_WAIT_CONFIG) {
+		if (wt == LD_WAIT_SLEEP && h->wait_type == LD_WAIT_CONFIG) {
 			report_wait_context(map, ip, "while holding the "
 					    "spinlock_t/local_lock", h);
 			return;
@@ -431,29 +493,71 @@ static void check_wait_context(struct task *t, struct lockdep_map *map,
 	}
 	if (lockdep_preempt_off(t, flags, wt))
 		report_wait_context(map, ip, "with preemption disabled", 0);
-	else if (irqs_off && lockdep_irqs_off(t, flags, wt))
+	else
 		report_wait_context(map, ip, "with interrupts disabled", 0);
 }
 
 /* ---- the hooks ---- */
 
-void lock_acquire(struct lockdep_map *map, unsigned int subclass,
-		  unsigned int flags, unsigned long ip)
+/*
+ * The common acquisition, in task context, of what has been validated
+ * before: the class is known (subclass 0, cached in the map), no usage
+ * bit is new, the wait context is fine, the chain is in the chain cache;
+ * not a trylock, no per-CPU access pending (and the caller saw the
+ * validator on). Then the lock is only pushed, with interrupts left as
+ * they are (struct held_locks says why that is safe). False, with
+ * nothing changed: the slow path decides.
+ */
+static __always_inline bool acquire_fast(struct task *t,
+					 struct lockdep_map *map,
+					 unsigned int subclass,
+					 unsigned int flags, unsigned long ip)
 {
-	struct task *t;
+	const struct lock_class *c = __atomic_load_n(&map->class_cache,
+						     __ATOMIC_ACQUIRE);
+	struct held_locks *s = &t->lockdep.locks;
+	int depth = s->depth, wt = map->wait_type;
+	unsigned int idx;
+	uint64_t key;
+
+	if (!c || subclass || (flags & LOCK_TRYLOCK) ||
+	    depth >= MAX_LOCK_DEPTH || t->lockdep.pending.var)
+		return false;
+	if (!(c->usage & ENABLED_HARDIRQ) && !(flags & LOCK_IRQS_OFF) &&
+	    !irqs_disabled())
+		return false; /* the class's first use with interrupts on */
+	if (wt != LD_WAIT_SPIN &&
+	    !wait_context_ok(t, wt, flags, irqs_disabled()))
+		return false;
+	idx = c - lock_classes;
+	key = chain_mix(chain_key_below(s, depth), idx);
+	if (!lockdep_chain_cached(key))
+		return false;
+	s->held[depth] = (struct held_lock){.map = map, .ip = ip,
+					    .chain_key = key, .class_idx = idx,
+					    .flags = flags, .wait_type = wt,
+					    .cpu = map->cpu};
+	push_held(s);
+	return true;
+}
+
+/* Everything else (a class, chain or usage seen the first time, a report,
+ * a trylock, hardirq context, the validator off), with interrupts off as
+ * the graph lock needs. */
+static __attribute__((noinline)) void
+acquire_slow(struct task *t, struct lockdep_map *map, unsigned int subclass,
+	     unsigned int flags, unsigned long ip)
+{
+	struct held_locks *s;
 	struct held_lock *h;
 	unsigned long irqf;
 	unsigned int idx = 0, bit;
 	bool irqs_off;
 	int cpu = -1;
 
-	if (!ip)
-		ip = _RET_IP_;
-	if (!lockdep_started || in_nmi())
-		return;
 	raw_local_irq_save(irqf);
 	irqs_off = irqs_disabled_flags(irqf);
-	t = current;
+	s = lockdep_context_locks(t);
 	if (lockdep_on)
 		lockdep_percpu_pending_lock(t, map);
 	if (lockdep_on && subclass >= MAX_LOCKDEP_SUBCLASSES)
@@ -466,11 +570,11 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 		check_wait_context(t, map, flags, irqs_off, ip);
 	/* A trylock in hardirq cannot deadlock: it does not make the class
 	 * IRQ-safe (as in Linux). */
-	bit = in_irq() ? ((flags & LOCK_TRYLOCK) ? 0 : USED_IN_HARDIRQ) :
+	bit = s->hardirq ? ((flags & LOCK_TRYLOCK) ? 0 : USED_IN_HARDIRQ) :
 	      (irqs_off || (flags & LOCK_IRQS_OFF)) ? 0 : ENABLED_HARDIRQ;
 	if (idx && bit && lockdep_on)
 		lockdep_mark_usage(idx, bit, ip);
-	if (t->lockdep.depth >= MAX_LOCK_DEPTH) {
+	if (s->depth >= MAX_LOCK_DEPTH) {
 		held_incomplete = true;
 		lockdep_overflow("BUG: MAX_LOCK_DEPTH too low");
 		raw_local_irq_restore(irqf);
@@ -478,15 +582,32 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 	}
 	/* Filled in, validated against the locks below it, then pushed: a
 	 * report lists the locks held before this one. */
-	h = &t->lockdep.held[t->lockdep.depth];
+	h = &s->held[s->depth];
 	*h = (struct held_lock){.map = map, .ip = ip, .class_idx = idx,
-				.flags = flags, .hardirq = in_irq(),
+				.flags = flags, .wait_type = map->wait_type,
 				.cpu = cpu};
-	h->chain_key = chain_key_of(t, t->lockdep.depth);
+	h->chain_key = chain_key_of(s, s->depth);
 	if (idx && !(flags & LOCK_TRYLOCK) && lockdep_on)
-		lockdep_validate_chain(t, h);
-	t->lockdep.depth++;
+		lockdep_validate_chain(s, h);
+	push_held(s);
 	raw_local_irq_restore(irqf);
+}
+
+void lock_acquire(struct lockdep_map *map, unsigned int subclass,
+		  unsigned int flags, unsigned long ip)
+{
+	struct task *t;
+
+	if (!ip)
+		ip = _RET_IP_;
+	/* lockdep_on implies lockdep_started, and a task to push on. */
+	if (lockdep_on && !in_interrupt() &&
+	    acquire_fast(current, map, subclass, flags, ip))
+		return;
+	if (!lockdep_started || in_nmi())
+		return;
+	t = current;
+	acquire_slow(t, map, subclass, flags, ip);
 }
 
 /* As Linux's mark_held_locks(): each lock the task took is held with
@@ -494,20 +615,18 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
  * use in hardirq (an inconsistent-state report when it was so used). */
 void lockdep_hardirqs_on(unsigned long ip)
 {
-	struct task *t;
+	const struct held_locks *s;
 
 	raw_cpu_inc(irqs_on_epoch);
 	if (preempt_count() == 0)
 		raw_cpu_inc(preemptible_epoch); /* preemptible from here */
 	if (!lockdep_on || in_interrupt())
 		return;
-	t = current;
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
-
-		if (h->class_idx && !h->hardirq)
-			lockdep_mark_usage(h->class_idx, ENABLED_HARDIRQ, ip);
-	}
+	s = &current->lockdep.locks;
+	for (int i = 0; i < s->depth; i++)
+		if (s->held[i].class_idx)
+			lockdep_mark_usage(s->held[i].class_idx,
+					   ENABLED_HARDIRQ, ip);
 }
 
 static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)
@@ -524,22 +643,33 @@ static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)
 	lockdep_report_end();
 }
 
-bool lock_release(struct lockdep_map *map, unsigned long ip)
+/* The common release, in task context: of the lock on top of the stack,
+ * no per-CPU access pending. Interrupts as they are, as in
+ * acquire_fast(). */
+static __always_inline bool release_fast(struct task *t,
+					 const struct lockdep_map *map)
 {
-	struct task *t;
+	struct held_locks *s = &t->lockdep.locks;
+	int depth = s->depth;
+
+	if (!depth || s->held[depth - 1].map != map || t->lockdep.pending.var)
+		return false;
+	pop_held(s, depth - 1);
+	return true;
+}
+
+static __attribute__((noinline)) bool
+release_slow(struct task *t, struct lockdep_map *map, unsigned long ip)
+{
+	struct held_locks *s;
 	struct held_lock *h;
 	unsigned long irqf;
-	int i;
 
-	if (!ip)
-		ip = _RET_IP_;
-	if (!lockdep_started || in_nmi())
-		return true;
 	raw_local_irq_save(irqf);
-	t = current;
+	s = lockdep_context_locks(t);
 	if (lockdep_on)
 		lockdep_percpu_pending_flush(t);
-	h = find_held(t, map);
+	h = find_in(s, map);
 	if (!h) {
 		bool refuse = lockdep_on && !held_incomplete;
 
@@ -548,21 +678,27 @@ bool lock_release(struct lockdep_map *map, unsigned long ip)
 		raw_local_irq_restore(irqf);
 		return !refuse;
 	}
-	/* Out of order is fine: close the gap, and re-key what was above. */
-	for (i = h - t->lockdep.held; i < t->lockdep.depth - 1; i++) {
-		t->lockdep.held[i] = t->lockdep.held[i + 1];
-		t->lockdep.held[i].chain_key = chain_key_of(t, i);
-	}
-	t->lockdep.depth--;
+	pop_held(s, h - s->held);
 	raw_local_irq_restore(irqf);
 	return true;
+}
+
+bool lock_release(struct lockdep_map *map, unsigned long ip)
+{
+	if (!ip)
+		ip = _RET_IP_;
+	if (!lockdep_started || in_nmi())
+		return true;
+	if (!in_irq() && release_fast(current, map))
+		return true;
+	return release_slow(current, map, ip);
 }
 
 bool lockdep_init_ok(struct lockdep_map *map)
 {
 	char a[96];
 
-	if (!lockdep_started || !find_held(current, map))
+	if (!lockdep_started || !held_by(current, map))
 		return true;
 	if (lockdep_report_begin(LOCKDEP_HELD_REINIT,
 			 "WARNING: held lock re-initialized!")) {
@@ -581,10 +717,10 @@ static bool held_explain_atomic(const struct task *t)
 	int count = preempt_count() & PREEMPT_MASK;
 	bool irqs_off_by_lock = false;
 
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		if (t->lockdep.held[i].flags & LOCK_PREEMPT_OFF)
+	for (int i = 0; i < t->lockdep.locks.depth; i++) {
+		if (t->lockdep.locks.held[i].flags & LOCK_PREEMPT_OFF)
 			count--;
-		if (t->lockdep.held[i].flags & LOCK_IRQS_OFF)
+		if (t->lockdep.locks.held[i].flags & LOCK_IRQS_OFF)
 			irqs_off_by_lock = true;
 	}
 	return count == 0 && (!irqs_disabled() || irqs_off_by_lock) &&
@@ -600,7 +736,7 @@ void lockdep_task_exit(void)
 	lockdep_percpu_flush();
 	lockdep_percpu_task_exit(t);
 	lockdep_hb_exit(t);
-	if (!t->lockdep.depth)
+	if (!t->lockdep.locks.depth)
 		return;
 	if (lockdep_report_begin(LOCKDEP_HELD_AT_EXIT, "WARNING: lock held at task "
 			 "exit!")) {
@@ -613,7 +749,7 @@ void lockdep_task_exit(void)
 	 * a leak of its own. */
 	if (held_explain_atomic(t))
 		t->sleep_report_frame = SLEEP_REPORTED_ALL;
-	t->lockdep.depth = 0;
+	t->lockdep.locks = (struct held_locks){.depth = 0};
 }
 
 void lockdep_reset(void)

@@ -73,10 +73,34 @@ bool lockdep_preempt_off(const struct task *t, unsigned int flags,
 bool lockdep_irqs_off(const struct task *t, unsigned int flags,
 		       int wait_type);
 
+/* The held locks of the running context: t's, or in hardirq context
+ * its CPU's (struct held_locks). */
+struct held_locks *lockdep_context_locks(struct task *t);
+
+/* The chain cache (lockdep_graph.c): the keys of the held-lock chains
+ * already validated, by open addressing; 0 = empty. Read without a lock;
+ * written under the graph lock. */
+extern uint64_t lockdep_chain_hash[CHAINHASH_SIZE];
+
+static inline bool lockdep_chain_cached(uint64_t key)
+{
+	for (unsigned int s = key % CHAINHASH_SIZE;;
+	     s = (s + 1) % CHAINHASH_SIZE) {
+		uint64_t k = __atomic_load_n(&lockdep_chain_hash[s],
+					     __ATOMIC_RELAXED);
+
+		if (k == key)
+			return true;
+		if (!k)
+			return false;
+	}
+}
+
 /* lockdep_graph.c: validate a held-lock chain not seen before (next is
- * about to be pushed on t's stack); a class shows an IRQ usage (bit) for
- * the first time; forget every edge, usage and chain (graph lock held). */
-void lockdep_validate_chain(struct task *t, const struct held_lock *next);
+ * about to be pushed on s); a class shows an IRQ usage (bit) for the
+ * first time; forget every edge, usage and chain (graph lock held). */
+void lockdep_validate_chain(const struct held_locks *s,
+			    const struct held_lock *next);
 void lockdep_mark_usage(unsigned int idx, unsigned int bit, unsigned long ip);
 void lockdep_graph_reset(int nr_classes);
 
