@@ -16,8 +16,7 @@
  */
 #ifdef CONFIG_LOCKDEP
 
-#include "lockdep.h"
-#include "lockdep_internal.h"
+#include "lockdep_fast.h"
 #include "asm/spinlock.h"
 #include "ksyms.h"
 #include "asm/page.h"
@@ -45,7 +44,7 @@ bool lockdep_on;
 unsigned int lockdep_reset_gen;
 /* What each CPU's interrupt handlers hold (struct held_locks). */
 static DEFINE_PER_CPU(struct held_locks, hardirq_held_locks) = {
-	.hardirq = true};
+	.hardirq = true, .seed = 1};
 
 unsigned long lockdep_graph_lock(void)
 {
@@ -190,28 +189,6 @@ void lockdep_report_end(void)
 }
 
 /* ---- context ---- */
-
-bool lockdep_preempt_off(const struct task *t, unsigned int flags,
-			  int wait_type)
-{
-	int count = preempt_count() & PREEMPT_MASK;
-
-	if (in_irq())
-		return true;
-	if ((flags & LOCK_PREEMPT_OFF) && wait_type == LD_WAIT_CONFIG)
-		count--;
-	return count > t->lockdep.locks.nr_config_preempt_off;
-}
-
-bool lockdep_irqs_off(const struct task *t, unsigned int flags,
-		       int wait_type)
-{
-	if (in_irq())
-		return true;
-	if ((flags & LOCK_IRQS_OFF) && wait_type == LD_WAIT_CONFIG)
-		return false;
-	return !t->lockdep.locks.nr_config_irqs_off;
-}
 
 /* ---- classes ---- */
 
@@ -361,68 +338,6 @@ void lockdep_assert_held_failed(const struct lockdep_map *map)
 	dump_stack();
 }
 
-static __always_inline uint64_t chain_mix(uint64_t key, unsigned int class_idx)
-{
-	key ^= class_idx + 0x9e3779b97f4a7c15ull;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return key ? key : 1;
-}
-
-/* The chain key below entry i of s: the entry under it keeps the key of
- * everything up to itself; at the bottom, the context's own seed. */
-static __always_inline uint64_t chain_key_below(const struct held_locks *s,
-						 int i)
-{
-	return i ? s->held[i - 1].chain_key : s->hardirq ? 2 : 1;
-}
-
-/* Entry i's chain key: the classes held before it in its context, then
- * its own (a lock with no class adds nothing). One mix per push. */
-static uint64_t chain_key_of(const struct held_locks *s, int i)
-{
-	const struct held_lock *h = &s->held[i];
-	uint64_t prev = chain_key_below(s, i);
-
-	return h->class_idx ? chain_mix(prev, h->class_idx) : prev;
-}
-
-/* What h adds to (n = 1) or takes from (n = -1) s's counts by wait type. */
-static __always_inline void count_held(struct held_locks *s,
-				       const struct held_lock *h, int n)
-{
-	if (h->wait_type == LD_WAIT_SPIN) {
-		s->nr_spin += n;
-	} else if (h->wait_type == LD_WAIT_CONFIG) {
-		s->nr_config += n;
-		if (h->flags & LOCK_PREEMPT_OFF)
-			s->nr_config_preempt_off += n;
-		if (h->flags & LOCK_IRQS_OFF)
-			s->nr_config_irqs_off += n;
-	}
-}
-
-/* The entry filled in at s->held[s->depth] becomes the top. */
-static __always_inline void push_held(struct held_locks *s)
-{
-	count_held(s, &s->held[s->depth], 1);
-	barrier(); /* a reader on this CPU sees the entry before the depth */
-	s->depth++;
-}
-
-/* Entry i leaves s; what was above it moves down and is re-keyed (a
- * release out of order is fine). */
-static __always_inline void pop_held(struct held_locks *s, int i)
-{
-	count_held(s, &s->held[i], -1);
-	for (; i < s->depth - 1; i++) {
-		s->held[i] = s->held[i + 1];
-		s->held[i].chain_key = chain_key_of(s, i);
-	}
-	barrier();
-	s->depth--;
-}
-
 /* ---- wait context ---- */
 
 static void report_wait_context(struct lockdep_map *map, unsigned long ip,
@@ -437,31 +352,15 @@ static void report_wait_context(struct lockdep_map *map, unsigned long ip,
 	       why);
 	if (h)
 		printk(" (%s){%s}, taken at %s", h->map->name,
-		       lockdep_wait_name(h->wait_type),
+		       lockdep_wait_name(h->map->wait_type),
 		       lockdep_sym(a, sizeof(a), h->ip));
 	printk("\nthis lock sleeps on PREEMPT_RT, where sleeping here is a "
 	       "bug.\n");
 	lockdep_report_end();
 }
 
-/* Whether a lock of wait type wt, taken with flags in task context
- * (irqs_off: interrupts are off), may wait here: not if it sleeps on
- * PREEMPT_RT and a raw spinlock is held, or it always sleeps and a
- * spinlock_t/local_lock is held, or preemption or interrupts are off. */
-static __always_inline bool wait_context_ok(const struct task *t, int wt,
-					    unsigned int flags, bool irqs_off)
-{
-	const struct held_locks *s = &t->lockdep.locks;
-
-	if (wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP)
-		return true;
-	if (s->nr_spin || (wt == LD_WAIT_SLEEP && s->nr_config))
-		return false;
-	return !lockdep_preempt_off(t, flags, wt) &&
-	       !(irqs_off && lockdep_irqs_off(t, flags, wt));
-}
-
-/* Report what wait_context_ok() refuses, naming the held lock at fault. */
+/* Report what lockdep_wait_context_ok() refuses, or interrupts off that
+ * no lock explains, naming the held lock at fault. */
 static void check_wait_context(struct task *t, struct lockdep_map *map,
 			       unsigned int flags, bool irqs_off,
 			       unsigned long ip)
@@ -475,23 +374,25 @@ static void check_wait_context(struct task *t, struct lockdep_map *map,
 		report_wait_context(map, ip, "in hardirq context", 0);
 		return;
 	}
-	if (wait_context_ok(t, wt, flags, irqs_off))
+	if (lockdep_wait_context_ok(t, wt, flags) &&
+	    !(irqs_off && lockdep_task_irqs_off(t, flags, wt)))
 		return;
 	for (int i = 0; i < s->depth; i++) {
 		const struct held_lock *h = &s->held[i];
 
-		if (h->wait_type == LD_WAIT_SPIN) {
+		if (h->map->wait_type == LD_WAIT_SPIN) {
 			report_wait_context(map, ip, "while holding the raw "
 					    "spinlock", h);
 			return;
 		}
-		if (wt == LD_WAIT_SLEEP && h->wait_type == LD_WAIT_CONFIG) {
+		if (wt == LD_WAIT_SLEEP &&
+		    h->map->wait_type == LD_WAIT_CONFIG) {
 			report_wait_context(map, ip, "while holding the "
 					    "spinlock_t/local_lock", h);
 			return;
 		}
 	}
-	if (lockdep_preempt_off(t, flags, wt))
+	if (lockdep_task_preempt_off(t, flags, wt))
 		report_wait_context(map, ip, "with preemption disabled", 0);
 	else
 		report_wait_context(map, ip, "with interrupts disabled", 0);
@@ -499,55 +400,13 @@ static void check_wait_context(struct task *t, struct lockdep_map *map,
 
 /* ---- the hooks ---- */
 
-/*
- * The common acquisition, in task context, of what has been validated
- * before: the class is known (subclass 0, cached in the map), no usage
- * bit is new, the wait context is fine, the chain is in the chain cache;
- * not a trylock, no per-CPU access pending (and the caller saw the
- * validator on). Then the lock is only pushed, with interrupts left as
- * they are (struct held_locks says why that is safe). False, with
- * nothing changed: the slow path decides.
- */
-static __always_inline bool acquire_fast(struct task *t,
-					 struct lockdep_map *map,
-					 unsigned int subclass,
-					 unsigned int flags, unsigned long ip)
+/* What lockdep_acquire_fast() declined (a class, chain or usage seen the
+ * first time, a report, a trylock, hardirq context, the validator off),
+ * with interrupts off as the graph lock needs. */
+void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
+		    unsigned int flags, unsigned long ip)
 {
-	const struct lock_class *c = __atomic_load_n(&map->class_cache,
-						     __ATOMIC_ACQUIRE);
-	struct held_locks *s = &t->lockdep.locks;
-	int depth = s->depth, wt = map->wait_type;
-	unsigned int idx;
-	uint64_t key;
-
-	if (!c || subclass || (flags & LOCK_TRYLOCK) ||
-	    depth >= MAX_LOCK_DEPTH || t->lockdep.pending.var)
-		return false;
-	if (!(c->usage & ENABLED_HARDIRQ) && !(flags & LOCK_IRQS_OFF) &&
-	    !irqs_disabled())
-		return false; /* the class's first use with interrupts on */
-	if (wt != LD_WAIT_SPIN &&
-	    !wait_context_ok(t, wt, flags, irqs_disabled()))
-		return false;
-	idx = c - lock_classes;
-	key = chain_mix(chain_key_below(s, depth), idx);
-	if (!lockdep_chain_cached(key))
-		return false;
-	s->held[depth] = (struct held_lock){.map = map, .ip = ip,
-					    .chain_key = key, .class_idx = idx,
-					    .flags = flags, .wait_type = wt,
-					    .cpu = map->cpu};
-	push_held(s);
-	return true;
-}
-
-/* Everything else (a class, chain or usage seen the first time, a report,
- * a trylock, hardirq context, the validator off), with interrupts off as
- * the graph lock needs. */
-static __attribute__((noinline)) void
-acquire_slow(struct task *t, struct lockdep_map *map, unsigned int subclass,
-	     unsigned int flags, unsigned long ip)
-{
+	struct task *t;
 	struct held_locks *s;
 	struct held_lock *h;
 	unsigned long irqf;
@@ -555,6 +414,9 @@ acquire_slow(struct task *t, struct lockdep_map *map, unsigned int subclass,
 	bool irqs_off;
 	int cpu = -1;
 
+	if (!lockdep_started || in_nmi())
+		return;
+	t = current;
 	raw_local_irq_save(irqf);
 	irqs_off = irqs_disabled_flags(irqf);
 	s = lockdep_context_locks(t);
@@ -584,30 +446,13 @@ acquire_slow(struct task *t, struct lockdep_map *map, unsigned int subclass,
 	 * report lists the locks held before this one. */
 	h = &s->held[s->depth];
 	*h = (struct held_lock){.map = map, .ip = ip, .class_idx = idx,
-				.flags = flags, .wait_type = map->wait_type,
-				.cpu = cpu};
-	h->chain_key = chain_key_of(s, s->depth);
+				.flags = flags, .cpu = cpu,
+				.share = lockdep_share(map->wait_type, flags)};
+	h->chain_key = lockdep_chain_key_of(s, s->depth);
 	if (idx && !(flags & LOCK_TRYLOCK) && lockdep_on)
 		lockdep_validate_chain(s, h);
-	push_held(s);
+	lockdep_push_held(s);
 	raw_local_irq_restore(irqf);
-}
-
-void lock_acquire(struct lockdep_map *map, unsigned int subclass,
-		  unsigned int flags, unsigned long ip)
-{
-	struct task *t;
-
-	if (!ip)
-		ip = _RET_IP_;
-	/* lockdep_on implies lockdep_started, and a task to push on. */
-	if (lockdep_on && !in_interrupt() &&
-	    acquire_fast(current, map, subclass, flags, ip))
-		return;
-	if (!lockdep_started || in_nmi())
-		return;
-	t = current;
-	acquire_slow(t, map, subclass, flags, ip);
 }
 
 /* As Linux's mark_held_locks(): each lock the task took is held with
@@ -643,28 +488,18 @@ static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)
 	lockdep_report_end();
 }
 
-/* The common release, in task context: of the lock on top of the stack,
- * no per-CPU access pending. Interrupts as they are, as in
- * acquire_fast(). */
-static __always_inline bool release_fast(struct task *t,
-					 const struct lockdep_map *map)
+/* What lockdep_release_fast() declined: out of order, in hardirq
+ * context, a per-CPU access pending, or a lock not held. */
+bool __lock_release(struct lockdep_map *map, unsigned long ip)
 {
-	struct held_locks *s = &t->lockdep.locks;
-	int depth = s->depth;
-
-	if (!depth || s->held[depth - 1].map != map || t->lockdep.pending.var)
-		return false;
-	pop_held(s, depth - 1);
-	return true;
-}
-
-static __attribute__((noinline)) bool
-release_slow(struct task *t, struct lockdep_map *map, unsigned long ip)
-{
+	struct task *t;
 	struct held_locks *s;
 	struct held_lock *h;
 	unsigned long irqf;
 
+	if (!lockdep_started || in_nmi())
+		return true;
+	t = current;
 	raw_local_irq_save(irqf);
 	s = lockdep_context_locks(t);
 	if (lockdep_on)
@@ -678,20 +513,9 @@ release_slow(struct task *t, struct lockdep_map *map, unsigned long ip)
 		raw_local_irq_restore(irqf);
 		return !refuse;
 	}
-	pop_held(s, h - s->held);
+	lockdep_pop_held(s, h - s->held);
 	raw_local_irq_restore(irqf);
 	return true;
-}
-
-bool lock_release(struct lockdep_map *map, unsigned long ip)
-{
-	if (!ip)
-		ip = _RET_IP_;
-	if (!lockdep_started || in_nmi())
-		return true;
-	if (!in_irq() && release_fast(current, map))
-		return true;
-	return release_slow(current, map, ip);
 }
 
 bool lockdep_init_ok(struct lockdep_map *map)
@@ -749,7 +573,7 @@ void lockdep_task_exit(void)
 	 * a leak of its own. */
 	if (held_explain_atomic(t))
 		t->sleep_report_frame = SLEEP_REPORTED_ALL;
-	t->lockdep.locks = (struct held_locks){.depth = 0};
+	t->lockdep.locks = (struct held_locks){.depth = 0}; /* seed 0 */
 }
 
 void lockdep_reset(void)

@@ -64,15 +64,6 @@ const char *lockdep_wait_name(int wait_type);
 const char *lockdep_sym(char *buf, unsigned long size, unsigned long ip);
 const char *lockdep_class_name(unsigned int idx);
 
-/* Preemption and interrupts off for real: not counting what a held
- * spinlock_t or local_lock did on a !PREEMPT_RT build, since on
- * PREEMPT_RT it would not have (the checks reason as on PREEMPT_RT).
- * flags: those of an acquisition in progress, already applied. */
-bool lockdep_preempt_off(const struct task *t, unsigned int flags,
-			  int wait_type);
-bool lockdep_irqs_off(const struct task *t, unsigned int flags,
-		       int wait_type);
-
 /* The held locks of the running context: t's, or in hardirq context
  * its CPU's (struct held_locks). */
 struct held_locks *lockdep_context_locks(struct task *t);
@@ -94,6 +85,14 @@ static inline bool lockdep_chain_cached(uint64_t key)
 		if (!k)
 			return false;
 	}
+}
+
+/* The fast path's question: whether key is in the chain cache at its
+ * own slot. A key that a collision moved on is for the slow path. */
+static inline bool lockdep_chain_cached_fast(uint64_t key)
+{
+	return __atomic_load_n(&lockdep_chain_hash[key % CHAINHASH_SIZE],
+			       __ATOMIC_RELAXED) == key;
 }
 
 /* lockdep_graph.c: validate a held-lock chain not seen before (next is

@@ -41,8 +41,7 @@
  */
 #ifdef CONFIG_LOCKDEP
 
-#include "lockdep.h"
-#include "lockdep_internal.h"
+#include "lockdep_fast.h"
 #include "printk.h"
 
 /* Protection ids: lock classes by index, and these two. */

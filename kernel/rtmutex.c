@@ -16,6 +16,7 @@
  * task that is blocking is a deadlock: reported, not slept in.
  */
 #include "rtmutex.h"
+#include "lockdep_fast.h"
 #include "asm/spinlock.h"
 #include "panic.h"
 #include "printk.h"
