@@ -155,6 +155,13 @@ static __always_inline bool lockdep_wait_context_ok(const struct task *t,
 
 /* ---- the hooks ---- */
 
+/* The fast paths are for task context with the validator on (which
+ * also means a task to push on exists): one test of both. */
+static __always_inline bool lockdep_off_here(void)
+{
+	return (preempt_count() & (HARDIRQ_MASK | NMI_MASK)) | !lockdep_on;
+}
+
 /*
  * The common acquisition, in task context, of what has been validated
  * before: the class is known (subclass 0, cached in the map), no usage
@@ -179,8 +186,8 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 
 	/* Each test a branch, and under TCG each branch a translation
 	 * block: where the order does not matter, one branch for many. */
-	if (!lockdep_on | in_interrupt())
-		return false; /* lockdep_on: a task to push on exists */
+	if (lockdep_off_here())
+		return false;
 	c = __atomic_load_n(&map->class_cache, __ATOMIC_ACQUIRE);
 	t = current;
 	s = &t->lockdep.locks;
@@ -219,14 +226,16 @@ static __always_inline bool lockdep_release_fast(const struct lockdep_map *map)
 	struct task *t;
 	int depth;
 
-	if (!lockdep_on | in_interrupt())
+	if (lockdep_off_here())
 		return false;
 	t = current;
 	s = &t->lockdep.locks;
 	depth = s->depth;
 	if (!depth)
 		return false;
-	if ((s->held[depth - 1].map != map) | (t->lockdep.pending.var != 0))
+	/* Not the top, or an access pending: one test of both. */
+	if (((uintptr_t)s->held[depth - 1].map ^ (uintptr_t)map) |
+	    (uintptr_t)t->lockdep.pending.var)
 		return false;
 	lockdep_pop_held(s, depth - 1);
 	return true;
