@@ -149,8 +149,8 @@ static __always_inline bool lockdep_wait_context_ok(const struct task *t,
 
 	if (wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP)
 		return true;
-	return !(n.spin | (wt == LD_WAIT_SLEEP && n.config)) &&
-	       !lockdep_task_preempt_off(t, flags, wt);
+	return !(n.spin | ((wt == LD_WAIT_SLEEP) & (n.config != 0)) |
+		 lockdep_task_preempt_off(t, flags, wt));
 }
 
 /* ---- the hooks ---- */
