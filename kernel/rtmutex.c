@@ -352,8 +352,11 @@ void __rt_mutex_unlock(struct rt_mutex *lock)
 	rt_mutex_slowunlock(lock);
 }
 
-static int rt_mutex_lock_at(struct rt_mutex *lock, unsigned int subclass,
-			    unsigned long ip)
+/* Inline in both callers: with LOCKDEP=1 the validator's inline fast
+ * path makes it large enough that gcc would call it, one call more. */
+static __always_inline int rt_mutex_lock_at(struct rt_mutex *lock,
+					    unsigned int subclass,
+					    unsigned long ip)
 {
 	int ret;
 

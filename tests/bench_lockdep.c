@@ -44,13 +44,14 @@
 #include "time.h"
 #include "vsprintf.h"
 
-/* Each figure is the median of RUNS runs. Many short runs rather than a
- * few long ones: a run the host deschedules QEMU in is off by the time
- * QEMU waited, and short runs leave more of them untouched. */
-#define RUNS 11
-#define CACHED_ITERS 50000
+/* Each figure is the median of RUNS runs. Many short runs (well under a
+ * millisecond each) rather than a few long ones: a run in which the host
+ * deschedules QEMU's vCPU thread is off by the time the thread waited,
+ * and on a loaded host short runs leave most runs untouched. */
+#define RUNS 31
+#define CACHED_ITERS 5000
 #define FS_LOCKS 128
-#define FS_ROUNDS 16
+#define FS_ROUNDS 2
 
 struct pcp_lock {
 	local_lock_t lock;
