@@ -16,8 +16,7 @@
  */
 #ifdef CONFIG_LOCKDEP
 
-#include "lockdep.h"
-#include "lockdep_internal.h"
+#include "lockdep_fast.h"
 #include "asm/spinlock.h"
 #include "ksyms.h"
 #include "asm/page.h"
@@ -43,6 +42,9 @@ static bool lockdep_started; /* held-lock stacks are kept from here on */
 static bool held_incomplete;
 bool lockdep_on;
 unsigned int lockdep_reset_gen;
+/* What each CPU's interrupt handlers hold (struct held_locks). */
+static DEFINE_PER_CPU(struct held_locks, hardirq_held_locks) = {
+	.hardirq = true, .seed = 1};
 
 unsigned long lockdep_graph_lock(void)
 {
@@ -131,20 +133,25 @@ const char *lockdep_wait_name(int wait_type)
 	return names[wait_type & 3];
 }
 
-static void print_held(const struct held_lock *h, int i)
+static void print_held(const struct held_lock *h, int i, bool hardirq)
 {
 	char site[96];
 
 	printk(" #%d: (%s)%s%s, at: %s\n", i,
 	       h->class_idx ? lock_classes[h->class_idx].name : h->map->name,
 	       h->flags & LOCK_TRYLOCK ? " trylock" : "",
-	       h->hardirq ? " in hardirq" : "",
+	       hardirq ? " in hardirq" : "",
 	       lockdep_sym(site, sizeof(site), h->ip));
 }
 
+/* The task's locks, then in hardirq context those of its CPU's handlers
+ * (which run on top of it). */
 static void print_held_locks(const struct task *t)
 {
-	int depth = t->lockdep.depth;
+	const struct held_locks *task = &t->lockdep.locks;
+	const struct held_locks *irq = in_irq() ?
+				       raw_cpu_ptr(&hardirq_held_locks) : 0;
+	int depth = task->depth + (irq ? irq->depth : 0);
 
 	if (!depth) {
 		printk("no locks held by %s/%d.\n", t->name, t->id);
@@ -152,8 +159,10 @@ static void print_held_locks(const struct task *t)
 	}
 	printk("%d lock%s held by %s/%d:\n", depth, depth > 1 ? "s" : "",
 	       t->name, t->id);
-	for (int i = 0; i < depth; i++)
-		print_held(&t->lockdep.held[i], i);
+	for (int i = 0; i < task->depth; i++)
+		print_held(&task->held[i], i, false);
+	for (int i = 0; irq && i < irq->depth; i++)
+		print_held(&irq->held[i], task->depth + i, true);
 }
 
 bool lockdep_report_begin(enum lockdep_report_kind kind, const char *title)
@@ -180,42 +189,6 @@ void lockdep_report_end(void)
 }
 
 /* ---- context ---- */
-
-bool lockdep_preempt_off(const struct task *t, unsigned int flags,
-			  int wait_type)
-{
-	int count = preempt_count() & PREEMPT_MASK;
-
-	if (in_irq())
-		return true;
-	if ((flags & LOCK_PREEMPT_OFF) && wait_type == LD_WAIT_CONFIG)
-		count--;
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
-
-		if ((h->flags & LOCK_PREEMPT_OFF) &&
-		    h->map->wait_type == LD_WAIT_CONFIG)
-			count--;
-	}
-	return count > 0;
-}
-
-bool lockdep_irqs_off(const struct task *t, unsigned int flags,
-		       int wait_type)
-{
-	if (in_irq())
-		return true;
-	if ((flags & LOCK_IRQS_OFF) && wait_type == LD_WAIT_CONFIG)
-		return false;
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
-
-		if ((h->flags & LOCK_IRQS_OFF) &&
-		    h->map->wait_type == LD_WAIT_CONFIG)
-			return false;
-	}
-	return true;
-}
 
 /* ---- classes ---- */
 
@@ -327,22 +300,35 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
 	__atomic_store_n(&map->class_cache, 0, __ATOMIC_RELEASE);
 }
 
-/* ---- the held-lock stack ---- */
+/* ---- the held-lock stacks ---- */
 
-static struct held_lock *find_held(struct task *t,
-				   const struct lockdep_map *map)
+struct held_locks *lockdep_context_locks(struct task *t)
 {
-	for (int i = t->lockdep.depth - 1; i >= 0; i--)
-		if (t->lockdep.held[i].map == map)
-			return &t->lockdep.held[i];
+	return in_irq() ? raw_cpu_ptr(&hardirq_held_locks) : &t->lockdep.locks;
+}
+
+static struct held_lock *find_in(struct held_locks *s,
+				 const struct lockdep_map *map)
+{
+	for (int i = s->depth - 1; i >= 0; i--)
+		if (s->held[i].map == map)
+			return &s->held[i];
 	return 0;
+}
+
+/* Whether t holds map; in hardirq context, or the handlers running on
+ * top of it. */
+static bool held_by(struct task *t, const struct lockdep_map *map)
+{
+	return find_in(&t->lockdep.locks, map) ||
+	       (in_irq() && find_in(raw_cpu_ptr(&hardirq_held_locks), map));
 }
 
 /* When the validator cannot tell, the answer is yes (as in Linux). */
 bool lock_is_held(const struct lockdep_map *map)
 {
 	return !lockdep_started || held_incomplete || !lockdep_on ||
-	       find_held(current, map);
+	       held_by(current, map);
 }
 
 void lockdep_assert_held_failed(const struct lockdep_map *map)
@@ -350,34 +336,6 @@ void lockdep_assert_held_failed(const struct lockdep_map *map)
 	printk("WARNING: lockdep_assert_held(%s) failed: %s/%d does not hold "
 	       "it\n", map->name, current->name, current->id);
 	dump_stack();
-}
-
-static uint64_t chain_mix(uint64_t key, unsigned int class_idx)
-{
-	key ^= class_idx + 0x9e3779b97f4a7c15ull;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return key ? key : 1;
-}
-
-/* The chain key of entry i: the classes held before it in the same
- * context (task or hardirq), then its own. */
-static uint64_t chain_key_of(const struct task *t, int i)
-{
-	const struct held_lock *h = &t->lockdep.held[i];
-	uint64_t prev = h->hardirq ? 2 : 1;
-
-	for (int j = i - 1; j >= 0; j--) {
-		const struct held_lock *p = &t->lockdep.held[j];
-
-		if (p->hardirq != h->hardirq)
-			break;
-		if (p->class_idx) {
-			prev = p->chain_key;
-			break;
-		}
-	}
-	return h->class_idx ? chain_mix(prev, h->class_idx) : prev;
 }
 
 /* ---- wait context ---- */
@@ -401,11 +359,13 @@ static void report_wait_context(struct lockdep_map *map, unsigned long ip,
 	lockdep_report_end();
 }
 
-/* A lock that sleeps on PREEMPT_RT is taken: where may it not be? */
+/* Report what lockdep_wait_context_ok() refuses, or interrupts off that
+ * no lock explains, naming the held lock at fault. */
 static void check_wait_context(struct task *t, struct lockdep_map *map,
 			       unsigned int flags, bool irqs_off,
 			       unsigned long ip)
 {
+	const struct held_locks *s = &t->lockdep.locks;
 	int wt = map->wait_type;
 
 	if (wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP)
@@ -414,46 +374,52 @@ static void check_wait_context(struct task *t, struct lockdep_map *map,
 		report_wait_context(map, ip, "in hardirq context", 0);
 		return;
 	}
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
-		int hw = h->map->wait_type;
+	if (lockdep_wait_context_ok(t, wt, flags) &&
+	    !(irqs_off && lockdep_task_irqs_off(t, flags, wt)))
+		return;
+	for (int i = 0; i < s->depth; i++) {
+		const struct held_lock *h = &s->held[i];
 
-		if (hw == LD_WAIT_SPIN) {
+		if (h->map->wait_type == LD_WAIT_SPIN) {
 			report_wait_context(map, ip, "while holding the raw "
 					    "spinlock", h);
 			return;
 		}
-		if (wt == LD_WAIT_SLEEP && hw == LD_WAIT_CONFIG) {
+		if (wt == LD_WAIT_SLEEP &&
+		    h->map->wait_type == LD_WAIT_CONFIG) {
 			report_wait_context(map, ip, "while holding the "
 					    "spinlock_t/local_lock", h);
 			return;
 		}
 	}
-	if (lockdep_preempt_off(t, flags, wt))
+	if (lockdep_task_preempt_off(t, flags, wt))
 		report_wait_context(map, ip, "with preemption disabled", 0);
-	else if (irqs_off && lockdep_irqs_off(t, flags, wt))
+	else
 		report_wait_context(map, ip, "with interrupts disabled", 0);
 }
 
 /* ---- the hooks ---- */
 
-void lock_acquire(struct lockdep_map *map, unsigned int subclass,
-		  unsigned int flags, unsigned long ip)
+/* What lockdep_acquire_fast() declined (a class, chain or usage seen the
+ * first time, a report, a trylock, hardirq context, the validator off),
+ * with interrupts off as the graph lock needs. */
+void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
+		    unsigned int flags, unsigned long ip)
 {
 	struct task *t;
+	struct held_locks *s;
 	struct held_lock *h;
 	unsigned long irqf;
 	unsigned int idx = 0, bit;
 	bool irqs_off;
 	int cpu = -1;
 
-	if (!ip)
-		ip = _RET_IP_;
 	if (!lockdep_started || in_nmi())
 		return;
+	t = current;
 	raw_local_irq_save(irqf);
 	irqs_off = irqs_disabled_flags(irqf);
-	t = current;
+	s = lockdep_context_locks(t);
 	if (lockdep_on)
 		lockdep_percpu_pending_lock(t, map);
 	if (lockdep_on && subclass >= MAX_LOCKDEP_SUBCLASSES)
@@ -466,11 +432,11 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 		check_wait_context(t, map, flags, irqs_off, ip);
 	/* A trylock in hardirq cannot deadlock: it does not make the class
 	 * IRQ-safe (as in Linux). */
-	bit = in_irq() ? ((flags & LOCK_TRYLOCK) ? 0 : USED_IN_HARDIRQ) :
+	bit = s->hardirq ? ((flags & LOCK_TRYLOCK) ? 0 : USED_IN_HARDIRQ) :
 	      (irqs_off || (flags & LOCK_IRQS_OFF)) ? 0 : ENABLED_HARDIRQ;
 	if (idx && bit && lockdep_on)
 		lockdep_mark_usage(idx, bit, ip);
-	if (t->lockdep.depth >= MAX_LOCK_DEPTH) {
+	if (s->depth >= MAX_LOCK_DEPTH) {
 		held_incomplete = true;
 		lockdep_overflow("BUG: MAX_LOCK_DEPTH too low");
 		raw_local_irq_restore(irqf);
@@ -478,14 +444,14 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
 	}
 	/* Filled in, validated against the locks below it, then pushed: a
 	 * report lists the locks held before this one. */
-	h = &t->lockdep.held[t->lockdep.depth];
+	h = &s->held[s->depth];
 	*h = (struct held_lock){.map = map, .ip = ip, .class_idx = idx,
-				.flags = flags, .hardirq = in_irq(),
-				.cpu = cpu};
-	h->chain_key = chain_key_of(t, t->lockdep.depth);
+				.flags = flags, .cpu = cpu,
+				.share = lockdep_share(map->wait_type, flags)};
+	h->chain_key = lockdep_chain_key_of(s, s->depth);
 	if (idx && !(flags & LOCK_TRYLOCK) && lockdep_on)
-		lockdep_validate_chain(t, h);
-	t->lockdep.depth++;
+		lockdep_validate_chain(s, h);
+	lockdep_push_held(s);
 	raw_local_irq_restore(irqf);
 }
 
@@ -494,20 +460,18 @@ void lock_acquire(struct lockdep_map *map, unsigned int subclass,
  * use in hardirq (an inconsistent-state report when it was so used). */
 void lockdep_hardirqs_on(unsigned long ip)
 {
-	struct task *t;
+	const struct held_locks *s;
 
 	raw_cpu_inc(irqs_on_epoch);
 	if (preempt_count() == 0)
 		raw_cpu_inc(preemptible_epoch); /* preemptible from here */
 	if (!lockdep_on || in_interrupt())
 		return;
-	t = current;
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
-
-		if (h->class_idx && !h->hardirq)
-			lockdep_mark_usage(h->class_idx, ENABLED_HARDIRQ, ip);
-	}
+	s = &current->lockdep.locks;
+	for (int i = 0; i < s->depth; i++)
+		if (s->held[i].class_idx)
+			lockdep_mark_usage(s->held[i].class_idx,
+					   ENABLED_HARDIRQ, ip);
 }
 
 static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)
@@ -524,22 +488,23 @@ static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)
 	lockdep_report_end();
 }
 
-bool lock_release(struct lockdep_map *map, unsigned long ip)
+/* What lockdep_release_fast() declined: out of order, in hardirq
+ * context, a per-CPU access pending, or a lock not held. */
+bool __lock_release(struct lockdep_map *map, unsigned long ip)
 {
 	struct task *t;
+	struct held_locks *s;
 	struct held_lock *h;
 	unsigned long irqf;
-	int i;
 
-	if (!ip)
-		ip = _RET_IP_;
 	if (!lockdep_started || in_nmi())
 		return true;
-	raw_local_irq_save(irqf);
 	t = current;
+	raw_local_irq_save(irqf);
+	s = lockdep_context_locks(t);
 	if (lockdep_on)
 		lockdep_percpu_pending_flush(t);
-	h = find_held(t, map);
+	h = find_in(s, map);
 	if (!h) {
 		bool refuse = lockdep_on && !held_incomplete;
 
@@ -548,12 +513,7 @@ bool lock_release(struct lockdep_map *map, unsigned long ip)
 		raw_local_irq_restore(irqf);
 		return !refuse;
 	}
-	/* Out of order is fine: close the gap, and re-key what was above. */
-	for (i = h - t->lockdep.held; i < t->lockdep.depth - 1; i++) {
-		t->lockdep.held[i] = t->lockdep.held[i + 1];
-		t->lockdep.held[i].chain_key = chain_key_of(t, i);
-	}
-	t->lockdep.depth--;
+	lockdep_pop_held(s, h - s->held);
 	raw_local_irq_restore(irqf);
 	return true;
 }
@@ -562,7 +522,7 @@ bool lockdep_init_ok(struct lockdep_map *map)
 {
 	char a[96];
 
-	if (!lockdep_started || !find_held(current, map))
+	if (!lockdep_started || !held_by(current, map))
 		return true;
 	if (lockdep_report_begin(LOCKDEP_HELD_REINIT,
 			 "WARNING: held lock re-initialized!")) {
@@ -581,10 +541,10 @@ static bool held_explain_atomic(const struct task *t)
 	int count = preempt_count() & PREEMPT_MASK;
 	bool irqs_off_by_lock = false;
 
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		if (t->lockdep.held[i].flags & LOCK_PREEMPT_OFF)
+	for (int i = 0; i < t->lockdep.locks.depth; i++) {
+		if (t->lockdep.locks.held[i].flags & LOCK_PREEMPT_OFF)
 			count--;
-		if (t->lockdep.held[i].flags & LOCK_IRQS_OFF)
+		if (t->lockdep.locks.held[i].flags & LOCK_IRQS_OFF)
 			irqs_off_by_lock = true;
 	}
 	return count == 0 && (!irqs_disabled() || irqs_off_by_lock) &&
@@ -600,7 +560,7 @@ void lockdep_task_exit(void)
 	lockdep_percpu_flush();
 	lockdep_percpu_task_exit(t);
 	lockdep_hb_exit(t);
-	if (!t->lockdep.depth)
+	if (!t->lockdep.locks.depth)
 		return;
 	if (lockdep_report_begin(LOCKDEP_HELD_AT_EXIT, "WARNING: lock held at task "
 			 "exit!")) {
@@ -613,7 +573,7 @@ void lockdep_task_exit(void)
 	 * a leak of its own. */
 	if (held_explain_atomic(t))
 		t->sleep_report_frame = SLEEP_REPORTED_ALL;
-	t->lockdep.depth = 0;
+	t->lockdep.locks = (struct held_locks){.depth = 0}; /* seed 0 */
 }
 
 void lockdep_reset(void)

@@ -100,19 +100,51 @@ struct lockdep_map {
 
 #define LOCKDEP_MAP_INIT(lockname, wt) {.name = #lockname, .wait_type = (wt)}
 
-/* One entry of a task's stack of held locks. Written only by the task (or
- * an interrupt handler on its CPU, which pops what it pushed). */
+/* One entry of a stack of held locks (struct held_locks). */
 struct held_lock {
 	struct lockdep_map *map;
 	unsigned long ip;          /* where it was taken */
 	uint64_t chain_key;        /* the classes held up to this one */
 	uint16_t class_idx;
 	uint8_t flags;             /* LOCK_* */
-	bool hardirq;              /* taken in hardirq context */
 	int16_t cpu;               /* a per-CPU lock: whose copy; else -1 */
+	uint32_t share;            /* what it adds to held_locks.counts */
 };
 
 #define MAX_LOCK_DEPTH 24
+
+/*
+ * A stack of held locks: each task's, for what it takes in task context,
+ * and each CPU's hardirq one, for what that CPU's interrupt handlers take
+ * (a context of its own, as in Linux's chain keys). Each is written only
+ * by its owner: the task itself, or its CPU in hardirq context. So the
+ * task's stack needs no interrupt disabling around an update (an
+ * interrupt handler pushes on its CPU's stack, never on the task's), and
+ * a task preempted in the middle of one finds its stack as it left it.
+ * Others only read it (a report printed by a handler on top of the task,
+ * GDB): an entry is written before the depth that covers it.
+ */
+/* The held locks of a stack by wait type, so that the wait-context check
+ * asks counters instead of walking the stack: raw spinlocks; spinlock_t
+ * and local_lock_t, and of those the ones whose acquisition turned
+ * preemption / interrupts off. Packed in one word, so that a push adds
+ * the entry's share and a pop subtracts it; no count passes
+ * MAX_LOCK_DEPTH, so no byte carries into the next. */
+union held_counts {
+	uint32_t all;
+	struct {
+		uint8_t spin, config, config_preempt_off, config_irqs_off;
+	};
+};
+
+struct held_locks {
+	int depth;                 /* entries used in held[] */
+	bool hardirq;              /* a CPU's hardirq stack */
+	union held_counts counts;
+	uint64_t seed;             /* the chain key of the empty stack: 0
+				    * for a task, 1 for hardirq context */
+	struct held_lock held[MAX_LOCK_DEPTH];
+};
 
 /* An access's place in its context's history (lockdep_hb.c): the
  * context's slot and its own clock value at the access. */
@@ -176,8 +208,7 @@ struct this_cpu_read_rec {
 #define NR_THIS_CPU_READS 2
 
 struct lockdep_task {
-	int depth;                 /* entries used in held[] */
-	struct held_lock held[MAX_LOCK_DEPTH];
+	struct held_locks locks;   /* what it holds in task context */
 	struct percpu_access pending;
 	struct hb_clock pending_seen; /* the clock at the pending access */
 	struct this_cpu_read_rec reads[NR_THIS_CPU_READS];
@@ -188,11 +219,11 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
 		      const struct lock_class_key *key, int wait_type);
 /* Refuses (and reports) re-initialising a lock the caller holds. */
 bool lockdep_init_ok(struct lockdep_map *map);
-void lock_acquire(struct lockdep_map *map, unsigned int subclass,
-		  unsigned int flags, unsigned long ip);
-/* False (with a report) when the caller does not hold the lock: the
- * unlock must then leave the lock alone. */
-bool lock_release(struct lockdep_map *map, unsigned long ip);
+/* lock_acquire() and lock_release() are inline (lockdep_fast.h): their
+ * fast path, then these for everything else. */
+void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
+		    unsigned int flags, unsigned long ip);
+bool __lock_release(struct lockdep_map *map, unsigned long ip);
 bool lock_is_held(const struct lockdep_map *map);
 void lockdep_assert_held_failed(const struct lockdep_map *map);
 

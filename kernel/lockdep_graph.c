@@ -20,9 +20,8 @@ struct lock_edge {
 
 static struct lock_edge edges[MAX_LOCKDEP_EDGES];
 static int nr_edges = 1;
-/* Chain keys of validated held-lock chains; 0 = empty. Lock-free
- * readers, writers under the graph lock. */
-static uint64_t chain_hash[CHAINHASH_SIZE];
+/* The chain cache: lockdep_chain_cached() (lockdep_internal.h) reads it. */
+uint64_t lockdep_chain_hash[CHAINHASH_SIZE];
 static int nr_chains;
 /* LAB5 BEGIN */
 static int bfs_queue[MAX_LOCKDEP_CLASSES];
@@ -38,7 +37,7 @@ void lockdep_graph_reset(int nr_classes)
 	}
 	nr_edges = 1;
 	for (int s = 0; s < CHAINHASH_SIZE; s++)
-		__atomic_store_n(&chain_hash[s], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&lockdep_chain_hash[s], 0, __ATOMIC_RELAXED);
 	nr_chains = 0;
 }
 
@@ -52,19 +51,6 @@ static void print_class(const char *prefix, unsigned int idx)
 	       c->subclass, lockdep_wait_name(c->wait_type));
 }
 
-static bool chain_cached(uint64_t key)
-{
-	for (unsigned int s = key % CHAINHASH_SIZE;;
-	     s = (s + 1) % CHAINHASH_SIZE) {
-		uint64_t k = __atomic_load_n(&chain_hash[s], __ATOMIC_RELAXED);
-
-		if (k == key)
-			return true;
-		if (!k)
-			return false;
-	}
-}
-
 /* Graph lock held. */
 static void chain_add(uint64_t key)
 {
@@ -74,10 +60,10 @@ static void chain_add(uint64_t key)
 		lockdep_overflow("BUG: CHAINHASH_SIZE too low");
 		return;
 	}
-	for (s = key % CHAINHASH_SIZE; chain_hash[s];
+	for (s = key % CHAINHASH_SIZE; lockdep_chain_hash[s];
 	     s = (s + 1) % CHAINHASH_SIZE)
 		;
-	__atomic_store_n(&chain_hash[s], key, __ATOMIC_RELAXED);
+	__atomic_store_n(&lockdep_chain_hash[s], key, __ATOMIC_RELAXED);
 	nr_chains++;
 }
 
@@ -250,27 +236,25 @@ static void report_recursive(const struct held_lock *prev,
 	lockdep_report_end();
 }
 
-/* next, about to be pushed, against what is held in its context: the
- * edge from the nearest held lock (and from the ones below a trylock,
- * which added no edge of its own). Graph lock held. */
-static void check_chain(struct task *t, const struct held_lock *next)
+/* next, about to be pushed on s, against what s holds: the edge from
+ * the nearest held lock (and from the ones below a trylock, which added
+ * no edge of its own). Graph lock held. */
+static void check_chain(const struct held_locks *s,
+			const struct held_lock *next)
 {
-	int top = t->lockdep.depth;
+	int top = s->depth;
 
 	for (int i = 0; i < top; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
+		const struct held_lock *h = &s->held[i];
 
-		if (h->hardirq == next->hardirq &&
-		    h->class_idx == next->class_idx) {
+		if (h->class_idx == next->class_idx) {
 			report_recursive(h, next);
 			return;
 		}
 	}
 	for (int i = top - 1; i >= 0; i--) {
-		const struct held_lock *h = &t->lockdep.held[i];
+		const struct held_lock *h = &s->held[i];
 
-		if (h->hardirq != next->hardirq)
-			break;
 		if (!h->class_idx)
 			continue;
 		if (!add_edge(h, next) || !(h->flags & LOCK_TRYLOCK))
@@ -278,16 +262,17 @@ static void check_chain(struct task *t, const struct held_lock *next)
 	}
 }
 
-void lockdep_validate_chain(struct task *t, const struct held_lock *next)
+void lockdep_validate_chain(const struct held_locks *s,
+			    const struct held_lock *next)
 {
 	uint64_t key = next->chain_key;
 	unsigned long flags;
 
-	if (chain_cached(key))
+	if (lockdep_chain_cached(key))
 		return;
 	flags = lockdep_graph_lock();
-	if (lockdep_on && !chain_cached(key)) {
-		check_chain(t, next);
+	if (lockdep_on && !lockdep_chain_cached(key)) {
+		check_chain(s, next);
 		chain_add(key);
 	}
 	lockdep_graph_unlock(flags);

@@ -64,19 +64,42 @@ const char *lockdep_wait_name(int wait_type);
 const char *lockdep_sym(char *buf, unsigned long size, unsigned long ip);
 const char *lockdep_class_name(unsigned int idx);
 
-/* Preemption and interrupts off for real: not counting what a held
- * spinlock_t or local_lock did on a !PREEMPT_RT build, since on
- * PREEMPT_RT it would not have (the checks reason as on PREEMPT_RT).
- * flags: those of an acquisition in progress, already applied. */
-bool lockdep_preempt_off(const struct task *t, unsigned int flags,
-			  int wait_type);
-bool lockdep_irqs_off(const struct task *t, unsigned int flags,
-		       int wait_type);
+/* The held locks of the running context: t's, or in hardirq context
+ * its CPU's (struct held_locks). */
+struct held_locks *lockdep_context_locks(struct task *t);
+
+/* The chain cache (lockdep_graph.c): the keys of the held-lock chains
+ * already validated, by open addressing; 0 = empty. Read without a lock;
+ * written under the graph lock. */
+extern uint64_t lockdep_chain_hash[CHAINHASH_SIZE];
+
+static inline bool lockdep_chain_cached(uint64_t key)
+{
+	for (unsigned int s = key % CHAINHASH_SIZE;;
+	     s = (s + 1) % CHAINHASH_SIZE) {
+		uint64_t k = __atomic_load_n(&lockdep_chain_hash[s],
+					     __ATOMIC_RELAXED);
+
+		if (k == key)
+			return true;
+		if (!k)
+			return false;
+	}
+}
+
+/* The fast path's question: whether key is in the chain cache at its
+ * own slot. A key that a collision moved on is for the slow path. */
+static inline bool lockdep_chain_cached_fast(uint64_t key)
+{
+	return __atomic_load_n(&lockdep_chain_hash[key % CHAINHASH_SIZE],
+			       __ATOMIC_RELAXED) == key;
+}
 
 /* lockdep_graph.c: validate a held-lock chain not seen before (next is
- * about to be pushed on t's stack); a class shows an IRQ usage (bit) for
- * the first time; forget every edge, usage and chain (graph lock held). */
-void lockdep_validate_chain(struct task *t, const struct held_lock *next);
+ * about to be pushed on s); a class shows an IRQ usage (bit) for the
+ * first time; forget every edge, usage and chain (graph lock held). */
+void lockdep_validate_chain(const struct held_locks *s,
+			    const struct held_lock *next);
 void lockdep_mark_usage(unsigned int idx, unsigned int bit, unsigned long ip);
 void lockdep_graph_reset(int nr_classes);
 

@@ -41,8 +41,7 @@
  */
 #ifdef CONFIG_LOCKDEP
 
-#include "lockdep.h"
-#include "lockdep_internal.h"
+#include "lockdep_fast.h"
 #include "printk.h"
 
 /* Protection ids: lock classes by index, and these two. */
@@ -160,20 +159,19 @@ static bool lockset_has(const struct lockset *s, unsigned int id)
 static void current_lockset(struct task *t, int cpu, bool irqs_off,
 			    struct lockset *s)
 {
-	bool hardirq = in_irq();
+	const struct held_locks *held = lockdep_context_locks(t);
 
 	s->nr = 0;
 	s->overflow = false;
-	for (int i = 0; i < t->lockdep.depth; i++) {
-		const struct held_lock *h = &t->lockdep.held[i];
+	for (int i = 0; i < held->depth; i++) {
+		const struct held_lock *h = &held->held[i];
 
-		if (h->class_idx && h->hardirq == hardirq &&
-		    (h->cpu < 0 || h->cpu == cpu))
+		if (h->class_idx && (h->cpu < 0 || h->cpu == cpu))
 			lockset_add(s, h->class_idx);
 	}
 	if (cpu != raw_smp_processor_id())
 		return; /* no CPU-local state protects another CPU's copy */
-	if (hardirq) {
+	if (held->hardirq) {
 		lockset_add(s, PROT_IRQS); /* not PROT_PREEMPT: see above */
 	} else if (irqs_off && lockdep_irqs_off(t, 0, 0)) {
 		lockset_add(s, PROT_IRQS);
@@ -630,11 +628,13 @@ void lockdep_this_cpu_read(const void *var)
 	unsigned long ip = _RET_IP_;
 	struct lockdep_task *l;
 	struct this_cpu_read_rec *r;
+	int depth;
 
 	/* No task yet: a CPU on its way in, before sched_init_ap(). */
 	if (!lockdep_on || stat_var(var) || !current)
 		return;
 	l = &current->lockdep;
+	depth = l->locks.depth;
 	r = &l->reads[0];
 	for (int i = 0; i < NR_THIS_CPU_READS; i++)
 		if (l->reads[i].var == var)
@@ -651,8 +651,8 @@ void lockdep_this_cpu_read(const void *var)
 		.var = var, .ip = ip, .cpu = raw_smp_processor_id(),
 		.preemptible = preemptible(), .irqs_off = irqs_disabled(),
 		.epoch = raw_cpu_read(preemptible_epoch),
-		.irq_epoch = raw_cpu_read(irqs_on_epoch), .depth = l->depth,
-		.inner = l->depth ? l->held[l->depth - 1].map : 0};
+		.irq_epoch = raw_cpu_read(irqs_on_epoch), .depth = depth,
+		.inner = depth ? l->locks.held[depth - 1].map : 0};
 }
 
 /* Another task may have run on the CPU between the read and now: the
@@ -662,8 +662,8 @@ void lockdep_this_cpu_read(const void *var)
 static bool window_open(const struct lockdep_task *l,
 			const struct this_cpu_read_rec *r)
 {
-	bool held = r->depth && l->depth >= r->depth &&
-		    l->held[r->depth - 1].map == r->inner;
+	bool held = r->depth && l->locks.depth >= r->depth &&
+		    l->locks.held[r->depth - 1].map == r->inner;
 
 	if (held)
 		return false;

@@ -9,7 +9,7 @@
 
 #include "compiler.h"
 #include <stddef.h>
-#include "lockdep.h"
+#include "lockdep_fast.h"
 #include "rtmutex.h"
 
 /* dep_map aliases the rt_mutex's (see spinlock_t). */

@@ -61,8 +61,9 @@ DECLARE_PER_CPU_STAT(unsigned long, preemptible_epoch);
 
 static inline void lockdep_preempt_count_dropped(void)
 {
-	if (raw_cpu_read(__preempt_count) == 0)
-		raw_cpu_inc(preemptible_epoch);
+	/* An add of 0 or 1, not a branch: under TCG each branch ends a
+	 * translation block, and this is on every preempt_enable(). */
+	raw_cpu_add(preemptible_epoch, raw_cpu_read(__preempt_count) == 0);
 }
 #else
 static inline void lockdep_preempt_count_dropped(void)

@@ -16,6 +16,7 @@
  * task that is blocking is a deadlock: reported, not slept in.
  */
 #include "rtmutex.h"
+#include "lockdep_fast.h"
 #include "asm/spinlock.h"
 #include "panic.h"
 #include "printk.h"
@@ -357,8 +358,11 @@ void __rt_mutex_unlock(struct rt_mutex *lock)
 	rt_mutex_slowunlock(lock);
 }
 
-static int rt_mutex_lock_at(struct rt_mutex *lock, unsigned int subclass,
-			    unsigned long ip)
+/* Inline in both callers: with LOCKDEP=1 the validator's inline fast
+ * path makes it large enough that gcc would call it, one call more. */
+static __always_inline int rt_mutex_lock_at(struct rt_mutex *lock,
+					    unsigned int subclass,
+					    unsigned long ip)
 {
 	int ret;
 

@@ -23,7 +23,7 @@
 #include "compiler.h"
 #include <stddef.h>
 #include "asm/spinlock.h"
-#include "lockdep.h"
+#include "lockdep_fast.h"
 #include "preempt.h"
 #include "rtmutex.h"
 #include "sched.h"

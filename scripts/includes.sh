@@ -25,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Headers of the scheduler and the lock validator: arch never reaches them.
-ARCH_FORBIDDEN="sched.h sched_internal.h lockdep.h lockdep_internal.h rtmutex.h mutex.h wait.h completion.h"
+ARCH_FORBIDDEN="sched.h sched_internal.h lockdep.h lockdep_internal.h lockdep_fast.h rtmutex.h mutex.h wait.h completion.h"
 FREESTANDING="stdint.h stdbool.h stddef.h stdarg.h"
 
 layer_of() {

@@ -170,10 +170,26 @@ def class_name(idx):
     return name + ("/%d" % sub if sub else "")
 
 
+def print_held(locks, title):
+    """One stack of held locks (struct held_locks), if it holds any."""
+    depth = int(locks["depth"])
+    if depth == 0:
+        return False
+    print("%d lock(s) held %s:" % (depth, title))
+    for i in range(depth):
+        h = locks["held"][i]
+        where = gdb.execute("info symbol %d" % int(h["ip"]),
+                            to_string=True).strip()
+        print("  #%d: %s (%#x), at %s" % (
+            i, class_name(int(h["class_idx"])), int(h["map"]), where))
+    return True
+
+
 class HeldLocks(gdb.Command):
     """Show the locks each task holds: held-locks
 As lockdep tracks them (LOCKDEP=1): for each task holding any, the locks
-in the order taken, with class, lock address and where it was taken."""
+in the order taken, with class, lock address and where it was taken; then
+those each CPU's interrupt handlers hold (a stack per CPU)."""
 
     def __init__(self):
         super().__init__("held-locks", gdb.COMMAND_USER)
@@ -184,20 +200,11 @@ in the order taken, with class, lock address and where it was taken."""
             return
         any_held = False
         for t in all_tasks():
-            ld = t["lockdep"]
-            depth = int(ld["depth"])
-            if depth == 0:
-                continue
-            any_held = True
-            print("%d lock(s) held by %d \"%s\":" % (
-                depth, int(t["id"]), task_name(t)))
-            for i in range(depth):
-                h = ld["held"][i]
-                where = gdb.execute("info symbol %d" % int(h["ip"]),
-                                    to_string=True).strip()
-                print("  #%d: %s (%#x), at %s" % (
-                    i, class_name(int(h["class_idx"])), int(h["map"]),
-                    where))
+            any_held |= print_held(t["lockdep"]["locks"], 'by %d "%s"' % (
+                int(t["id"]), task_name(t)))
+        for cpu in online_cpus():
+            any_held |= print_held(per_cpu(sym("hardirq_held_locks"), cpu),
+                                   "in hardirq on CPU %d" % cpu)
         if not any_held:
             print("no locks held")
 

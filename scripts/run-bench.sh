@@ -11,8 +11,9 @@
 #    $CPUS CPUs with kbench=lockdep_overhead only, prints its table and
 #    writes its figures to $O/bench/rt$RT-lockdep.json ("lockdep": 1);
 # 3. then prints, for each lock type and validator path, the cycles per
-#    acquire+release with LOCKDEP=0 and with LOCKDEP=1 and their ratio
-#    (LOCKDEP=1 over LOCKDEP=0), and writes those rows as JSON lines to
+#    acquire+release with LOCKDEP=0 and with LOCKDEP=1 (each a median,
+#    with the spread of its runs: max - min over the median) and their
+#    ratio (LOCKDEP=1 over LOCKDEP=0), and writes those rows as JSON lines to
 #    $O/bench/rt$RT-lockdep-overhead.json. That ratio compares two boots of
 #    two different kernels, so it is coarser than the ratios taken within
 #    one run.
@@ -105,11 +106,17 @@ overhead() {
 			seen[v] = 1
 			order[n++] = v
 		}
-		val[FILENAME == ARGV[1] ? 0 : 1, v] = num($0, "value")
+		side = FILENAME == ARGV[1] ? 0 : 1
+		val[side, v] = num($0, "value")
+		# The range of the runs behind a median, as a percentage of it.
+		lo = num($0, "min"); hi = num($0, "max")
+		spr[side, v] = "-"
+		if (lo != "" && val[side, v] + 0 > 0)
+			spr[side, v] = sprintf("%d%%", (hi - lo) * 100 / val[side, v])
 	}
 	END {
 		printf "[bench rt%s] lockdep overhead: cycles per acquire+release, LOCKDEP=1 over LOCKDEP=0 (two boots)\n", rt
-		printf "  %-16s %-12s %12s %12s %9s\n", "lock", "path", "LOCKDEP=0", "LOCKDEP=1", "ratio"
+		printf "  %-16s %-12s %12s %7s %12s %7s %9s\n", "lock", "path", "LOCKDEP=0", "spread", "LOCKDEP=1", "spread", "ratio"
 		bad = (n == 0)
 		printf "" > out
 		for (i = 0; i < n; i++) {
@@ -120,14 +127,14 @@ overhead() {
 			a = ((0, v) in val) ? val[0, v] : ""
 			b = ((1, v) in val) ? val[1, v] : ""
 			if (a == "" || b == "") {
-				printf "  %-16s %-12s %12s %12s %9s\n", lock, path,
-				       a == "" ? "-" : a, b == "" ? "-" : b, "-"
+				printf "  %-16s %-12s %12s %7s %12s %7s %9s\n", lock, path,
+				       a == "" ? "-" : a, "", b == "" ? "-" : b, "", "-"
 				bad = 1
 				continue
 			}
 			ratio = a + 0 > 0 ? sprintf("%.2f", b / a) : ""
-			printf "  %-16s %-12s %12s %12s %9s\n", lock, path, a, b,
-			       ratio == "" ? "-" : ratio "x"
+			printf "  %-16s %-12s %12s %7s %12s %7s %9s\n", lock, path, a,
+			       spr[0, v], b, spr[1, v], ratio == "" ? "-" : ratio "x"
 			printf("{\"rt\": %s, \"bench\": \"lockdep_overhead\", \"lock\": \"%s\", \"path\": \"%s\", \"cycles_lockdep0\": %s, \"cycles_lockdep1\": %s, \"ratio\": %s}\n",
 			       rt, lock, path, a, b, ratio == "" ? "null" : ratio) > out
 		}

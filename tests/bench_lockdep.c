@@ -24,6 +24,8 @@
  *                list grows to FS_LOCKS during a round: the duplicate-edge
  *                scan over it is part of the figure.
  *
+ * Each figure is the median of RUNS runs, printed with their range.
+ *
  * The outer lock is a raw_spinlock_t for raw_spinlock_t and a mutex for
  * the others: a lock that sleeps on PREEMPT_RT may not be taken under a
  * raw spinlock, and the benchmark must itself be free of reports (it
@@ -42,9 +44,14 @@
 #include "time.h"
 #include "vsprintf.h"
 
-#define CACHED_ITERS 200000
+/* Each figure is the median of RUNS runs. Many short runs (well under a
+ * millisecond each) rather than a few long ones: a run in which the host
+ * deschedules QEMU's vCPU thread is off by the time the thread waited,
+ * and on a loaded host short runs leave most runs untouched. */
+#define RUNS 31
+#define CACHED_ITERS 5000
 #define FS_LOCKS 128
-#define FS_ROUNDS 64
+#define FS_ROUNDS 2
 
 struct pcp_lock {
 	local_lock_t lock;
@@ -190,7 +197,7 @@ static uint64_t cached_cost(enum lock_kind k, bool nested)
 	return (t1 - t0) * 100 / CACHED_ITERS;
 }
 
-static uint64_t first_seen_cost(enum lock_kind k)
+static uint64_t first_seen_cost(enum lock_kind k, bool unused)
 {
 	uint64_t t0, t1, total = 0;
 
@@ -208,9 +215,21 @@ static uint64_t first_seen_cost(enum lock_kind k)
 	return total * 100 / ((uint64_t)FS_ROUNDS * FS_LOCKS);
 }
 
+/* One figure: RUNS runs of cost(k, arg), their median and spread. */
+static void report(enum lock_kind k, const char *path,
+		   uint64_t (*cost)(enum lock_kind k, bool arg), bool arg)
+{
+	uint64_t v[RUNS];
+	char name[40];
+
+	for (int r = 0; r < RUNS; r++)
+		v[r] = cost(k, arg);
+	snprintf(name, sizeof(name), "%s %s", lock_kinds[k].name, path);
+	kbench_report_runs("lockdep_overhead", name, 1, v, RUNS, "cycles");
+}
+
 KBENCH(lockdep_overhead)
 {
-	char name[40];
 
 	if (!IS_ENABLED(CONFIG_LOCKDEP))
 		kbench_note("kernel built with LOCKDEP=0: the baseline, no "
@@ -231,17 +250,9 @@ KBENCH(lockdep_overhead)
 			    reports_base);
 	init_first_seen_locks();
 	for (int k = 0; k < NR_LOCK_KINDS; k++) {
-		const char *kind = lock_kinds[k].name;
-
-		snprintf(name, sizeof(name), "%s cached", kind);
-		kbench_report("lockdep_overhead", name, 1, cached_cost(k, true),
-			      "cycles");
-		snprintf(name, sizeof(name), "%s cached-solo", kind);
-		kbench_report("lockdep_overhead", name, 1,
-			      cached_cost(k, false), "cycles");
-		snprintf(name, sizeof(name), "%s first-seen", kind);
-		kbench_report("lockdep_overhead", name, 1, first_seen_cost(k),
-			      "cycles");
+		report(k, "cached", cached_cost, true);
+		report(k, "cached-solo", cached_cost, false);
+		report(k, "first-seen", first_seen_cost, false);
 	}
 	collect_reports();
 	if (reports)

@@ -281,6 +281,69 @@ KTEST(lockdep, assert_held_knows_what_is_held)
 	KEXPECT_LOCKDEP_NONE();
 }
 
+/* ======================= the hardirq stack ======================= */
+
+/* A hardirq handler's locks go on its CPU's stack, not on the task it
+ * interrupted (what lets the task's fast path leave interrupts on): the
+ * task's stack is as it was, and the handler sees both its own locks and
+ * the task's as held. */
+static DEFINE_RAW_SPINLOCK(stack_task);
+static DEFINE_RAW_SPINLOCK(stack_irq);
+
+struct stack_probe {
+	bool irq_held, task_held, irq_held_after;
+	int task_depth;              /* the task's stack, seen by the handler */
+};
+
+static void stack_irq_fn(void *arg)
+{
+	struct stack_probe *p = arg;
+
+	raw_spin_lock(&stack_irq);
+	p->task_depth = current->lockdep.locks.depth;
+	p->irq_held = lock_is_held(&stack_irq.dep_map);
+	p->task_held = lock_is_held(&stack_task.dep_map);
+	raw_spin_unlock(&stack_irq);
+	p->irq_held_after = lock_is_held(&stack_irq.dep_map);
+}
+
+KTEST(lockdep, hardirq_locks_on_their_own_stack)
+{
+	struct stack_probe p = {0};
+	int depth;
+
+	raw_spin_lock(&stack_task);
+	depth = current->lockdep.locks.depth;
+	ktest_in_hardirq(stack_irq_fn, &p);
+	KEXPECT_EQ(p.task_depth, depth);
+	KEXPECT_EQ(current->lockdep.locks.depth, depth);
+	KEXPECT_TRUE(p.irq_held);
+	KEXPECT_TRUE(p.task_held);
+	KEXPECT_FALSE(p.irq_held_after);
+	KEXPECT_FALSE(lock_is_held(&stack_irq.dep_map));
+	raw_spin_unlock(&stack_task);
+	KEXPECT_FALSE(lock_is_held(&stack_task.dep_map));
+	KEXPECT_LOCKDEP_NONE();
+}
+
+/* The task's lock is not the handler's to release: refused, reported,
+ * and still the task's. */
+static void release_in_hardirq_fn(void *arg)
+{
+	raw_spin_unlock(arg);
+}
+
+KTEST(lockdep, bad_unlock_in_hardirq_of_task_lock)
+{
+	raw_spin_lock(&stack_task);
+	ktest_in_hardirq(release_in_hardirq_fn, &stack_task);
+	KEXPECT_TRUE(raw_spin_is_locked(&stack_task));
+	KEXPECT_TRUE(lock_is_held(&stack_task.dep_map));
+	raw_spin_unlock(&stack_task);
+	KEXPECT_FALSE(raw_spin_is_locked(&stack_task));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+}
+
 /* ======================= LOCKDEP_HELD_AT_EXIT ======================= */
 
 /* Nothing takes this mutex again: its owner is gone for good. */
