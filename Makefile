@@ -12,6 +12,11 @@ CMDLINE ?=
 # DETERMINISTIC=1: one-threaded TCG and -icount (scripts/qemu.sh).
 DETERMINISTIC ?= 0
 export DETERMINISTIC
+# EXPLORE=1: the interleaving explorer's hooks (kernel/explore.h);
+# EXPLORE_BUGS=1: with the planted bugs it is measured on (never in
+# `make test`'s kernels).
+EXPLORE      ?= 0
+EXPLORE_BUGS ?= 0
 
 # An x86_64-elf- cross toolchain when there is one, else the host's.
 TOOLPREFIX ?= $(shell command -v x86_64-elf-gcc >/dev/null 2>&1 && echo x86_64-elf-)
@@ -27,7 +32,9 @@ ASRCS   := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.asm))
 OBJS    := $(CSRCS:%.c=$(O)/%.o) $(ASRCS:%.asm=$(O)/%.o) $(O)/user/programs.o
 
 CONFIG_DEFS := $(if $(filter 1,$(RT)),-DCONFIG_PREEMPT_RT) \
-               $(if $(filter 1,$(LOCKDEP)),-DCONFIG_LOCKDEP)
+               $(if $(filter 1,$(LOCKDEP)),-DCONFIG_LOCKDEP) \
+               $(if $(filter 1,$(EXPLORE)),-DCONFIG_EXPLORE) \
+               $(if $(filter 1,$(EXPLORE_BUGS)),-DCONFIG_EXPLORE_BUGS)
 
 CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 	-fno-pie -fno-pic -mcmodel=kernel -mno-red-zone \

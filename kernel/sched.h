@@ -93,6 +93,9 @@ struct task {
 	 * and return address): a schedule() inside it is that sleep, not
 	 * reported again. SLEEP_REPORTED_ALL: exiting, already reported. */
 	uintptr_t sleep_report_frame, sleep_report_ret;
+#ifdef CONFIG_EXPLORE
+	int explore_depth;           /* in an injection (explore.c) */
+#endif
 };
 
 DECLARE_PER_CPU(struct task *, current_task);
@@ -165,6 +168,7 @@ static inline void migrate_enable(void)
 	if (--t->migration_disabled == 0 &&
 	    __builtin_expect(t->migration_pending, 0))
 		migrate_enable_slow();
+	explore_point(EXPLORE_MIGRATE_ENABLE);
 }
 
 /* For the scheduler's own users (sched.c, timer.c, kthread.c). */
