@@ -65,7 +65,7 @@ Q := $(if $(filter 1,$(V)),,@)
 
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
-.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture rtlat trace clean deps include-graph
+.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture rtlat trace clean deps include-graph explore explore-eval
 all: kernel iso
 kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok
 iso: $(O)/kernel.iso
@@ -162,7 +162,7 @@ deps:
 
 # `make qemu` and `make test` install what is missing first.
 ifneq ($(TOOLS_OK),yes)
-qemu qemu-gdb test test-big bench torture rtlat trace gdb: deps
+qemu qemu-gdb test test-big bench torture rtlat trace gdb explore explore-eval: deps
 $(OBJS) $(O)/ksyms0.asm: | deps
 endif
 
@@ -208,6 +208,16 @@ rtlat:
 trace:
 	KTEST='$(or $(KTEST),*)' CPUS=$(CPUS) RT=$(RT) LOCKDEP=$(LOCKDEP) \
 	O=$(O) bash scripts/trace.sh
+
+# The interleaving explorer (scripts/explore.sh, docs/debugging.md):
+# KTEST=suite.name, SEEDS=K to search and shrink, KSEED=N [EXPLORE_ONLY=..]
+# [RUNS=n] to replay. Its own kernels: CPUS=1 LOCKDEP=0 unless given.
+EXPLORE_VARS = $(foreach v,CPUS RT LOCKDEP,$(if $(filter command line,$(origin $(v))),$(v)=$($(v))))
+explore:
+	$(EXPLORE_VARS) KTEST='$(KTEST)' O=$(O) bash scripts/explore.sh
+# The planted bugs: explorer against plain stress, replays, the checker.
+explore-eval:
+	O=$(O) bash scripts/explore-eval.sh
 
 # Boots on many CPUs: the 32 and 64 CPU configurations.
 test-big:
