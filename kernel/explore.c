@@ -33,7 +33,7 @@
 #include "string.h"
 #include "vsprintf.h"
 
-#define EXPLORE_MAX_INJECT 64      /* per test; later decisions are NONE */
+#define EXPLORE_MAX_INJECT 128     /* per test; later decisions are NONE */
 #define EXPLORE_MAX_ONLY 256
 #define EXPLORE_MAX_DELAY_US 1000
 
@@ -46,6 +46,8 @@ struct explore_injection {
 	unsigned long idx;
 	enum explore_site site;
 	enum explore_action action;
+	int task_id;
+	char task[16];                 /* its name, for the report */
 };
 
 static struct {
@@ -125,18 +127,16 @@ unsigned int explore_delay_us(uint64_t seed, unsigned long idx)
 	return 1 + (decision_hash(seed, idx) >> 40) % EXPLORE_MAX_DELAY_US;
 }
 
-bool explore_only_allows(unsigned long idx)
+bool explore_list_has(const unsigned long *v, int n, unsigned long idx)
 {
-	int lo = 0, hi = ex.nr_only;
+	int lo = 0, hi = n;
 
-	if (!ex.only_set)
-		return true;
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 
-		if (ex.only[mid] == idx)
+		if (v[mid] == idx)
 			return true;
-		if (ex.only[mid] < idx)
+		if (v[mid] < idx)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -144,49 +144,46 @@ bool explore_only_allows(unsigned long idx)
 	return false;
 }
 
-static bool only_add(unsigned long v)
+/* Insert x into the sorted v[0..*n), if there is room. */
+static bool list_insert(unsigned long *v, int *n, int max, unsigned long x)
 {
-	int i = ex.nr_only;
+	int i = *n;
 
-	if (ex.nr_only == EXPLORE_MAX_ONLY)
+	if (*n == max)
 		return false;
-	for (; i > 0 && ex.only[i - 1] > v; i--)
-		ex.only[i] = ex.only[i - 1];
-	ex.only[i] = v;
-	ex.nr_only++;
+	for (; i > 0 && v[i - 1] > x; i--)
+		v[i] = v[i - 1];
+	v[i] = x;
+	(*n)++;
 	return true;
 }
 
-/* "3,17,40-42": numbers and ranges, comma-separated; "" and "none" are
- * the empty list (inject nothing). */
-bool explore_set_only(const char *list)
+int explore_parse_list(const char *s, unsigned long *v, int max)
 {
-	const char *p = list;
+	int n = 0;
 
-	ex.only_set = true;
-	ex.nr_only = 0;
-	if (!*p || strcmp(p, "none") == 0)
-		return true;
+	if (!*s || strcmp(s, "none") == 0)
+		return 0;
 	for (;;) {
 		char *end;
-		unsigned long a = simple_strtoul(p, &end, 10), b = a;
+		unsigned long a = simple_strtoul(s, &end, 10), b = a;
 
-		if (end == p)
-			return false;
-		p = end;
-		if (*p == '-') {
-			b = simple_strtoul(++p, &end, 10);
-			if (end == p || b < a)
-				return false;
-			p = end;
+		if (end == s)
+			return -1;
+		s = end;
+		if (*s == '-') {
+			b = simple_strtoul(++s, &end, 10);
+			if (end == s || b < a)
+				return -1;
+			s = end;
 		}
-		for (unsigned long v = a; v <= b; v++)
-			if (!only_add(v))
-				return false;
-		if (!*p)
-			return true;
-		if (*p++ != ',')
-			return false;
+		for (unsigned long x = a; x <= b; x++)
+			if (!list_insert(v, &n, max, x))
+				return -1;
+		if (!*s)
+			return n;
+		if (*s++ != ',')
+			return -1;
 	}
 }
 
@@ -271,8 +268,8 @@ void __explore_point(enum explore_site site)
 		return;
 	idx = __atomic_fetch_add(&ex.next, 1, __ATOMIC_RELAXED);
 	if (ex.only_set)
-		action = explore_only_allows(idx) ? pick_action(ex.seed, idx)
-						  : EXPLORE_NONE;
+		action = explore_list_has(ex.only, ex.nr_only, idx)
+				 ? pick_action(ex.seed, idx) : EXPLORE_NONE;
 	else
 		action = explore_decide(ex.seed, idx);
 	if (action == EXPLORE_NONE)
@@ -280,7 +277,8 @@ void __explore_point(enum explore_site site)
 	slot = __atomic_fetch_add(&ex.injected, 1, __ATOMIC_RELAXED);
 	if (slot >= EXPLORE_MAX_INJECT)
 		return;
-	ex.inj[slot] = (struct explore_injection){idx, site, action};
+	ex.inj[slot] = (struct explore_injection){idx, site, action, t->id, ""};
+	strlcpy(ex.inj[slot].task, t->name, sizeof(ex.inj[slot].task));
 	t->explore_depth++;
 	inject(action, idx);
 	t->explore_depth--;
@@ -296,17 +294,20 @@ void explore_init(void)
 		return;
 	}
 	ex.seed = simple_strtoul(opt, 0, 10);
-	if (cmdline_get("explore_only", only, sizeof(only)) &&
-	    !explore_set_only(only)) {
-		printk("explore: bad explore_only=%s (numbers and ranges, "
-		       "comma-separated, at most %d): explorer off\n", only,
-		       EXPLORE_MAX_ONLY);
-		return;
+	if (cmdline_get("explore_only", only, sizeof(only))) {
+		ex.nr_only = explore_parse_list(only, ex.only, EXPLORE_MAX_ONLY);
+		if (ex.nr_only < 0) {
+			printk("explore: bad explore_only=%s (numbers and "
+			       "ranges, comma-separated, at most %d): explorer "
+			       "off\n", only, EXPLORE_MAX_ONLY);
+			return;
+		}
+		ex.only_set = true;
 	}
 	ex.enabled = true;
-	printk("explore: seed=%llu rate=1/%u%s%s\n",
-	       (unsigned long long)ex.seed, 1u << rate_shift(ex.seed),
-	       ex.only_set ? " only=" : "", ex.only_set ? only : "");
+	printk("explore: seed=%lu rate=1/%u%s%s\n", (unsigned long)ex.seed,
+	       1u << rate_shift(ex.seed), ex.only_set ? " only=" : "",
+	       ex.only_set ? only : "");
 }
 
 void explore_test_start(const struct task *t)
@@ -349,12 +350,13 @@ void explore_report_failure(const char *suite, const char *name)
 		const struct explore_injection *j = &ex.inj[i];
 
 		if (j->action == EXPLORE_DELAY)
-			ktest_log("explore:   %lu: delay %u us at %s", j->idx,
-				  explore_delay_us(ex.seed, j->idx),
-				  site_names[j->site]);
+			ktest_log("explore:   %lu: delay %u us at %s in %s/%d",
+				  j->idx, explore_delay_us(ex.seed, j->idx),
+				  site_names[j->site], j->task, j->task_id);
 		else
-			ktest_log("explore:   %lu: %s at %s", j->idx,
-				  action_names[j->action], site_names[j->site]);
+			ktest_log("explore:   %lu: %s at %s in %s/%d", j->idx,
+				  action_names[j->action], site_names[j->site],
+				  j->task, j->task_id);
 	}
 	format_only(only, sizeof(only), n);
 	ktest_log("explore: only=%s", n ? only : "none");

@@ -72,11 +72,11 @@ void explore_test_end(void);
 /* A test failed: print the seed, the decisions injected and the command
  * that replays the run. */
 void explore_report_failure(const char *suite, const char *name);
-/* Parse an explore_only= list ("3,17,40") into the filter; false if the
- * list is malformed or too long. */
-bool explore_set_only(const char *list);
-/* Would the current filter let decision idx through? */
-bool explore_only_allows(unsigned long idx);
+/* An explore_only= list ("3,17,40-42"; "none" is empty) into v, sorted:
+ * the count, or -1 if it is malformed or longer than max. */
+int explore_parse_list(const char *s, unsigned long *v, int max);
+/* Is idx in the sorted v[0..n)? */
+bool explore_list_has(const unsigned long *v, int n, unsigned long idx);
 #else
 static __always_inline void explore_point(enum explore_site site)
 {

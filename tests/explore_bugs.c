@@ -38,7 +38,9 @@ KTEST(explore_bugs, missing_lock)
 
 /* A consumer that checks for work and only then says it is going to
  * sleep: a producer's wake-up in between finds it running, is lost, and
- * the consumer sleeps until its timeout. */
+ * the consumer sleeps until its timeout. One item per round, so that each
+ * round has the window once. */
+#define LW_ROUNDS 20
 #define LW_TIMEOUT_NS 100000000ull
 static struct {
 	spinlock_t lock;
@@ -47,50 +49,50 @@ static struct {
 	struct task *consumer;
 } lw = {.lock = __SPIN_LOCK_UNLOCKED(lw.lock)};
 
-static bool lw_ready(int want)
+static bool lw_ready(void)
 {
 	bool ready;
 
 	spin_lock(&lw.lock);
-	ready = lw.posted >= want;
+	ready = lw.posted;
 	spin_unlock(&lw.lock);
 	return ready;
 }
 
 static int lw_consumer(void *arg)
 {
-	for (int i = 1; i <= BUG_ITERS; i++) {
-		while (!lw_ready(i)) {
-			/* BUG: the state belongs before the check */
-			set_current_state(TASK_UNINTERRUPTIBLE);
-			if (!schedule_timeout(LW_TIMEOUT_NS))
-				lw.timeouts++;
-		}
+	while (!lw_ready()) {
+		/* BUG: the state belongs before the check */
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (!schedule_timeout(LW_TIMEOUT_NS))
+			lw.timeouts++;
 	}
 	return 0;
 }
 
 static int lw_producer(void *arg)
 {
-	for (int i = 0; i < BUG_ITERS; i++) {
-		spin_lock(&lw.lock);
-		lw.posted++;
-		spin_unlock(&lw.lock);
-		wake_up_process(lw.consumer);
-	}
+	spin_lock(&lw.lock);
+	lw.posted = 1;
+	spin_unlock(&lw.lock);
+	wake_up_process(lw.consumer);
 	return 0;
 }
 
 KTEST(explore_bugs, lost_wakeup)
 {
-	struct task *p;
+	lw.timeouts = 0;
+	for (int r = 0; r < LW_ROUNDS; r++) {
+		struct task *p;
 
-	lw.posted = lw.timeouts = 0;
-	lw.consumer = ktest_spawn(lw_consumer, 0, "consumer", -1, SCHED_NORMAL,
-				  0, true);
-	p = ktest_spawn(lw_producer, 0, "producer", -1, SCHED_NORMAL, 0, true);
-	ktest_join(p);
-	ktest_join(lw.consumer);
+		lw.posted = 0;
+		lw.consumer = ktest_spawn(lw_consumer, 0, "consumer", -1,
+					  SCHED_NORMAL, 0, true);
+		p = ktest_spawn(lw_producer, 0, "producer", -1, SCHED_NORMAL, 0,
+				true);
+		ktest_join(p);
+		ktest_join(lw.consumer);
+	}
 	KEXPECT_EQ(lw.timeouts, 0);
 }
 
@@ -100,14 +102,17 @@ KTEST(explore_bugs, lost_wakeup)
  * waits for A; H (FIFO 30) waits for B. L must run at 30. The walk
  * reaches L only through M when H blocks after M did; if H blocks first,
  * M's own block carries 30 to L in one step. Which comes first is up to
- * two SCHED_NORMAL starters: S1 wakes M (which takes B and waits for its
- * go) and then H; S2 gives M its go. S1 then S2 is the harmless order.
+ * two SCHED_NORMAL starters, released together: S1 wakes M (which takes B
+ * and waits for its go), notes it, and wakes H; S2 gives M its go. S1
+ * then S2 is the harmless order. A few rounds, a window each.
  */
+#define PC_ROUNDS 4
+static DEFINE_SPINLOCK(pc_stat_lock);
 static struct {
 	struct rt_mutex a, b;
-	struct completion l_has_a, go_a, check;
+	struct completion l_has_a, start, go_a, check;
 	struct task *m, *h;
-	int l_prio;
+	int l_prio, started;
 } pc;
 
 static int pc_l(void *arg)
@@ -139,41 +144,58 @@ static int pc_h(void *arg)
 
 static int pc_s1(void *arg)
 {
+	wait_for_completion(&pc.start);
 	wake_up_process(pc.m);
+	spin_lock(&pc_stat_lock);
+	pc.started++;
+	spin_unlock(&pc_stat_lock);
 	wake_up_process(pc.h);
 	return 0;
 }
 
 static int pc_s2(void *arg)
 {
+	wait_for_completion(&pc.start);
 	complete(&pc.go_a);
 	return 0;
 }
 
-KTEST(explore_bugs, pi_chain)
+static int pi_chain_round(void)
 {
 	struct task *l, *s1, *s2;
 
-	rt_mutex_init(&pc.a);
-	rt_mutex_init(&pc.b);
 	init_completion(&pc.l_has_a);
+	init_completion(&pc.start);
 	init_completion(&pc.go_a);
 	init_completion(&pc.check);
-	explore_bug_pi_chain = true;
+	pc.l_prio = 0;
 	l = ktest_spawn(pc_l, 0, "pi_L", 0, SCHED_FIFO, 10, true);
 	wait_for_completion(&pc.l_has_a);
 	pc.m = ktest_spawn(pc_m, 0, "pi_M", 0, SCHED_FIFO, 20, false);
 	pc.h = ktest_spawn(pc_h, 0, "pi_H", 0, SCHED_FIFO, 30, false);
 	s1 = ktest_spawn(pc_s1, 0, "pi_S1", 0, SCHED_NORMAL, 0, true);
 	s2 = ktest_spawn(pc_s2, 0, "pi_S2", 0, SCHED_NORMAL, 0, true);
+	complete_all(&pc.start);
 	ktest_join(s1);
 	ktest_join(s2);
 	complete(&pc.check);
 	ktest_join(l);
 	ktest_join(pc.m);
 	ktest_join(pc.h);
+	return pc.l_prio;
+}
+
+KTEST(explore_bugs, pi_chain)
+{
+	int short_walks = 0;
+
+	rt_mutex_init(&pc.a);
+	rt_mutex_init(&pc.b);
+	explore_bug_pi_chain = true;
+	for (int r = 0; r < PC_ROUNDS; r++)
+		short_walks += pi_chain_round() != 30;
 	explore_bug_pi_chain = false;
-	KEXPECT_EQ(pc.l_prio, 30);
+	KEXPECT_EQ(short_walks, 0);
 }
 
 /* Double-checked initialisation that publishes the flag before the

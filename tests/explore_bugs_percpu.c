@@ -122,6 +122,7 @@ static DEFINE_PER_CPU(struct mee_pcp, mee_pcp) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 };
 static DEFINE_PER_CPU(int, mee_hits);
+static int mee_foreign; /* slots updated under another CPU's lock */
 
 static int mee_worker(void *arg)
 {
@@ -133,6 +134,8 @@ static int mee_worker(void *arg)
 		p = per_cpu_ptr(&mee_pcp, smp_processor_id());
 		migrate_enable();  /* BUG: p is used below */
 		local_lock(&mee_pcp.lock);
+		if (p != this_cpu_ptr(&mee_pcp))
+			__atomic_fetch_add(&mee_foreign, 1, __ATOMIC_RELAXED);
 		v = p->count;
 		(*this_cpu_ptr(&mee_hits))++;
 		p->count = v + 1;
@@ -141,11 +144,15 @@ static int mee_worker(void *arg)
 	return 0;
 }
 
+/* The slot's own lock must be the one held: a slot updated under another
+ * CPU's lock is unprotected, whether or not an update is lost this time. */
 KTEST_CPUS(explore_bugs, migrate_enable_early, 2)
 {
+	mee_foreign = 0;
 	for (unsigned c = 0; c < num_online_cpus(); c++)
 		per_cpu_ptr(&mee_pcp, c)->count = 0;
 	bug_run_pair(mee_worker);
+	KEXPECT_EQ(mee_foreign, 0);
 	KEXPECT_EQ(sum_per_cpu(mee_pcp, count), 2 * BUG_ITERS);
 }
 
