@@ -12,6 +12,7 @@
 # checker: one plain boot with LOCKDEP=1, does it report?
 #
 # usage: [SEEDS=8] [JOBS=2] [RT=1] [O=build] [BUGS="name ..."] scripts/explore-eval.sh
+#   TABLE_ONLY=1 prints the table of the last run again, measuring nothing.
 # Passes when the explorer finds at least 9 of at least 10 bugs, stress at
 # most half as many as the explorer, and every find replays 3 of 3.
 set -uo pipefail
@@ -36,6 +37,7 @@ cpus_of() {
 }
 
 for ld in 0 1; do
+	((${TABLE_ONLY:-0})) && break
 	make -s O="$O/explore-rt$RT-ld$ld" RT="$RT" LOCKDEP=$ld EXPLORE=1 \
 		EXPLORE_BUGS=1 kernel >/dev/null || exit 2
 done
@@ -61,7 +63,8 @@ eval_bug() {
 }
 
 running=0
-for b in "${BUGS[@]}"; do
+((${TABLE_ONLY:-0})) && BUGS_TO_RUN=() || BUGS_TO_RUN=("${BUGS[@]}")
+for b in "${BUGS_TO_RUN[@]}"; do
 	eval_bug "$b" &
 	if ((++running >= JOBS)); then
 		wait -n
@@ -70,17 +73,22 @@ for b in "${BUGS[@]}"; do
 done
 wait
 
-printf '%-24s %-4s %-22s %-6s %-7s %-8s %s\n' variant cpus \
-	"explorer: seed/only" boots stress replay checker
+row() {
+	printf '%-24s %-4s %-9s %-6s %-7s %-7s %-8s %s\n' "$@"
+}
+row variant cpus explorer boots stress replay checker "decisions after shrinking"
 found=0 stressed=0 replayed=0 n=0
 for b in "${BUGS[@]}"; do
 	n=$((n + 1))
 	s=$(grep '^explore-result: search' "$out/$b.search")
+	d=-
 	if [[ $s == *found=1* ]]; then
 		found=$((found + 1))
-		e="seed $(sed 's/.*seed=\([0-9]*\).*/\1/' <<<"$s"): $(sed 's/.* only=\([^ ]*\).*/\1/' <<<"$s")"
+		e="seed $(sed 's/.*seed=\([0-9]*\).*/\1/' <<<"$s")"
+		d=$(sed 's/.* only=\([^ ]*\).*/\1/' <<<"$s")
+		[[ $s == *minimal=0* ]] && d="$d (boot cap: not 1-minimal)"
 	else
-		e="not found"
+		e="no"
 	fi
 	boots=$(sed -n 's/.* boots=\([0-9]*\).*/\1/p' <<<"$s")
 	st=$(sed -n 's/^explore-result: stress .* failed=\([0-9]*\) boots=\([0-9]*\).*/\1\/\2/p' "$out/$b.stress")
@@ -97,10 +105,9 @@ for b in "${BUGS[@]}"; do
 	else
 		c="-"
 	fi
-	printf '%-24s %-4s %-22s %-6s %-7s %-8s %s\n' "$b" "$(cpus_of "$b")" \
-		"$e" "${boots:-?}" "${st:-?}" "$r" "$c"
+	row "$b" "$(cpus_of "$b")" "$e" "${boots:-?}" "${st:-?}" "$r" "$c" "$d"
 done
-echo "explorer found $found of $n; plain stress found $stressed; $replayed of $found finds replayed 3 of 3 ($((SECONDS - start)) s)"
+echo "explorer found $found of $n; plain stress found $stressed; $replayed of $found finds replayed 3 of 3${TABLE_ONLY:+}$( ((${TABLE_ONLY:-0})) || echo " ($((SECONDS - start)) s)")"
 problems=()
 ((n >= 10)) || problems+=("fewer than 10 planted bugs")
 ((found >= 9)) || problems+=("the explorer found fewer than 9")

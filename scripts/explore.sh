@@ -155,7 +155,10 @@ fails() {
 		REDUCED=${TRIED[$key]#fail|}
 		return 0
 	fi
-	((BOOTS - seed_boots < SHRINK_BOOTS)) || return 1
+	if ((BOOTS - seed_boots >= SHRINK_BOOTS)); then
+		CAPPED=1
+		return 1
+	fi
 	boot shrink "ktest_seed=$seed explore_only=$key"
 	echo "explore:   only=$key: $RESULT"
 	TRIED[$key]=$RESULT
@@ -169,6 +172,7 @@ fails() {
 }
 
 cp "$work/seed$seed.log" "$work/minimal.log"
+CAPPED=0
 read -ra L <<<"${list//,/ }"
 [[ $list == none ]] && L=()
 if ((SHRINK)) && ((${#L[@]})); then
@@ -202,8 +206,9 @@ if ((SHRINK)) && ((${#L[@]})); then
 	fi
 fi
 minimal=$(IFS=,; echo "${L[*]}")
+((CAPPED)) && echo "explore: shrinking stopped at SHRINK_BOOTS=$SHRINK_BOOTS: the list may not be minimal"
 echo "explore: $KTEST: seed $seed fails with ${#L[@]} injected decision(s): ${minimal:-none} ($BOOTS boots in all)"
 clean_log "$work/minimal.log" | sed -n 's/^    # explore:   /explore:   /p'
 clean_log "$work/minimal.log" | grep '^    # .*expected' | sed 's/^    # /explore: /'
 echo "explore: replay: make explore KTEST=$KTEST KSEED=$seed CPUS=$CPUS RT=$RT LOCKDEP=$LOCKDEP EXPLORE_ONLY=${minimal:-none}"
-echo "explore-result: search $KTEST found=1 seed=$seed only=${minimal:-none} boots=$BOOTS"
+echo "explore-result: search $KTEST found=1 seed=$seed only=${minimal:-none} boots=$BOOTS minimal=$((!CAPPED))"
