@@ -12,6 +12,11 @@ CMDLINE ?=
 # DETERMINISTIC=1: one-threaded TCG and -icount (scripts/qemu.sh).
 DETERMINISTIC ?= 0
 export DETERMINISTIC
+# EXPLORE=1: the interleaving explorer's hooks (kernel/explore.h);
+# EXPLORE_BUGS=1: with the planted bugs it is measured on (never in
+# `make test`'s kernels).
+EXPLORE      ?= 0
+EXPLORE_BUGS ?= 0
 
 # An x86_64-elf- cross toolchain when there is one, else the host's.
 TOOLPREFIX ?= $(shell command -v x86_64-elf-gcc >/dev/null 2>&1 && echo x86_64-elf-)
@@ -27,7 +32,9 @@ ASRCS   := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.asm))
 OBJS    := $(CSRCS:%.c=$(O)/%.o) $(ASRCS:%.asm=$(O)/%.o) $(O)/user/programs.o
 
 CONFIG_DEFS := $(if $(filter 1,$(RT)),-DCONFIG_PREEMPT_RT) \
-               $(if $(filter 1,$(LOCKDEP)),-DCONFIG_LOCKDEP)
+               $(if $(filter 1,$(LOCKDEP)),-DCONFIG_LOCKDEP) \
+               $(if $(filter 1,$(EXPLORE)),-DCONFIG_EXPLORE) \
+               $(if $(filter 1,$(EXPLORE_BUGS)),-DCONFIG_EXPLORE_BUGS)
 
 CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 	-fno-pie -fno-pic -mcmodel=kernel -mno-red-zone \
@@ -58,7 +65,7 @@ Q := $(if $(filter 1,$(V)),,@)
 
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
-.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture rtlat trace clean deps include-graph
+.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture rtlat trace clean deps include-graph explore explore-eval
 all: kernel iso
 kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok
 iso: $(O)/kernel.iso
@@ -155,7 +162,7 @@ deps:
 
 # `make qemu` and `make test` install what is missing first.
 ifneq ($(TOOLS_OK),yes)
-qemu qemu-gdb test test-big bench torture rtlat trace gdb: deps
+qemu qemu-gdb test test-big bench torture rtlat trace gdb explore explore-eval: deps
 $(OBJS) $(O)/ksyms0.asm: | deps
 endif
 
@@ -201,6 +208,16 @@ rtlat:
 trace:
 	KTEST='$(or $(KTEST),*)' CPUS=$(CPUS) RT=$(RT) LOCKDEP=$(LOCKDEP) \
 	O=$(O) bash scripts/trace.sh
+
+# The interleaving explorer (scripts/explore.sh, docs/debugging.md):
+# KTEST=suite.name, SEEDS=K to search and shrink, KSEED=N [EXPLORE_ONLY=..]
+# [RUNS=n] to replay. Its own kernels: CPUS=1 LOCKDEP=0 unless given.
+EXPLORE_VARS = $(foreach v,CPUS RT LOCKDEP,$(if $(filter command line,$(origin $(v))),$(v)=$($(v))))
+explore:
+	$(EXPLORE_VARS) KTEST='$(KTEST)' O=$(O) bash scripts/explore.sh
+# The planted bugs: explorer against plain stress, replays, the checker.
+explore-eval:
+	O=$(O) bash scripts/explore-eval.sh
 
 # Boots on many CPUs: the 32 and 64 CPU configurations.
 test-big:

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include "ktest.h"
 #include "completion.h"
+#include "explore.h"
 #include "glob.h"
 #include "irq_work.h"
 #include "irqflags.h"
@@ -116,6 +117,8 @@ static int ktest_task_fn(void *arg)
 __noreturn static void ktest_timed_out(const struct ktest *t,
 						      int num)
 {
+	explore_test_end();
+	explore_report_failure(t->suite, t->name);
 	printk("    # %s.%s did not finish within %lu s; CPUs and tasks:\n",
 	       t->suite, t->name, timeout_s);
 	trigger_all_cpu_backtrace();
@@ -139,9 +142,11 @@ static void ktest_run_task(const struct ktest *t, int num)
 	kthread_bind(task, 0);
 	cur.task = task;
 	init_completion(&cur.done);
+	explore_test_start(task);
 	wake_up_process(task);
 	if (!wait_for_completion_timeout(&cur.done, timeout_s * 1000000000ul))
 		ktest_timed_out(t, num);
+	explore_test_end();
 	kthread_join(task);
 }
 
@@ -247,6 +252,8 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 	check_lockdep_reports(t, reports);
 	if (t->expect)
 		ktest_fail_msg(t->file, t->line, "returned; a panic was expected");
+	if (IS_ENABLED(CONFIG_EXPLORE) && cur.failed)
+		explore_report_failure(t->suite, t->name);
 	printk("    %sok %d %s\n", cur.failed ? "not " : "", num, t->name);
 	if (cur.failed)
 		tally->failed++;
@@ -334,6 +341,7 @@ int ktest_run_all(const char *glob)
 		       "counted as a failure\n", lockdep_reports_total());
 		tally.failed++;
 	}
+	explore_init();
 	printk("KTAP version 1\n1..%d\n", count_suites(v, n, glob));
 	for (int i = 0; i < n;) {
 		bool any = false;

@@ -11,7 +11,7 @@
 
 #define MULTIBOOT2_BOOT_MAGIC 0x36d76289
 #define BOOT_MAX_REGIONS 64
-#define BOOT_CMDLINE_MAX 256
+#define BOOT_CMDLINE_MAX 1024 /* room for explore_only= lists (explore.c) */
 
 enum mem_type {
 	MEM_USABLE = 1,

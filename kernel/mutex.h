@@ -9,6 +9,7 @@
 
 #include "compiler.h"
 #include <stddef.h>
+#include "explore.h"
 #include "lockdep_fast.h"
 #include "rtmutex.h"
 
@@ -50,6 +51,7 @@ static inline void __mutex_init(struct mutex *m, const char *name,
 static __always_inline void mutex_lock_nested(struct mutex *m,
 					      unsigned int subclass)
 {
+	explore_point(EXPLORE_MUTEX_LOCK);
 	lock_acquire(&m->dep_map, subclass, 0, 0);
 	if (__rt_mutex_lock(&m->rtmutex))
 		lock_release(&m->dep_map, 0); /* a deadlock: not taken */
@@ -73,6 +75,7 @@ static __always_inline void mutex_unlock(struct mutex *m)
 {
 	if (lock_release(&m->dep_map, 0))
 		__rt_mutex_unlock(&m->rtmutex);
+	explore_point(EXPLORE_MUTEX_UNLOCK);
 }
 
 static inline bool mutex_is_locked(struct mutex *m)

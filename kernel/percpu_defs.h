@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "explore.h"
 #include "lockdep.h"
 #include "asm/percpu.h"
 
@@ -112,8 +113,11 @@ struct rt_mutex;
 	}))
 #define this_cpu_ptr(ptr)                                                     \
 	({                                                                    \
+		__typeof__(ptr) __this_cpu_p;                                 \
 		__percpu_check(ptr, raw_smp_processor_id());                  \
-		raw_cpu_ptr(ptr);                                             \
+		__this_cpu_p = raw_cpu_ptr(ptr);                              \
+		explore_point(EXPLORE_THIS_CPU_PTR);                          \
+		__this_cpu_p;                                                 \
 	})
 
 /* The CPU whose area holds addr, or -1 (also for the template). */

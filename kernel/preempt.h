@@ -8,6 +8,7 @@
 
 #include "compiler.h"
 #include <stdbool.h>
+#include "explore.h"
 #include "irqflags.h"
 #include "percpu_defs.h"
 
@@ -93,6 +94,7 @@ static inline void preempt_enable(void)
 	lockdep_preempt_count_dropped();
 	if (__builtin_expect(need_resched(), 0) && preempt_count() == 0)
 		preempt_schedule();
+	explore_point(EXPLORE_PREEMPT_ENABLE);
 }
 
 /* True when the running code may be preempted (and so migrated, unless it

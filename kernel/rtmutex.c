@@ -18,6 +18,7 @@
 #include "rtmutex.h"
 #include "lockdep_fast.h"
 #include "asm/spinlock.h"
+#include "explore.h"
 #include "panic.h"
 #include "printk.h"
 #include "sched.h"
@@ -156,7 +157,9 @@ static void propagate(struct task *p)
 		if (prio == p->prio && depth > 0)
 			break;
 		set_prio(p, prio);
-		if (!w)
+		/* explore_bug_pi_chain: a planted bug (EXPLORE_BUGS=1) that
+		 * boosts only the first owner; else a constant false. */
+		if (!w || explore_bug_pi_chain)
 			break;
 		list_del_init(&w->list);
 		w->prio = prio;
@@ -366,6 +369,7 @@ static __always_inline int rt_mutex_lock_at(struct rt_mutex *lock,
 {
 	int ret;
 
+	explore_point(EXPLORE_RT_MUTEX_LOCK);
 	lock_acquire(&lock->dep_map, subclass, 0, ip);
 	ret = __rt_mutex_lock(lock);
 	if (ret)
@@ -396,6 +400,7 @@ void rt_mutex_unlock(struct rt_mutex *lock)
 {
 	if (lock_release(&lock->dep_map, _RET_IP_))
 		__rt_mutex_unlock(lock);
+	explore_point(EXPLORE_RT_MUTEX_UNLOCK);
 }
 
 void rt_mutex_adjust_pi(struct task *p)

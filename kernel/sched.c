@@ -246,6 +246,7 @@ int wake_up_process(struct task *p)
 	woke = try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE |
 				    TASK_NEW);
 	preempt_enable();
+	explore_point(EXPLORE_WAKE_UP);
 	return woke;
 }
 

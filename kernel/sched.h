@@ -93,6 +93,9 @@ struct task {
 	 * and return address): a schedule() inside it is that sleep, not
 	 * reported again. SLEEP_REPORTED_ALL: exiting, already reported. */
 	uintptr_t sleep_report_frame, sleep_report_ret;
+#ifdef CONFIG_EXPLORE
+	int explore_depth;           /* in an injection (explore.c) */
+#endif
 };
 
 DECLARE_PER_CPU(struct task *, current_task);
@@ -168,6 +171,7 @@ static inline void migrate_enable(void)
 		migrate_enable_slow();
 	/* LAB3 STUB: t->migration_disabled--; */
 	/* LAB3 END */
+	explore_point(EXPLORE_MIGRATE_ENABLE);
 }
 
 /* For the scheduler's own users (sched.c, timer.c, kthread.c). */

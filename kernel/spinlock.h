@@ -63,6 +63,7 @@ static __always_inline void __raw_spin_lock(raw_spinlock_t *l,
 					    unsigned int subclass,
 					    unsigned int flags)
 {
+	explore_point(EXPLORE_RAW_SPIN_LOCK);
 	preempt_disable();
 	lock_acquire(&l->dep_map, subclass, LOCK_PREEMPT_OFF | flags, 0);
 	arch_spin_lock(&l->raw_lock);
@@ -87,6 +88,7 @@ static __always_inline void raw_spin_unlock(raw_spinlock_t *l)
 		return;
 	arch_spin_unlock(&l->raw_lock);
 	preempt_enable();
+	explore_point(EXPLORE_RAW_SPIN_UNLOCK);
 }
 
 static __always_inline bool raw_spin_trylock(raw_spinlock_t *l)
@@ -117,6 +119,7 @@ static __always_inline void raw_spin_unlock_irq(raw_spinlock_t *l)
 	arch_spin_unlock(&l->raw_lock);
 	local_irq_enable();
 	preempt_enable();
+	explore_point(EXPLORE_RAW_SPIN_UNLOCK);
 }
 
 static __always_inline unsigned long _raw_spin_lock_irqsave(raw_spinlock_t *l)
@@ -138,6 +141,7 @@ static __always_inline void raw_spin_unlock_irqrestore(raw_spinlock_t *l,
 	arch_spin_unlock(&l->raw_lock);
 	local_irq_restore(flags);
 	preempt_enable();
+	explore_point(EXPLORE_RAW_SPIN_UNLOCK);
 }
 
 #define raw_spin_lock_irqsave(l, flags) ((flags) = _raw_spin_lock_irqsave(l))
@@ -175,6 +179,7 @@ static inline void __spin_lock_init(spinlock_t *l, const char *name,
 static __always_inline void spin_lock_nested(spinlock_t *l,
 					     unsigned int subclass)
 {
+	explore_point(EXPLORE_SPIN_LOCK);
 	lock_acquire(&l->dep_map, subclass, 0, 0);
 	__rt_mutex_lock(&l->lock);
 	migrate_disable();
@@ -193,6 +198,7 @@ static __always_inline bool __spin_unlock(spinlock_t *l)
 		return false;
 	migrate_enable();
 	__rt_mutex_unlock(&l->lock);
+	explore_point(EXPLORE_SPIN_UNLOCK);
 	return true;
 }
 
