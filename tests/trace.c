@@ -176,6 +176,39 @@ KTEST(trace, off_records_nothing_full_drops)
 	KEXPECT_GT(trace_dropped(), 0);
 }
 
+static void tr_start_in_irq(void *arg)
+{
+	*(int *)arg = trace_start(ENTRIES);
+}
+
+/* A trace started inside an interrupt handler leaves that interrupt's
+ * exit out: in the dump, every irq_exit closes an irq_entry. */
+KTEST(trace, starts_inside_an_interrupt)
+{
+	int cpu, ret = -1, depth = 0, exits = 0;
+
+	KASSERT_EQ(trace_start(ENTRIES), 0); /* the rings, allocated */
+	migrate_disable();
+	cpu = smp_processor_id();
+	ktest_in_hardirq(tr_start_in_irq, &ret);
+	msleep(2); /* a tick or two: whole interrupts after the start */
+	migrate_enable();
+	trace_stop();
+	KASSERT_EQ(ret, 0);
+	for (unsigned int i = 0; i < trace_count(cpu); i++) {
+		const struct trace_entry *e = trace_get(cpu, i);
+
+		if (e->type == TRACE_IRQ_ENTRY)
+			depth++;
+		if (e->type == TRACE_IRQ_EXIT) {
+			exits++;
+			KEXPECT_GT(depth, 0);
+			depth = 0;
+		}
+	}
+	KEXPECT_GT(exits, 0);
+}
+
 /* Switches, wake-ups, spans and a contended lock on every CPU, dumped
  * for the host's consistency check (run-tests.sh, check_trace). */
 KTEST(trace, dump_for_host_check)
