@@ -6,10 +6,12 @@
  * same holds for user code, and the rseq fix-up runs (rseq.h).
  */
 #include "entry.h"
+#include "panic.h"
 #include "preempt.h"
 #include "process.h"
 #include "rseq.h"
 #include "sched.h"
+#include "stack.h"
 #include "trace.h"
 
 void irqentry_enter(unsigned int vector)
@@ -36,8 +38,23 @@ void nmi_exit(void)
 	raw_cpu_sub(__preempt_count, NMI_OFFSET);
 }
 
+/* The exit work runs on the stack below f, and may schedule: a frame
+ * anywhere but on the task's own kernel stack would have those calls
+ * written over whatever lies under it, silently. */
+static void check_user_frame(const struct trap_frame *f)
+{
+	const struct task *t = current;
+
+	if (__builtin_expect((uintptr_t)f - (uintptr_t)t->stack >
+			     KSTACK_SIZE - sizeof(*f), 0))
+		panic("exit_to_user_mode: %s/%d returns to ring 3 through a "
+		      "frame at %p, off its kernel stack [%p, +%#x)",
+		      t->name, t->id, f, t->stack, KSTACK_SIZE);
+}
+
 void exit_to_user_mode(struct trap_frame *f)
 {
+	check_user_frame(f);
 	for (;;) {
 		struct process *p = current_process();
 

@@ -70,15 +70,18 @@ static int setup_stack(struct process *p, int argc, char *const argv[])
 
 /* The new task's first code: into ring 3 at the program's entry, with
  * argc and argv in the argument registers. The scheduler has loaded the
- * address space and the kernel stack (process_switch). */
+ * address space and the kernel stack (process_switch). The frame must be
+ * on this task's kernel stack: arch_enter_user() runs the exit work (which
+ * may schedule) on the stack below it, so a frame anywhere else would
+ * have that work's calls written over whatever lies below it. */
 static int process_start(void *arg)
 {
 	struct process *p = arg;
+	struct trap_frame f;
 
-	arch_user_frame_init(&p->start_frame, p->entry, p->user_sp, p->argc,
-			     p->argv);
+	arch_user_frame_init(&f, p->entry, p->user_sp, p->argc, p->argv);
 	local_irq_disable();
-	arch_enter_user(&p->start_frame);
+	arch_enter_user(&f);
 }
 
 static struct process *process_alloc(const char *path,

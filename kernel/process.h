@@ -18,7 +18,6 @@
 #include "mm.h"
 #include "sched.h"
 #include "spinlock.h"
-#include "asm/ptrace.h"
 
 #define PROCESS_MAX_ARGS 16
 #define PROCESS_ARG_MAX  128
@@ -51,7 +50,6 @@ struct process {
 	/* Start-up: where ring 3 begins. */
 	uintptr_t entry, user_sp, argv;
 	int argc;
-	struct trap_frame start_frame;
 
 	/* Restartable sequences (rseq.c). rseq_event: switched out since
 	 * the last return to ring 3; written by the scheduler on the CPU the
