@@ -8,11 +8,11 @@
 #include "entry.h"
 #include "panic.h"
 #include "preempt.h"
-#include "process.h"
-#include "rseq.h"
-#include "sched.h"
-#include "stack.h"
-#include "trace.h"
+#include "user/process.h"
+#include "user/rseq.h"
+#include "sched/sched.h"
+#include "mm/stack.h"
+#include "debug/trace.h"
 
 void irqentry_enter(unsigned int vector)
 {

@@ -13,7 +13,7 @@
 #define IRQFLAGS_H
 
 #include <stdbool.h>
-#include "lockdep.h"
+#include "locking/lockdep.h"
 #include "asm/irqflags.h"
 
 #define raw_local_irq_save(flags)                                             \

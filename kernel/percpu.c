@@ -8,7 +8,7 @@
 #include "preempt.h"
 #include "irqflags.h"
 #include "asm/page.h"
-#include "page_alloc.h"
+#include "mm/page_alloc.h"
 #include "panic.h"
 #include "string.h"
 

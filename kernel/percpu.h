@@ -23,7 +23,7 @@
 
 #include "compiler.h"
 #include "cpumask.h"
-#include "lockdep.h"
+#include "locking/lockdep.h"
 #include "percpu_defs.h"
 #include "preempt.h"
 

@@ -22,8 +22,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "explore.h"
-#include "lockdep.h"
+#include "debug/explore.h"
+#include "locking/lockdep.h"
 #include "asm/percpu.h"
 
 #define NR_CPUS 256

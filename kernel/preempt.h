@@ -8,7 +8,7 @@
 
 #include "compiler.h"
 #include <stdbool.h>
-#include "explore.h"
+#include "debug/explore.h"
 #include "irqflags.h"
 #include "percpu_defs.h"
 

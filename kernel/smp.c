@@ -9,14 +9,14 @@
  */
 #include "smp.h"
 #include "irq_work.h"
-#include "kmalloc.h"
+#include "mm/kmalloc.h"
 #include "panic.h"
 #include "percpu.h"
 #include "preempt.h"
 #include "printk.h"
-#include "sched.h"
+#include "sched/sched.h"
 #include "asm/smp.h"
-#include "spinlock.h"
+#include "locking/spinlock.h"
 
 struct call_data {
 	struct call_data *next;

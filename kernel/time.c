@@ -6,11 +6,11 @@
  * instead of at the next one.
  */
 #include "time.h"
-#include "watchdog.h"
+#include "debug/watchdog.h"
 #include "asm/timer.h"
 #include "printk.h"
-#include "sched.h"
-#include "timer.h"
+#include "sched/sched.h"
+#include "sched/timer.h"
 
 #define TICK_NS (1000000000ul / HZ)
 #define MIN_EVENT_NS 2000 /* sooner than this: not worth an interrupt */

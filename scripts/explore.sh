@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make explore`: the seeded interleaving explorer from the host
-# (kernel/explore.c, docs/debugging.md). Every boot is DETERMINISTIC=1, so
+# (kernel/debug/explore.c, docs/debugging.md). Every boot is DETERMINISTIC=1, so
 # a seed's schedule is the same every time on one CPU.
 #
 # usage: [VAR=value ...] scripts/explore.sh

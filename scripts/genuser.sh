@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Print the NASM source of the user program table (kernel/user_programs.h):
+# Print the NASM source of the user program table (kernel/user/user_programs.h):
 # one entry per ELF file given, named after the file without .elf, with the
 # file's bytes included in the kernel image.
 #

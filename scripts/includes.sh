@@ -16,11 +16,15 @@
 #   core   kernel/              lib, asm, core; never arch internals
 #   tests  tests/               lib, asm, core, tests
 #   user   user/                ring-3 programs: their own headers, lib,
-#                               and the system call ABI (kernel/uapi.h)
+#                               and the system call ABI (kernel/user/uapi.h)
 #
 # An include "x.h" is resolved as the compiler does: the including file's
 # directory first, then kernel/, arch/x86_64/ and lib/ (the Makefile's -I
-# order). <x.h> may only name a freestanding C header.
+# order); tests also search tests/ and every kernel/*/ folder, so that a
+# test names a public header bare ("sched.h"). The core and arch spell a
+# subsystem's folder ("sched/sched.h"): a bare name that only the
+# including file's own subsystem folder holds is an error, so an include
+# always says where it goes. <x.h> may only name a freestanding C header.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -40,12 +44,33 @@ layer_of() {
 	esac
 }
 
+KERNEL_SUBDIRS=$(find kernel -mindepth 1 -maxdepth 1 -type d | sort)
+
+# search_path FROM: the directories the compiler searches for FROM's
+# quoted includes, in order.
+search_path() {
+	local dir
+	dir=$(dirname "$1")
+	case $1 in
+	tests/*) echo "$dir tests kernel arch/x86_64 lib $KERNEL_SUBDIRS" ;;
+	*) echo "$dir kernel arch/x86_64 lib" ;;
+	esac
+}
+
 # resolve FROM NAME: the path the compiler would open, or nothing.
 resolve() {
 	local from=$1 name=$2 d
-	for d in "$(dirname "$from")" kernel arch/x86_64 lib; do
+	for d in $(search_path "$from"); do
 		[[ -f $d/$name ]] && { realpath -m --relative-to=. "$d/$name"; return; }
 	done
+}
+
+# bare_in_subsystem FROM NAME: true when a core file in a subsystem folder
+# reaches NAME only through its own folder (it should spell "sub/NAME").
+bare_in_subsystem() {
+	local dir
+	dir=$(dirname "$1")
+	[[ $1 == kernel/*/* && $2 != */* && -f $dir/$2 ]]
 }
 
 # Every C source and header, and each "..." or <...> include it makes:
@@ -71,7 +96,7 @@ allowed() {
 		! [[ $to == core && " $ARCH_FORBIDDEN " == *" ${file##*/} "* ]] ;;
 	core) [[ $to == lib || $to == asm || $to == core ]] ;;
 	tests) [[ $to == lib || $to == asm || $to == core || $to == tests ]] ;;
-	user) [[ $to == user || $to == lib || $file == kernel/uapi.h ]] ;;
+	user) [[ $to == user || $to == lib || $file == kernel/user/uapi.h ]] ;;
 	*) true ;;
 	esac
 }
@@ -103,6 +128,11 @@ check() {
 			echo "$file: \"$name\" is not in the tree" >&2
 			bad=1
 			continue
+		fi
+		if bare_in_subsystem "$file" "$name"; then
+			echo "$file: \"$name\": spell its folder, \"${target#kernel/}\"" \
+				"(docs/architecture.md)" >&2
+			bad=1
 		fi
 		to=$(layer_of "$target")
 		if ! allowed "$from" "$to" "$target"; then

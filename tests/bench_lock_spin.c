@@ -1,6 +1,6 @@
 /*
  * Contended sleeping locks against a raw spinlock: the figure adaptive
- * spinning (kernel/rtmutex_spin.c) is for. One task per CPU, bound and
+ * spinning (kernel/locking/rtmutex_spin.c) is for. One task per CPU, bound and
  * SCHED_FIFO so that each owns its CPU, all increment one shared counter
  * under the lock for RUN_MS; RUNS runs per lock type, reported as the
  * median with the smallest and largest run. Then the ratio raw/lock of

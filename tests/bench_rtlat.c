@@ -1,6 +1,6 @@
 /*
  * The realtime latency experiment (docs/realtime.md), run by `make rtlat`
- * on an RT=0 and an RT=1 kernel: the in-kernel cyclictest (kernel/rtlat.c)
+ * on an RT=0 and an RT=1 kernel: the in-kernel cyclictest (kernel/debug/rtlat.c)
  * on one CPU, with nothing else there (the floor), then with background
  * sections of each length in section_us[] under each protection. Each run
  * prints cyclictest's status lines and histogram and an RTLAT JSON line;

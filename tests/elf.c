@@ -1,5 +1,5 @@
 /*
- * The ELF loader's validation (kernel/elf.c): the hello program's image
+ * The ELF loader's validation (kernel/user/elf.c): the hello program's image
  * with one header field corrupted at a time must be refused with
  * -ENOEXEC, never loaded half-way or crash; the untouched image loads.
  */

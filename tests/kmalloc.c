@@ -1,5 +1,5 @@
 /*
- * Tests for kmalloc/kfree (kernel/kmalloc.c): alignment, that objects are
+ * Tests for kmalloc/kfree (kernel/mm/kmalloc.c): alignment, that objects are
  * disjoint and keep their contents, that freed memory goes back to the page
  * allocator, exhaustion, and the checks on bad frees.
  */

@@ -4,7 +4,7 @@
  * one poll helper, the CPU tests put their helpers on, starting and
  * joining helper tasks (ktest_util.c), and the lockdep suites' counter
  * checks. The framework itself (registration, runner, KEXPECT/KASSERT)
- * is kernel/ktest.h.
+ * is kernel/debug/ktest.h.
  */
 #ifndef KTEST_UTIL_H
 #define KTEST_UTIL_H

@@ -1,6 +1,6 @@
 /*
  * Lab 5's hidden check (docs/labs/lab5.md): the graph search the student
- * writes (bfs() in kernel/lockdep_graph.c) on graphs larger than the
+ * writes (bfs() in kernel/locking/lockdep_graph.c) on graphs larger than the
  * visible tests': a cycle of ten classes closed by its last edge, and a
  * lattice of many paths between two classes that has no cycle until one
  * edge closes all of them at once, reported exactly once. A search that

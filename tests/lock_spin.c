@@ -1,5 +1,5 @@
 /*
- * Adaptive spinning (kernel/rtmutex_spin.c): a waiter spins while the
+ * Adaptive spinning (kernel/locking/rtmutex_spin.c): a waiter spins while the
  * owner runs on another CPU, sleeps while it does not, queues (and so
  * boosts the owner) when it is of higher priority, and stops spinning for
  * a more urgent task on its CPU. Each test counts what the kernel does

@@ -1,5 +1,5 @@
 /*
- * The per-CPU access checker (kernel/lockdep_percpu.c; see
+ * The per-CPU access checker (kernel/locking/lockdep_percpu.c; see
  * docs/lockdep.md): each access through this_cpu_ptr(), get_cpu_var() or
  * per_cpu() is checked against what protects that CPU's copy right now:
  * the locks held (a lock inside a per-CPU area only for its own CPU's

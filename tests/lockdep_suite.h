@@ -1,5 +1,5 @@
 /*
- * The lock validator's scenario matrix (kernel/lockdep.c; see
+ * The lock validator's scenario matrix (kernel/locking/lockdep.c; see
  * docs/lockdep.md), one file per family of reports (lockdep_recursive.c,
  * _circular, _irq, _held, _wait, _context; the set-up is lockdep_suite.c):
  * each test provokes one report of one kind, or shows that a correct

@@ -1,5 +1,5 @@
 /*
- * Tests of the locks in both worlds (kernel/spinlock.h, arch_spinlock.h,
+ * Tests of the locks in both worlds (kernel/locking/spinlock.h, arch_spinlock.h,
  * rtmutex.c, mutex.h, local_lock.h; see docs/locks.md): mutual exclusion
  * under contention from every CPU for each lock type (and, for rt_mutex,
  * between its lock-free fast paths and its slow paths), each CPU's copy

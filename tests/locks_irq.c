@@ -1,6 +1,6 @@
 /*
  * The interrupt state the _irq and _irqsave forms of the locks leave
- * (kernel/spinlock.h, local_lock.h; see docs/locks.md): the raw forms
+ * (kernel/locking/spinlock.h, local_lock.h; see docs/locks.md): the raw forms
  * turn IRQs and preemption off and restore what they found; spinlock_t
  * and local_lock_t do the same on RT=0, while on RT=1 they sleep, so
  * IRQs and preemption stay on and migration is off. The per-world

@@ -1,6 +1,6 @@
 /*
  * What the RT switch changes about spinlock_t and local_lock_t
- * (kernel/spinlock.h, local_lock.h; DESIGN.md "Build switches").
+ * (kernel/locking/spinlock.h, local_lock.h; DESIGN.md "Build switches").
  *
  * RT=1 (CONFIG_PREEMPT_RT): both are sleeping locks on rt_mutex, taken
  * with migration disabled and preemption and interrupts left on. So a

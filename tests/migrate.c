@@ -1,6 +1,6 @@
 /*
- * Tests of migrate_disable()/migrate_enable() (kernel/sched.h,
- * kernel/migrate.c, kernel/balance.c): the count nests and is the task's
+ * Tests of migrate_disable()/migrate_enable() (kernel/sched/sched.h,
+ * kernel/sched/migrate.c, kernel/sched/balance.c): the count nests and is the task's
  * own; it leaves the task preemptible (no preempt count, interrupts on);
  * while it is held nothing moves the task (balancing, RT push and pull,
  * affinity changes), although other tasks preempt it all the time; an

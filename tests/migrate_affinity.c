@@ -1,6 +1,6 @@
 /*
- * Affinity changes of sleeping tasks (kernel/sched.c set_cpus_allowed(),
- * kernel/migrate.c): the new mask takes effect at the wakeup, and for a
+ * Affinity changes of sleeping tasks (kernel/sched/sched.c set_cpus_allowed(),
+ * kernel/sched/migrate.c): the new mask takes effect at the wakeup, and for a
  * task that went to sleep with migration disabled only at its outermost
  * migrate_enable(). Part of the migrate suite (migrate.c).
  */

@@ -1,5 +1,5 @@
 /*
- * Tests for the physical page allocator (kernel/page_alloc.c): what it
+ * Tests for the physical page allocator (kernel/mm/page_alloc.c): what it
  * hands out, its free-page accounting, exhaustion, and the checks that
  * catch double frees and frees of pages it never handed out.
  */

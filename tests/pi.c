@@ -1,5 +1,5 @@
 /*
- * Tests of priority inheritance in rt_mutex (kernel/rtmutex.c): one donor,
+ * Tests of priority inheritance in rt_mutex (kernel/locking/rtmutex.c): one donor,
  * several donors, donation along a chain of blocked owners, a donor whose
  * own priority changes while it waits, the order in which waiters get the
  * lock, the owner word of the fast path, lock stealing, the hand-over when

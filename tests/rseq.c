@@ -1,5 +1,5 @@
 /*
- * Restartable sequences (kernel/rseq.c) from user space: rseqcount keeps
+ * Restartable sequences (kernel/user/rseq.c) from user space: rseqcount keeps
  * per-CPU counters in a shared page from twice as many processes as CPUs,
  * preempted at every time slice and migrated by the test, until each has
  * been preempted RSEQ_PREEMPTIONS times and what the test waits for has

@@ -1,5 +1,5 @@
 /*
- * The in-kernel cyclictest (kernel/rtlat.c) works: the measuring task
+ * The in-kernel cyclictest (kernel/debug/rtlat.c) works: the measuring task
  * wakes once per period for the number of loops asked, both latency
  * series count every wake-up, their histograms hold every sample, and the
  * background load ran. No latency figure is asserted: those depend on the

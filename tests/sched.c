@@ -1,5 +1,5 @@
 /*
- * Tests of the scheduler (kernel/sched.c, kthread.c, timer.c, wait.c,
+ * Tests of the scheduler (kernel/sched/sched.c, kthread.c, timer.c, wait.c,
  * completion.c): thread life cycle, the three policies and their order,
  * preemption on this CPU and by IPI on another, sleeping, and the
  * smp_processor_id() check. What happens across CPUs (wakeups, balancing,
@@ -117,7 +117,7 @@ static int trivial(void *arg)
  * Creating and joining a thread gives back every page it took (its stack,
  * its task structure): after a warm-up cycle (page tables), the free page
  * count is exactly where it was after 10,000 cycles. Freed stacks come back
- * in batches (kernel/stack.c): both counts are taken after kstack_drain().
+ * in batches (kernel/mm/stack.c): both counts are taken after kstack_drain().
  *
  * Most threads are bound to this CPU: one that is not goes to an idle CPU,
  * and waking halted vCPUs (twice a cycle) costs the host up to milliseconds

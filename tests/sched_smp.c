@@ -1,5 +1,5 @@
 /*
- * Tests of the scheduler across CPUs (kernel/sched.c, balance.c,
+ * Tests of the scheduler across CPUs (kernel/sched/sched.c, balance.c,
  * migrate.c): cross-CPU wakeups that are never lost, placement and
  * balancing of busy tasks over the CPUs, and affinity changes that are
  * never violated. Same rules as sched.c: orders, counts and invariants,

@@ -1,6 +1,6 @@
 /*
  * User mode: programs from user/ spawned by test tasks, their exit status
- * and output checked (kernel/process.h, docs/usermode.md). The programs
+ * and output checked (kernel/user/process.h, docs/usermode.md). The programs
  * report their own failures by exit status (usertest: the number of the
  * check that failed, also in the output shown on failure).
  */

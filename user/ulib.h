@@ -1,6 +1,6 @@
 /*
  * The user programs' tiny C library (user/lib/): a stub for each system call
- * (kernel/uapi.h), printf on write(), string functions (the kernel's
+ * (kernel/user/uapi.h), printf on write(), string functions (the kernel's
  * lib/string.c and lib/vsprintf.c, built again for ring 3), and getcpu
  * without a system call.
  */
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../kernel/uapi.h"   /* the ABI, shared with the kernel */
+#include "../kernel/user/uapi.h"   /* the ABI, shared with the kernel */
 #include "../lib/string.h"    /* lib/ is built for ring 3 too */
 #include "../lib/vsprintf.h"
 

@@ -8,7 +8,7 @@
 #include "asm/processor.h"
 #include "asm/page.h"
 #include "multiboot.h"
-#include "page_alloc.h"
+#include "mm/page_alloc.h"
 #include "panic.h"
 #include "smp.h"
 #include "asm/irqflags.h"

@@ -17,11 +17,11 @@
 #include "asm/timer.h"
 #include "gdt.h"
 #include "idt.h"
-#include "kmalloc.h"
-#include "page_alloc.h"
+#include "mm/kmalloc.h"
+#include "mm/page_alloc.h"
 #include "percpu.h"
 #include "printk.h"
-#include "stack.h"
+#include "mm/stack.h"
 #include "string.h"
 
 #define TRAMPOLINE_PHYS 0x8000ul /* must match boot/trampoline.asm */

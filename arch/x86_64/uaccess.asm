@@ -3,7 +3,7 @@
 ; unsigned long copy_user_generic(void *to, const void *from, unsigned long n)
 ;   ABI: SysV; rdi = to, rsi = from, rdx = n; returns in rax the bytes not
 ;   copied. Clobbers rcx. The caller has checked that the user side lies
-;   below USER_TOP (kernel/uaccess.c); what may still go wrong is an
+;   below USER_TOP (kernel/user/uaccess.c); what may still go wrong is an
 ;   unmapped or protected user page, which faults inside rep movsb: the
 ;   exception table sends the fault to .fault, with rcx = bytes left.
 ;   With SMAP on, user pages are reachable only between stac and clac.

@@ -1,6 +1,6 @@
 """Checks of scripts/grade without QEMU (run by tests/host/grade.sh): the
 KTAP report of a boot, judged per check, and the spec parser's errors.
-The logs are written here in the shape kernel/ktest.c prints."""
+The logs are written here in the shape kernel/debug/ktest.c prints."""
 import importlib.machinery
 import importlib.util
 import os

@@ -4,7 +4,7 @@
  *   0xffff800000000000  direct map: physical memory, phys + DIRECT_MAP_BASE
  *                       (2 MiB pages; device registers by ioremap, uncached)
  *   0xffffc90000000000  kernel stacks, each with an unmapped guard page
- *                       (kernel/stack.c)
+ *                       (kernel/mm/stack.c)
  *   0xffffffff80000000  the kernel image, linked at KERNEL_VMA + physical
  *
  * The lower half is empty once boot is over (it is kept for user mode).

@@ -3,7 +3,7 @@
  * asm/uaccess.h): where the user half ends, and one copy routine whose
  * every user access is covered by the exception table, so that a bad user
  * address ends the copy instead of the kernel. The checks and the
- * copy_from_user()/copy_to_user() API are the core's (kernel/uaccess.h).
+ * copy_from_user()/copy_to_user() API are the core's (kernel/user/uaccess.h).
  */
 #ifndef _ASM_X86_UACCESS_H
 #define _ASM_X86_UACCESS_H

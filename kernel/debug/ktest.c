@@ -1,0 +1,398 @@
+/*
+ * The in-kernel test runner: finds every KTEST through the .ktests
+ * section, selects by the ktest=GLOB option, runs each selected test as
+ * its own kernel task and prints KTAP (one subtest block per suite) on the
+ * console.
+ *
+ * Each test task starts bound to CPU 0 (a test may change its own
+ * affinity) and runs its suite's KTEST_SUITE set-up before the test and
+ * its tear-down after it. KASSERT_* ends it through ktest_abort(); a test
+ * that does not finish within the time bound is reported "# timeout",
+ * with every CPU's and every task's stack, and ends the run as failed.
+ */
+#include "compiler.h"
+#include <stdarg.h>
+#include "debug/ktest.h"
+#include "sched/completion.h"
+#include "debug/explore.h"
+#include "glob.h"
+#include "irq_work.h"
+#include "irqflags.h"
+#include "mm/kmalloc.h"
+#include "locking/lockdep.h"
+#include "printk.h"
+#include "asm/qemu.h"
+#include "sched/sched.h"
+#include "smp.h"
+#include "string.h"
+#include "vsprintf.h"
+
+extern const struct ktest __ktests_start[], __ktests_end[];
+extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
+
+#define DEFAULT_TIMEOUT_S 120
+
+/* The test now running. failed may be set by the test's task and by any
+ * task it started; the rest belongs to the runner. */
+static struct {
+	const struct ktest *test;
+	const struct ktest_suite *suite; /* its set-up, or NULL */
+	struct task *task;
+	volatile bool failed;
+	struct completion done;
+	unsigned long reports[LOCKDEP_NR_REPORT_KINDS]; /* when it began */
+} cur;
+static unsigned long timeout_s = DEFAULT_TIMEOUT_S;
+
+void ktest_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintk_line("    # ", fmt, ap);
+	va_end(ap);
+}
+
+void ktest_fail(const char *file, int line, const char *op, const char *lhs,
+		long long a, const char *rhs, long long b)
+{
+	cur.failed = true;
+	printk("    # %s:%d: expected %s %s %s, got %lld (0x%llx) vs %lld "
+	       "(0x%llx)\n",
+	       file, line, lhs, op, rhs, a, a, b, b);
+}
+
+void ktest_fail_msg(const char *file, int line, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cur.failed = true;
+	printk("    # %s:%d: %s\n", file, line, buf);
+}
+
+/* The KTEST_SUITE() of the named suite, or NULL. */
+static const struct ktest_suite *find_suite(const char *name)
+{
+	for (const struct ktest_suite *s = __ktest_suites_start;
+	     s < __ktest_suites_end; s++)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return 0;
+}
+
+/* The end of the test's task, however the test ended: the suite's
+ * tear-down, then the runner is told. */
+static void ktest_task_done(void)
+{
+	if (cur.suite && cur.suite->exit)
+		cur.suite->exit();
+	complete(&cur.done);
+}
+
+/* A KASSERT failed: end the task it failed in (the failure is recorded;
+ * a helper task of the test just stops). */
+__noreturn void ktest_abort(void)
+{
+	if (current == cur.task)
+		ktest_task_done();
+	kthread_exit(1);
+}
+
+static int ktest_task_fn(void *arg)
+{
+	const struct ktest *t = arg;
+
+	if (cur.suite && cur.suite->init)
+		cur.suite->init();
+	t->fn();
+	ktest_task_done();
+	return 0;
+}
+
+/* The test hangs: show everything, then end the run. */
+__noreturn static void ktest_timed_out(const struct ktest *t,
+						      int num)
+{
+	explore_test_end();
+	explore_report_failure(t->suite, t->name);
+	printk("    # %s.%s did not finish within %lu s; CPUs and tasks:\n",
+	       t->suite, t->name, timeout_s);
+	trigger_all_cpu_backtrace();
+	sched_show_all();
+	printk("    not ok %d %s # timeout\n", num, t->name);
+	printk("# ktest: run ended by a timeout\n");
+	qemu_exit(QEMU_EXIT_FAIL);
+	for (;;)
+		schedule_timeout(~0ul);
+}
+
+/* Run t in a task of its own, bound to CPU 0, and wait for it. */
+static void ktest_run_task(const struct ktest *t, int num)
+{
+	struct task *task = kthread_create(ktest_task_fn, (void *)t, t->name);
+
+	if (!task) {
+		ktest_fail_msg(t->file, t->line, "no memory for the test task");
+		return;
+	}
+	kthread_bind(task, 0);
+	cur.task = task;
+	init_completion(&cur.done);
+	explore_test_start(task);
+	wake_up_process(task);
+	if (!wait_for_completion_timeout(&cur.done, timeout_s * 1000000000ul))
+		ktest_timed_out(t, num);
+	explore_test_end();
+	kthread_join(task);
+}
+
+static int cmp_tests(const struct ktest *a, const struct ktest *b)
+{
+	int c = strcmp(a->file, b->file);
+	return c ? c : a->line - b->line;
+}
+
+/* The tests in file and line order (the linker keeps no useful order). */
+static const struct ktest **sorted_tests(int *n)
+{
+	int count = __ktests_end - __ktests_start;
+	const struct ktest **v = kmalloc(sizeof(*v) * (count ? count : 1));
+
+	if (!v)
+		return 0;
+	for (int i = 0; i < count; i++) {
+		const struct ktest *t = &__ktests_start[i];
+		int j = i;
+
+		for (; j > 0 && cmp_tests(v[j - 1], t) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+	*n = count;
+	return v;
+}
+
+static bool selected(const struct ktest *t, const char *glob)
+{
+	char full[128];
+
+	snprintf(full, sizeof(full), "%s.%s", t->suite, t->name);
+	return glob_match_list(glob, full);
+}
+
+/* A panic test ends the kernel, so it runs only when named alone. */
+static bool runs_alone(const struct ktest *t, const char *glob)
+{
+	char full[128];
+
+	snprintf(full, sizeof(full), "%s.%s", t->suite, t->name);
+	return strcmp(glob, full) == 0;
+}
+
+struct tally {
+	int passed, failed, skipped;
+};
+
+/* Only the validator's own suites provoke reports on purpose (and their
+ * tear-down, lockdep_reset(), clears what they provoked); a report
+ * anywhere else is a bug the test has found. */
+static void check_lockdep_reports(const struct ktest *t, unsigned long before)
+{
+	unsigned long after = lockdep_reports_total();
+
+	if (after > before && strncmp(t->suite, "lockdep", 7) != 0)
+		ktest_fail_msg(t->file, t->line,
+			       "%lu unexpected lockdep report(s)",
+			       after - before);
+}
+
+void ktest_expect_lockdep_reports(const char *file, int line, const char *name,
+				  enum lockdep_report_kind kind,
+				  unsigned long n)
+{
+	unsigned long got = lockdep_reports(kind) - cur.reports[kind];
+
+	if (!lockdep_enabled())
+		n = 0;
+	if (got != n)
+		ktest_fail_msg(file, line, "expected %lu %s report(s), got %lu",
+			       n, name, got);
+	lockdep_reset();
+}
+
+static void ktest_run_one(const struct ktest *t, int num, const char *glob,
+			  struct tally *tally)
+{
+	unsigned long reports;
+
+	if (t->expect && !runs_alone(t, glob)) {
+		printk("    ok %d %s # SKIP panic test\n", num, t->name);
+		tally->skipped++;
+		return;
+	}
+	if ((int)num_online_cpus() < t->min_cpus) {
+		printk("    ok %d %s # SKIP needs %d CPUs\n", num, t->name,
+		       t->min_cpus);
+		tally->skipped++;
+		return;
+	}
+	for (const char *const *e = t->expect; e && *e; e++)
+		printk("    # expect: %s\n", *e);
+	cur.test = t;
+	cur.suite = find_suite(t->suite);
+	cur.failed = false;
+	reports = lockdep_reports_total();
+	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++)
+		cur.reports[k] = lockdep_reports(k);
+	ktest_run_task(t, num);
+	check_lockdep_reports(t, reports);
+	if (t->expect)
+		ktest_fail_msg(t->file, t->line, "returned; a panic was expected");
+	if (IS_ENABLED(CONFIG_EXPLORE) && cur.failed)
+		explore_report_failure(t->suite, t->name);
+	printk("    %sok %d %s\n", cur.failed ? "not " : "", num, t->name);
+	if (cur.failed)
+		tally->failed++;
+	else
+		tally->passed++;
+}
+
+/* Runs the selected tests of one suite, from index *i on; returns whether
+ * the suite passed. */
+static bool run_suite(const struct ktest **v, int n, int *i, const char *glob,
+		      struct tally *tally)
+{
+	const char *suite = v[*i]->suite;
+	int total = 0, num = 0, failed_before = tally->failed;
+
+	for (int j = *i; j < n && strcmp(v[j]->suite, suite) == 0; j++)
+		total += selected(v[j], glob);
+	printk("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite, total);
+	for (; *i < n && strcmp(v[*i]->suite, suite) == 0; (*i)++)
+		if (selected(v[*i], glob))
+			ktest_run_one(v[*i], ++num, glob, tally);
+	return tally->failed == failed_before;
+}
+
+/* Group by suite, in the order suites first appear. */
+static const struct ktest **group_suites(const struct ktest **v, int n)
+{
+	const struct ktest **g = kmalloc(sizeof(*g) * (n ? n : 1));
+	int k = 0;
+
+	if (!g)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i; j++)
+			seen |= strcmp(v[j]->suite, v[i]->suite) == 0;
+		if (seen)
+			continue;
+		for (int j = i; j < n; j++)
+			if (strcmp(v[j]->suite, v[i]->suite) == 0)
+				g[k++] = v[j];
+	}
+	kfree(v);
+	return g;
+}
+
+static int count_suites(const struct ktest **v, int n, const char *glob)
+{
+	int suites = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool first_of_suite = i == 0 || strcmp(v[i - 1]->suite,
+						       v[i]->suite) != 0;
+		bool any = false;
+
+		if (!first_of_suite)
+			continue;
+		for (int j = i; j < n && strcmp(v[j]->suite, v[i]->suite) == 0;
+		     j++)
+			any |= selected(v[j], glob);
+		suites += any;
+	}
+	return suites;
+}
+
+void ktest_set_timeout(unsigned long seconds)
+{
+	if (seconds)
+		timeout_s = seconds;
+}
+
+int ktest_run_all(const char *glob)
+{
+	struct tally tally = {0, 0, 0};
+	int n = 0, suite_num = 0;
+	const struct ktest **v = sorted_tests(&n);
+
+	if (!v || !(v = group_suites(v, n))) {
+		printk("ktest: out of memory\n");
+		return 1;
+	}
+	if (lockdep_reports_total()) {
+		printk("# ktest: %lu lockdep report(s) before the tests: "
+		       "counted as a failure\n", lockdep_reports_total());
+		tally.failed++;
+	}
+	explore_init();
+	printk("KTAP version 1\n1..%d\n", count_suites(v, n, glob));
+	for (int i = 0; i < n;) {
+		bool any = false;
+		const char *suite = v[i]->suite;
+
+		for (int j = i; j < n && strcmp(v[j]->suite, suite) == 0; j++)
+			any |= selected(v[j], glob);
+		if (!any) {
+			while (i < n && strcmp(v[i]->suite, suite) == 0)
+				i++;
+			continue;
+		}
+		bool ok = run_suite(v, n, &i, glob, &tally);
+		printk("%sok %d %s\n", ok ? "" : "not ", ++suite_num, suite);
+	}
+	printk("# ktest: %d passed, %d failed, %d skipped\n", tally.passed,
+	       tally.failed, tally.skipped);
+	kfree(v);
+	return tally.failed;
+}
+
+/* ktest_in_hardirq(): an irq_work on this CPU, waited for with interrupts
+ * on (they must be, or the self-IPI could never arrive). */
+struct hardirq_call {
+	struct irq_work work;
+	void (*fn)(void *);
+	void *arg;
+	volatile bool done;
+};
+
+static void hardirq_call_func(struct irq_work *work)
+{
+	struct hardirq_call *c = (struct hardirq_call *)work;
+
+	c->fn(c->arg);
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+}
+
+void ktest_in_hardirq(void (*fn)(void *), void *arg)
+{
+	struct hardirq_call c = {.work.func = hardirq_call_func, .fn = fn,
+				 .arg = arg};
+
+	if (irqs_disabled()) {
+		ktest_fail_msg(__FILE__, __LINE__,
+			       "ktest_in_hardirq() called with IRQs off");
+		return;
+	}
+	migrate_disable(); /* "the calling CPU" */
+	irq_work_queue(&c.work);
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	migrate_enable();
+}

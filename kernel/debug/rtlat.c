@@ -1,0 +1,255 @@
+/*
+ * rtlat: the in-kernel cyclictest (see rtlat.h and docs/realtime.md).
+ *
+ * The measuring task arms a one-shot timer for the next period on its own
+ * CPU and sleeps; the timer callback records the IRQ latency and wakes it;
+ * on the way back it records the thread latency. Like cyclictest, a wake-
+ * up later than a whole period skips the periods it missed (overruns).
+ */
+#include "debug/rtlat.h"
+#include "locking/local_lock.h"
+#include "percpu.h"
+#include "printk.h"
+#include "sched/sched.h"
+#include "smp.h"
+#include "time.h"
+#include "sched/timer.h"
+
+/* What the background sections protect: this CPU's copy of a counter. */
+struct rtlat_pcp {
+	local_lock_t lock;
+	unsigned long locked;        /* under lock */
+};
+static DEFINE_PER_CPU(struct rtlat_pcp, rtlat_pcp) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(unsigned long, rtlat_preempt_count);
+static DEFINE_PER_CPU(unsigned long, rtlat_pinned);
+
+#ifdef CONFIG_PREEMPT_RT
+#define RTLAT_RT 1
+#else
+#define RTLAT_RT 0
+#endif
+
+/* One measurement at a time: its state. */
+static struct {
+	const struct rtlat_config *cfg;
+	struct rtlat_result *res;
+	struct timer_list timer;
+	struct task *measurer;
+	volatile int fired;          /* the timer ran for this period */
+	volatile int stop;           /* the background task should end */
+} rl;
+
+static const char *const protect_names[RTLAT_NR_PROTECT] = {
+	"preempt_disable", "local_lock", "migrate_disable", "idle",
+};
+
+const char *rtlat_protect_name(enum rtlat_protect p)
+{
+	return (unsigned int)p < RTLAT_NR_PROTECT ? protect_names[p] : "?";
+}
+
+static void series_add(struct rtlat_series *s, uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+
+	if (!s->count || ns < s->min)
+		s->min = ns;
+	if (ns > s->max)
+		s->max = ns;
+	s->sum += ns;
+	s->last = ns;
+	s->count++;
+	if (us < RTLAT_HIST_US)
+		s->hist[us]++;
+	else
+		s->overflows++;
+}
+
+/* A clock that runs backwards never does here (one TSC), but a latency
+ * is never negative: an early callback counts as 0. */
+static uint64_t late_by(uint64_t now, uint64_t expected)
+{
+	return now > expected ? now - expected : 0;
+}
+
+static void rtlat_timer_fn(struct timer_list *t)
+{
+	series_add(&rl.res->irq, late_by(ktime_get_ns(), t->expires));
+	__atomic_store_n(&rl.fired, 1, __ATOMIC_RELEASE);
+	wake_up_process(rl.measurer);
+}
+
+static void busy_ns(uint64_t ns)
+{
+	uint64_t t0 = ktime_get_ns();
+
+	while (ktime_get_ns() - t0 < ns)
+		cpu_relax();
+}
+
+/* One section of cfg->section_ns over this CPU's data, as protected. */
+static void section(const struct rtlat_config *cfg)
+{
+	switch (cfg->protect) {
+	case RTLAT_PREEMPT_DISABLE:
+		get_cpu_var(rtlat_preempt_count)++;
+		busy_ns(cfg->section_ns);
+		put_cpu_var(rtlat_preempt_count);
+		break;
+	case RTLAT_LOCAL_LOCK:
+		local_lock(&rtlat_pcp.lock);
+		this_cpu_ptr(&rtlat_pcp)->locked++;
+		busy_ns(cfg->section_ns);
+		local_unlock(&rtlat_pcp.lock);
+		break;
+	case RTLAT_MIGRATE_DISABLE:
+		/* Pinned, the task stays on this CPU for the whole section,
+		 * but other tasks of this CPU may run in between: only an
+		 * operation safe on its own (one %gs instruction) touches the
+		 * per-CPU data. The per-CPU checker would report a plain
+		 * read-modify-write through this_cpu_ptr() here. */
+		migrate_disable();
+		this_cpu_inc(rtlat_pinned);
+		busy_ns(cfg->section_ns);
+		migrate_enable();
+		break;
+	default:
+		break;
+	}
+}
+
+static int background(void *arg)
+{
+	const struct rtlat_config *cfg = arg;
+
+	while (!__atomic_load_n(&rl.stop, __ATOMIC_ACQUIRE)) {
+		section(cfg);
+		rl.res->sections++;
+	}
+	return 0;
+}
+
+static int measurer(void *arg)
+{
+	const struct rtlat_config *cfg = arg;
+	uint64_t next = ktime_get_ns() + cfg->period_ns;
+
+	for (int i = 0; i < cfg->loops; i++) {
+		uint64_t now;
+
+		__atomic_store_n(&rl.fired, 0, __ATOMIC_RELAXED);
+		add_timer(&rl.timer, next);
+		for (;;) {
+			set_current_state(TASK_UNINTERRUPTIBLE);
+			if (__atomic_load_n(&rl.fired, __ATOMIC_ACQUIRE))
+				break;
+			schedule();
+		}
+		set_current_state(TASK_RUNNING);
+		now = ktime_get_ns();
+		series_add(&rl.res->thread, late_by(now, next));
+		next += cfg->period_ns;
+		while (next <= now) { /* missed whole periods */
+			next += cfg->period_ns;
+			rl.res->overruns++;
+		}
+	}
+	return 0;
+}
+
+int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res)
+{
+	struct task *bg = 0, *m;
+
+	if (cfg->cpu < 0 || !cpumask_test_cpu(cfg->cpu, cpu_online_mask))
+		return -1;
+	*res = (struct rtlat_result){0};
+	rl.cfg = cfg;
+	rl.res = res;
+	rl.stop = 0;
+	timer_setup(&rl.timer, rtlat_timer_fn);
+	if (cfg->protect != RTLAT_IDLE) {
+		if (!(bg = kthread_create(background, (void *)cfg, "rtlat_load")))
+			return -1;
+		kthread_bind(bg, cfg->cpu);
+		wake_up_process(bg);
+	}
+	m = kthread_create(measurer, (void *)cfg, "rtlat");
+	if (!m) {
+		__atomic_store_n(&rl.stop, 1, __ATOMIC_RELEASE);
+		if (bg)
+			kthread_join(bg);
+		return -1;
+	}
+	res->pid = m->id;
+	rl.measurer = m;
+	kthread_bind(m, cfg->cpu);
+	sched_setscheduler(m, SCHED_FIFO, cfg->prio);
+	wake_up_process(m);
+	kthread_join(m);
+	__atomic_store_n(&rl.stop, 1, __ATOMIC_RELEASE);
+	if (bg)
+		kthread_join(bg);
+	return 0;
+}
+
+static uint64_t avg_ns(const struct rtlat_series *s)
+{
+	return s->count ? s->sum / s->count : 0;
+}
+
+/* cyclictest's status line; latencies in us. */
+static void print_status(int thread, int pid, const struct rtlat_config *cfg,
+			 const struct rtlat_series *s)
+{
+	printk("T:%2d (%5d) P:%2d I:%lu C:%7lu Min:%7lu Act:%8lu Avg:%8lu "
+	       "Max:%8lu\n", thread, pid, cfg->prio, cfg->period_ns / 1000,
+	       s->count, s->min / 1000, s->last / 1000, avg_ns(s) / 1000,
+	       s->max / 1000);
+}
+
+/* cyclictest --histogram: one row per 1 us bucket, a column per thread
+ * (T:0 thread latency, T:1 IRQ latency); empty rows are left out. */
+static void print_hist(const struct rtlat_result *res)
+{
+	const struct rtlat_series *s[2] = {&res->thread, &res->irq};
+
+	printk("# Histogram\n");
+	for (int us = 0; us < RTLAT_HIST_US; us++)
+		if (s[0]->hist[us] || s[1]->hist[us])
+			printk("%06d %06u\t%06u\n", us, s[0]->hist[us],
+			       s[1]->hist[us]);
+	printk("# Total: %09lu %09lu\n", s[0]->count, s[1]->count);
+	printk("# Min Latencies: %05lu %05lu\n", s[0]->min / 1000,
+	       s[1]->min / 1000);
+	printk("# Avg Latencies: %05lu %05lu\n", avg_ns(s[0]) / 1000,
+	       avg_ns(s[1]) / 1000);
+	printk("# Max Latencies: %05lu %05lu\n", s[0]->max / 1000,
+	       s[1]->max / 1000);
+	printk("# Histogram Overflows: %05lu %05lu\n", s[0]->overflows,
+	       s[1]->overflows);
+}
+
+void rtlat_print(const struct rtlat_config *cfg, const struct rtlat_result *res)
+{
+	const int rt = RTLAT_RT;
+
+	printk("# rtlat: protect=%s rt=%d L=%luus cpu=%d (T:0 thread latency, "
+	       "T:1 IRQ latency of the same wake-ups)\n",
+	       rtlat_protect_name(cfg->protect), rt, cfg->section_ns / 1000,
+	       cfg->cpu);
+	print_status(0, res->pid, cfg, &res->thread);
+	print_status(1, res->pid, cfg, &res->irq);
+	print_hist(res);
+	printk("RTLAT {\"protect\": \"%s\", \"rt\": %d, \"cpu\": %d, "
+	       "\"period_ns\": %lu, \"section_ns\": %lu, \"loops\": %lu, "
+	       "\"overruns\": %lu, \"sections\": %lu, "
+	       "\"thread\": {\"min\": %lu, \"avg\": %lu, \"max\": %lu}, "
+	       "\"irq\": {\"min\": %lu, \"avg\": %lu, \"max\": %lu}}\n",
+	       rtlat_protect_name(cfg->protect), rt, cfg->cpu, cfg->period_ns,
+	       cfg->section_ns, res->thread.count, res->overruns, res->sections,
+	       res->thread.min, avg_ns(&res->thread), res->thread.max,
+	       res->irq.min, avg_ns(&res->irq), res->irq.max);
+}

@@ -1,0 +1,106 @@
+/*
+ * Soft-lockup detection. Each CPU runs a watchdog task at the highest RT
+ * priority, bound to it, that stamps the time and sleeps. Every tick
+ * checks this CPU's stamp: if the watchdog task has not run for the
+ * threshold, the CPU has not scheduled for that long, so it runs code that
+ * cannot be preempted (preemption off, or a spinning FIFO 99 task). With
+ * interrupts off there is no tick either: that is a hard lockup, not
+ * detected here. The report names the CPU and the task it runs, with the
+ * stack from the tick, whose walk goes on into the interrupted code. It
+ * is made once per threshold while the CPU stays stuck.
+ *
+ * Under QEMU a vCPU may not run at all for a while (the host runs
+ * something else); its clock goes on, and the first tick after the gap
+ * would see a stale stamp. A stuck CPU still ticks every millisecond, so
+ * a gap of many ticks means the vCPU was away: the count starts again.
+ */
+#include "percpu.h"
+#include "panic.h"
+#include "printk.h"
+#include "sched/sched.h"
+#include "time.h"
+#include "debug/watchdog.h"
+
+static volatile unsigned int thresh_ms;    /* 0: off */
+static volatile int stopping;
+static struct task *watchdog_task[NR_CPUS];
+static DEFINE_PER_CPU_STAT(uint64_t, watchdog_touch_ts);
+static DEFINE_PER_CPU_STAT(unsigned long, soft_lockups);
+static DEFINE_PER_CPU_STAT(uint64_t, watchdog_last_tick);
+
+#define HOST_GAP_NS (100 * 1000000ull)   /* 100 ticks missed: vCPU away */
+
+static int watchdog_fn(void *arg)
+{
+	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+		this_cpu_write(watchdog_touch_ts, ktime_get_ns());
+		/* Five stamps per threshold: a late one is not a lockup. */
+		msleep(thresh_ms / 5);
+	}
+	return 0;
+}
+
+void softlockup_tick(uint64_t now)
+{
+	uint64_t touched;
+
+	uint64_t last = this_cpu_read(watchdog_last_tick);
+
+	this_cpu_write(watchdog_last_tick, now);
+	if (!__atomic_load_n(&thresh_ms, __ATOMIC_ACQUIRE))
+		return;
+	touched = this_cpu_read(watchdog_touch_ts);
+	if (touched && now - last > HOST_GAP_NS) {
+		this_cpu_write(watchdog_touch_ts, now);
+		return;
+	}
+	if (!touched || now - touched < (uint64_t)thresh_ms * 1000000ull)
+		return;
+	this_cpu_inc(soft_lockups);
+	/* Once per threshold, not on every tick of the same lockup. */
+	this_cpu_write(watchdog_touch_ts, now);
+	printk("watchdog: BUG: soft lockup - CPU#%d stuck for %u.%03us! [%s:%d]\n",
+	       raw_smp_processor_id(), thresh_ms / 1000, thresh_ms % 1000,
+	       current->name, current->id);
+	dump_stack();
+}
+
+int softlockup_start(unsigned int thresh)
+{
+	int cpu;
+
+	stopping = 0;
+	for_each_online_cpu(cpu) {
+		struct task *t = kthread_create(watchdog_fn, 0, "watchdog");
+
+		if (!t)
+			return -1;
+		per_cpu(watchdog_touch_ts, cpu) = 0;
+		kthread_bind(t, cpu);
+		sched_setscheduler(t, SCHED_FIFO, 99);
+		watchdog_task[cpu] = t;
+	}
+	__atomic_store_n(&thresh_ms, thresh, __ATOMIC_RELEASE);
+	for_each_online_cpu(cpu)
+		wake_up_process(watchdog_task[cpu]);
+	printk("watchdog: soft-lockup detection on, threshold %u ms\n", thresh);
+	return 0;
+}
+
+void softlockup_stop(void)
+{
+	int cpu;
+
+	__atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&thresh_ms, 0, __ATOMIC_RELEASE);
+	for_each_online_cpu(cpu) {
+		if (watchdog_task[cpu])
+			kthread_join(watchdog_task[cpu]);
+		watchdog_task[cpu] = 0;
+	}
+}
+
+unsigned long softlockup_reports(int cpu)
+{
+	return per_cpu(soft_lockups, cpu);
+}

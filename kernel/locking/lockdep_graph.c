@@ -1,0 +1,358 @@
+/*
+ * The lock validator's dependency graph (see docs/lockdep.md): an edge
+ * A -> B between classes for every "B taken while A held", a
+ * breadth-first search on each new edge for a cycle of any length or an
+ * IRQ-safe class ordered before an IRQ-unsafe one, the cache of held-lock
+ * chains already validated, and the IRQ usage of each class.
+ */
+#ifdef CONFIG_LOCKDEP
+
+#include "locking/lockdep.h"
+#include "locking/lockdep_internal.h"
+#include "printk.h"
+
+/* from -> to: `to` was taken while `from` was held. */
+struct lock_edge {
+	uint16_t from, to;
+	unsigned long from_ip, to_ip; /* the two acquisitions, first time */
+	int next_fwd, next_bwd;       /* next edge out of from / into to */
+};
+
+static struct lock_edge edges[MAX_LOCKDEP_EDGES];
+static int nr_edges = 1;
+/* The chain cache: lockdep_chain_cached() (lockdep_internal.h) reads it. */
+uint64_t lockdep_chain_hash[CHAINHASH_SIZE];
+static int nr_chains;
+/* LAB5 BEGIN */
+static int bfs_queue[MAX_LOCKDEP_CLASSES];
+static uint32_t bfs_gen;
+/* LAB5 END */
+
+/* Forget every edge, usage and cached chain (graph lock held). */
+void lockdep_graph_reset(int nr_classes)
+{
+	for (int i = 1; i < nr_classes; i++) {
+		lock_classes[i].usage = 0;
+		lock_classes[i].fwd = lock_classes[i].bwd = 0;
+	}
+	nr_edges = 1;
+	for (int s = 0; s < CHAINHASH_SIZE; s++)
+		__atomic_store_n(&lockdep_chain_hash[s], 0, __ATOMIC_RELAXED);
+	nr_chains = 0;
+}
+
+static void print_class(const char *prefix, unsigned int idx)
+{
+	const struct lock_class *c = &lock_classes[idx];
+
+	printk("%s(%s){%s%s}/%u, wait type %s\n", prefix, c->name,
+	       c->usage & USED_IN_HARDIRQ ? "IN-HARDIRQ " : "",
+	       c->usage & ENABLED_HARDIRQ ? "HARDIRQ-ON" : "",
+	       c->subclass, lockdep_wait_name(c->wait_type));
+}
+
+/* Graph lock held. */
+static void chain_add(uint64_t key)
+{
+	unsigned int s;
+
+	if (nr_chains >= CHAINHASH_SIZE * 3 / 4) {
+		lockdep_overflow("BUG: CHAINHASH_SIZE too low");
+		return;
+	}
+	for (s = key % CHAINHASH_SIZE; lockdep_chain_hash[s];
+	     s = (s + 1) % CHAINHASH_SIZE)
+		;
+	__atomic_store_n(&lockdep_chain_hash[s], key, __ATOMIC_RELAXED);
+	nr_chains++;
+}
+
+/* Breadth-first from start, along edges forward (to what was taken
+ * later) or backward; returns the first class (start included) for which
+ * match() holds, or 0. bfs_parent then leads back to start. */
+static unsigned int bfs(unsigned int start, bool forward,
+			bool (*match)(unsigned int idx, unsigned int arg),
+			unsigned int arg)
+{
+	/* LAB5 BEGIN */
+	int head = 0, tail = 0;
+
+	bfs_gen++;
+	lock_classes[start].bfs_gen = bfs_gen;
+	lock_classes[start].bfs_parent = 0;
+	bfs_queue[tail++] = start;
+	while (head < tail) {
+		unsigned int c = bfs_queue[head++];
+
+		if (match(c, arg))
+			return c;
+		for (int e = forward ? lock_classes[c].fwd : lock_classes[c].bwd; e;
+		     e = forward ? edges[e].next_fwd : edges[e].next_bwd) {
+			unsigned int n = forward ? edges[e].to : edges[e].from;
+
+			if (lock_classes[n].bfs_gen == bfs_gen)
+				continue;
+			lock_classes[n].bfs_gen = bfs_gen;
+			lock_classes[n].bfs_parent = e;
+			bfs_queue[tail++] = n;
+		}
+	}
+	return 0;
+	/* LAB5 STUB: return 0; */
+	/* LAB5 END */
+}
+
+/* ---- the dependency graph ---- */
+
+static bool is_class(unsigned int idx, unsigned int target)
+{
+	return idx == target;
+}
+
+static bool has_usage(unsigned int idx, unsigned int bit)
+{
+	return lock_classes[idx].usage & bit;
+}
+
+/* The edges of the path bfs() found from start to end, printed from the
+ * end back (as lockdep does: "in reverse order"); returns their number. */
+static int print_path(unsigned int start, unsigned int end, bool forward)
+{
+	char a[96], b[96];
+	int n = 0;
+
+	for (unsigned int c = end; c != start; n++) {
+		const struct lock_edge *e = &edges[lock_classes[c].bfs_parent];
+
+		printk("-> #%d (%s) taken at %s\n       while holding (%s) "
+		       "taken at %s\n", n, lock_classes[e->to].name,
+		       lockdep_sym(a, sizeof(a), e->to_ip),
+		       lock_classes[e->from].name,
+		       lockdep_sym(b, sizeof(b), e->from_ip));
+		c = forward ? e->from : e->to;
+	}
+	return n;
+}
+
+/* "is trying to acquire next ... but is already holding (what) prev". */
+static void print_acquire(const struct held_lock *next, const char *what,
+			  const struct held_lock *prev)
+{
+	char a[96], b[96];
+
+	printk("is trying to acquire lock:\n (%s), at: %s\n"
+	       "but is already holding %s:\n (%s), at: %s\n",
+	       lock_classes[next->class_idx].name,
+	       lockdep_sym(a, sizeof(a), next->ip), what,
+	       lock_classes[prev->class_idx].name,
+	       lockdep_sym(b, sizeof(b), prev->ip));
+}
+
+static void report_circular(const struct held_lock *prev,
+			    const struct held_lock *next, unsigned int found)
+{
+	int n;
+
+	if (!lockdep_report_begin(LOCKDEP_CIRCULAR,
+			  "WARNING: possible circular locking dependency "
+			  "detected"))
+		return;
+	print_acquire(next, "lock", prev);
+	printk("which lock already depends on the new lock.\n\n"
+	       "the existing dependency chain (in reverse order) is:\n");
+	n = print_path(next->class_idx, found, true);
+	printk("and now (%s) -> (%s) closes a cycle of %d locks\n",
+	       lock_classes[prev->class_idx].name, lock_classes[next->class_idx].name,
+	       n + 1);
+	lockdep_report_end();
+}
+
+static void report_irq_order(const struct held_lock *prev,
+			     const struct held_lock *next, unsigned int safe,
+			     unsigned int unsafe)
+{
+	char a[96];
+
+	if (!lockdep_report_begin(LOCKDEP_IRQ_STATE,
+			  "WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order "
+			  "detected"))
+		return;
+	print_acquire(next, "lock", prev);
+	print_class("the HARDIRQ-safe lock: ", safe);
+	printk("  taken in hardirq at %s\n",
+	       lockdep_sym(a, sizeof(a), lock_classes[safe].usage_ip[0]));
+	print_class("would come before the HARDIRQ-unsafe lock: ", unsafe);
+	printk("  taken with IRQs on at %s\n"
+	       "an interrupt taking the first while the second is held "
+	       "with IRQs on can deadlock.\n",
+	       lockdep_sym(a, sizeof(a), lock_classes[unsafe].usage_ip[1]));
+	lockdep_report_end();
+}
+
+/* A new edge prev -> next: refused (and reported) if it closes a cycle
+ * or puts an IRQ-safe class before an IRQ-unsafe one. Graph lock held. */
+static bool add_edge(const struct held_lock *prev, const struct held_lock *next)
+{
+	unsigned int from = prev->class_idx, to = next->class_idx, found;
+	unsigned int safe, unsafe;
+	struct lock_edge *e;
+
+	for (int i = lock_classes[from].fwd; i; i = edges[i].next_fwd)
+		if (edges[i].to == to)
+			return true;
+	found = bfs(to, true, is_class, from);
+	if (found) {
+		report_circular(prev, next, found);
+		return false;
+	}
+	safe = bfs(from, false, has_usage, USED_IN_HARDIRQ);
+	unsafe = safe ? bfs(to, true, has_usage, ENABLED_HARDIRQ) : 0;
+	if (unsafe) {
+		report_irq_order(prev, next, safe, unsafe);
+		return false;
+	}
+	if (nr_edges >= MAX_LOCKDEP_EDGES) {
+		lockdep_overflow("BUG: MAX_LOCKDEP_EDGES too low");
+		return false;
+	}
+	e = &edges[nr_edges];
+	*e = (struct lock_edge){.from = from, .to = to, .from_ip = prev->ip,
+				.to_ip = next->ip,
+				.next_fwd = lock_classes[from].fwd,
+				.next_bwd = lock_classes[to].bwd};
+	lock_classes[from].fwd = lock_classes[to].bwd = nr_edges++;
+	return true;
+}
+
+static void report_recursive(const struct held_lock *prev,
+			     const struct held_lock *next)
+{
+	if (!lockdep_report_begin(LOCKDEP_RECURSIVE,
+			  "WARNING: possible recursive locking detected"))
+		return;
+	print_acquire(next, "a lock of the same class", prev);
+	printk("May be due to missing lock nesting notation "
+	       "(spin_lock_nested()).\n");
+	lockdep_report_end();
+}
+
+/* next, about to be pushed on s, against what s holds: the edge from
+ * the nearest held lock (and from the ones below a trylock, which added
+ * no edge of its own). Graph lock held. */
+static void check_chain(const struct held_locks *s,
+			const struct held_lock *next)
+{
+	int top = s->depth;
+
+	for (int i = 0; i < top; i++) {
+		const struct held_lock *h = &s->held[i];
+
+		if (h->class_idx == next->class_idx) {
+			report_recursive(h, next);
+			return;
+		}
+	}
+	for (int i = top - 1; i >= 0; i--) {
+		const struct held_lock *h = &s->held[i];
+
+		if (!h->class_idx)
+			continue;
+		if (!add_edge(h, next) || !(h->flags & LOCK_TRYLOCK))
+			break;
+	}
+}
+
+void lockdep_validate_chain(const struct held_locks *s,
+			    const struct held_lock *next)
+{
+	uint64_t key = next->chain_key;
+	unsigned long flags;
+
+	if (lockdep_chain_cached(key))
+		return;
+	flags = lockdep_graph_lock();
+	if (lockdep_on && !lockdep_chain_cached(key)) {
+		check_chain(s, next);
+		chain_add(key);
+	}
+	lockdep_graph_unlock(flags);
+}
+
+/* ---- IRQ usage ---- */
+
+static void report_irq_inconsistent(unsigned int idx, unsigned int new_bit,
+				unsigned long ip)
+{
+	char a[96];
+	const struct lock_class *c = &lock_classes[idx];
+
+	if (!lockdep_report_begin(LOCKDEP_IRQ_STATE,
+			  "WARNING: inconsistent lock state"))
+		return;
+	printk("inconsistent {%s} -> {%s} usage.\n",
+	       new_bit == USED_IN_HARDIRQ ? "HARDIRQ-ON-W" : "IN-HARDIRQ-W",
+	       new_bit == USED_IN_HARDIRQ ? "IN-HARDIRQ-W" : "HARDIRQ-ON-W");
+	print_class("lock: ", idx);
+	printk("  taken in hardirq at %s\n",
+	       lockdep_sym(a, sizeof(a), new_bit == USED_IN_HARDIRQ ?
+						 ip : c->usage_ip[0]));
+	printk("  taken with IRQs on at %s\n",
+	       lockdep_sym(a, sizeof(a), new_bit == ENABLED_HARDIRQ ?
+						 ip : c->usage_ip[1]));
+	printk("an interrupt taking it on a CPU that holds it with IRQs on "
+	       "deadlocks that CPU.\n");
+	lockdep_report_end();
+}
+
+static void report_irq_inversion(unsigned int idx, unsigned int other,
+				 bool forward)
+{
+	char a[96];
+
+	if (!lockdep_report_begin(LOCKDEP_IRQ_STATE,
+			  "WARNING: possible irq lock inversion dependency "
+			  "detected"))
+		return;
+	print_class(forward ? "HARDIRQ-safe lock: " : "HARDIRQ-unsafe lock: ",
+		    idx);
+	print_class(forward ? "is held before the HARDIRQ-unsafe lock: " :
+			      "is taken inside the HARDIRQ-safe lock: ",
+		    other);
+	printk("  safe: taken in hardirq at %s\n",
+	       lockdep_sym(a, sizeof(a),
+			   lock_classes[forward ? idx : other].usage_ip[0]));
+	printk("  unsafe: taken with IRQs on at %s\n",
+	       lockdep_sym(a, sizeof(a),
+			   lock_classes[forward ? other : idx].usage_ip[1]));
+	printk("the dependency:\n");
+	print_path(idx, other, forward);
+	lockdep_report_end();
+}
+
+/* A class shows a usage for the first time: check it against its other
+ * usage and against the classes ordered before or after it. */
+void lockdep_mark_usage(unsigned int idx, unsigned int bit, unsigned long ip)
+{
+	struct lock_class *c = &lock_classes[idx];
+	unsigned int other;
+	unsigned long flags;
+
+	if (__atomic_load_n(&c->usage, __ATOMIC_RELAXED) & bit)
+		return;
+	flags = lockdep_graph_lock();
+	if (lockdep_on && !(c->usage & bit)) {
+		__atomic_or_fetch(&c->usage, bit, __ATOMIC_RELAXED);
+		c->usage_ip[bit - 1] = ip;
+		if (c->usage & (bit ^ (USED_IN_HARDIRQ | ENABLED_HARDIRQ)))
+			report_irq_inconsistent(idx, bit, ip);
+		else if (bit == USED_IN_HARDIRQ &&
+			 (other = bfs(idx, true, has_usage, ENABLED_HARDIRQ)))
+			report_irq_inversion(idx, other, true);
+		else if (bit == ENABLED_HARDIRQ &&
+			 (other = bfs(idx, false, has_usage, USED_IN_HARDIRQ)))
+			report_irq_inversion(idx, other, false);
+	}
+	lockdep_graph_unlock(flags);
+}
+
+#endif /* CONFIG_LOCKDEP */

@@ -1,0 +1,714 @@
+/*
+ * The per-CPU access checker: the validator's extension the RT article
+ * asked for (see docs/lockdep.md). PREEMPT_RT bets that every per-CPU
+ * access is protected by something; this file checks the bet, and only
+ * where it matters: where two accesses to the same CPU's copy can really
+ * run at the same time.
+ *
+ * Each access through per_cpu(), this_cpu_ptr() or get_cpu_var() names a
+ * variable (its template address) and the CPU whose copy is reached. The
+ * protections in force are collected: the locks held (by class; a lock
+ * inside a per-CPU area only protects the same CPU's copy), and, for the
+ * running CPU's own copy, "preemption off" and "IRQs off" (as on
+ * PREEMPT_RT: what a spinlock_t or local_lock turned off on a !RT build
+ * does not count; in hardirq context only "IRQs off", since preemption off
+ * does not keep an interrupt out). Then, per copy (struct percpu_copy):
+ *   - a copy reached by one context, or handed from one to the next along
+ *     an ordering the kernel creates (lockdep_hb.c: creation, wake-ups,
+ *     completions, joins, waited-for cross-CPU calls, bring-up), is owned
+ *     by that context and nothing is reported;
+ *   - an access with no ordering to the copy's earlier ones is concurrent
+ *     with them: the protections common to all of them must not be empty
+ *     (the Eraser lockset algorithm, from then on). Empty is reported: as
+ *     the article's interrupt race when a hardirq access meets a task
+ *     access made with IRQs on, as unprotected when one side had nothing,
+ *     else as inconsistent.
+ * Each kind is reported once per variable (until lockdep_reset()).
+ * DEFINE_PER_CPU_STAT data is skipped.
+ *
+ * The check runs where the copy is named, which is also how code reaches
+ * a lock inside a per-CPU variable to take it:
+ * spin_lock(&per_cpu(v, cpu).lock). So an access with no protection is
+ * held back (struct percpu_access) until the task's next validator event:
+ * taking a lock inside that copy of the variable cancels it; anything else
+ * (another access, another lock, an unlock, a sleep, exit, reading the
+ * counters) checks it.
+ *
+ * this_cpu_* sequences are checked here too: one instruction needs no
+ * protection, but a this_cpu_read() made preemptible and a later write
+ * operation on the same variable by the same task are two, and another
+ * task may run between them (a lost update).
+ */
+#ifdef CONFIG_LOCKDEP
+
+#include "locking/lockdep_fast.h"
+#include "printk.h"
+
+/* Protection ids: lock classes by index, and these two. */
+#define PROT_PREEMPT 0xfffe
+#define PROT_IRQS 0xffff
+#define MAX_LOCKSET 8
+#define NR_RECENT 4                  /* concurrent accessors remembered */
+
+#define REPORTED_UNPROTECTED 1u
+#define REPORTED_INCONSISTENT 2u
+#define REPORTED_IRQ 4u
+#define REPORTED_LOST_UPDATE 8u
+
+enum copy_state {
+	COPY_OWNED = 1,    /* every access so far ordered after the last */
+	COPY_SHARED,       /* concurrent accesses: the lockset discipline */
+};
+
+struct lockset {
+	uint16_t id[MAX_LOCKSET];
+	int nr;
+	bool overflow;               /* more protections than MAX_LOCKSET */
+};
+
+/* One checked CPU copy of a variable. Written under the graph lock,
+ * inside a seq section (seq odd while it changes) so that an access that
+ * changes nothing can be checked without the lock (access_settled()). */
+struct percpu_copy {
+	const void *var;             /* template address; 0: a free slot */
+	int cpu;
+	unsigned int seq;            /* even: stable; odd: being written */
+	uint8_t state;               /* enum copy_state; 0 before any access */
+	uint8_t nr;                  /* entries in set */
+	uint8_t nr_recent;
+	bool bare;                   /* an access in set's history had none */
+	uint16_t set[MAX_LOCKSET];   /* OWNED: common to the owner's accesses;
+				      * SHARED: common to the concurrent ones */
+	struct hb_stamp recent[NR_RECENT]; /* OWNED: [0] is the owner's last
+				      * access; SHARED: the concurrent ones */
+	unsigned long last_ip;       /* the previous access (reports only) */
+	unsigned long hardirq_ip;    /* a local hardirq access, or 0 */
+	unsigned long irqs_on_ip;    /* a local task access with IRQs on, or 0 */
+};
+
+/* Per variable: what has been reported (once per kind). */
+struct percpu_var {
+	const void *var;             /* template address; 0: a free slot */
+	uint8_t reported;            /* REPORTED_* */
+};
+
+static struct percpu_copy copies[MAX_PERCPU_COPIES];
+static int nr_copies;
+static struct percpu_var vars[MAX_PERCPU_VARS];
+static int nr_vars;
+
+unsigned int lockdep_this_cpu_reads;
+DEFINE_PER_CPU_STAT(unsigned long, preemptible_epoch);
+DEFINE_PER_CPU_STAT(unsigned long, irqs_on_epoch);
+
+static void write_begin(struct percpu_copy *c)
+{
+	__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void write_end(struct percpu_copy *c)
+{
+	__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Graph lock held; the seq numbers go on, so that a lock-free reader in
+ * the middle sees the change. */
+void lockdep_percpu_reset(void)
+{
+	for (int i = 0; i < MAX_PERCPU_COPIES; i++) {
+		struct percpu_copy *c = &copies[i];
+		unsigned int seq = c->seq;
+
+		write_begin(c);
+		*c = (struct percpu_copy){.seq = seq + 1};
+		write_end(c);
+	}
+	nr_copies = 0;
+	for (int i = 0; i < MAX_PERCPU_VARS; i++)
+		vars[i] = (struct percpu_var){0};
+	nr_vars = 0;
+}
+
+static bool stat_var(const void *var)
+{
+	return (const char *)var >= __per_cpu_stat_start &&
+	       (const char *)var < __per_cpu_stat_end;
+}
+
+static void lockset_add(struct lockset *s, unsigned int id)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (s->id[i] == id)
+			return;
+	if (s->nr < MAX_LOCKSET)
+		s->id[s->nr++] = id;
+	else
+		s->overflow = true;
+}
+
+static bool lockset_has(const struct lockset *s, unsigned int id)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (s->id[i] == id)
+			return true;
+	return false;
+}
+
+/* What protects cpu's copy right now. */
+static void current_lockset(struct task *t, int cpu, bool irqs_off,
+			    struct lockset *s)
+{
+	const struct held_locks *held = lockdep_context_locks(t);
+
+	s->nr = 0;
+	s->overflow = false;
+	for (int i = 0; i < held->depth; i++) {
+		const struct held_lock *h = &held->held[i];
+
+		if (h->class_idx && (h->cpu < 0 || h->cpu == cpu))
+			lockset_add(s, h->class_idx);
+	}
+	if (cpu != raw_smp_processor_id())
+		return; /* no CPU-local state protects another CPU's copy */
+	if (held->hardirq) {
+		lockset_add(s, PROT_IRQS); /* not PROT_PREEMPT: see above */
+	} else if (irqs_off && lockdep_irqs_off(t, 0, 0)) {
+		lockset_add(s, PROT_IRQS);
+		lockset_add(s, PROT_PREEMPT); /* no interrupt, no preemption */
+	} else if (lockdep_preempt_off(t, 0, 0)) {
+		lockset_add(s, PROT_PREEMPT);
+	}
+}
+
+static void print_lockset(const char *prefix, const uint16_t *id, int nr)
+{
+	printk("%s{", prefix);
+	for (int i = 0; i < nr; i++)
+		printk("%s%s", i ? ", " : "",
+		       id[i] == PROT_PREEMPT ? "preemption off" :
+		       id[i] == PROT_IRQS ? "IRQs off" :
+					     lockdep_class_name(id[i]));
+	printk("}\n");
+}
+
+static unsigned int slot_of(const void *var, int cpu, unsigned int size)
+{
+	return (((uintptr_t)var >> 3) * 31 + (unsigned int)cpu) % size;
+}
+
+/* Graph lock held: var's record, made if new (0: the table is full). */
+static struct percpu_var *find_var(const void *var)
+{
+	unsigned int s = slot_of(var, 0, MAX_PERCPU_VARS);
+
+	for (; vars[s].var; s = (s + 1) % MAX_PERCPU_VARS)
+		if (vars[s].var == var)
+			return &vars[s];
+	if (nr_vars >= MAX_PERCPU_VARS * 3 / 4) {
+		lockdep_overflow("BUG: MAX_PERCPU_VARS too low");
+		return 0;
+	}
+	nr_vars++;
+	vars[s].var = var;
+	return &vars[s];
+}
+
+/* Graph lock held: the copy's record, made if new (0: the table is full). */
+static struct percpu_copy *find_copy(const void *var, int cpu)
+{
+	unsigned int s = slot_of(var, cpu, MAX_PERCPU_COPIES);
+
+	for (; copies[s].var; s = (s + 1) % MAX_PERCPU_COPIES)
+		if (copies[s].var == var && copies[s].cpu == cpu)
+			return &copies[s];
+	if (nr_copies >= MAX_PERCPU_COPIES * 3 / 4) {
+		lockdep_overflow("BUG: MAX_PERCPU_COPIES too low");
+		return 0;
+	}
+	nr_copies++;
+	copies[s].cpu = cpu;
+	__atomic_store_n(&copies[s].var, var, __ATOMIC_RELEASE);
+	return &copies[s];
+}
+
+/* Without the lock: the copy's record, or 0 when it has none yet. */
+static struct percpu_copy *lookup_copy(const void *var, int cpu)
+{
+	unsigned int s = slot_of(var, cpu, MAX_PERCPU_COPIES);
+	const void *in;
+
+	for (; (in = __atomic_load_n(&copies[s].var, __ATOMIC_ACQUIRE));
+	     s = (s + 1) % MAX_PERCPU_COPIES)
+		if (in == var && copies[s].cpu == cpu)
+			return &copies[s];
+	return 0;
+}
+
+/* The running access: its stamp, and the clock its context had then
+ * (for a held-back access, a copy taken at the time). */
+struct now_clock {
+	struct hb_stamp me;
+	const struct hb_clock *seen;
+};
+
+/* The copy's earlier access at st was made by the same context (program
+ * order), or is ordered before the access now. */
+static bool stamp_before(const struct hb_stamp *st, const struct now_clock *n)
+{
+	if (st->slot == n->me.slot)
+		return st->clock <= n->me.clock;
+	return lockdep_hb_ordered(n->seen, st);
+}
+
+static bool all_before(const struct percpu_copy *c, const struct now_clock *n)
+{
+	for (int i = 0; i < c->nr_recent; i++)
+		if (!stamp_before(&c->recent[i], n))
+			return false;
+	return true;
+}
+
+/* Whether this access would change nothing in c's record: the owner's
+ * again, in the same clock period, with the recorded protections among
+ * its own and its IRQ use already noted. Read without the lock; false
+ * when a writer was busy, and the caller takes the lock. */
+static bool access_settled(struct percpu_copy *c,
+			   const struct percpu_access *a,
+			   const struct lockset *now, const struct hb_stamp *me)
+{
+	unsigned int seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+	bool settled = !(seq & 1) && c->state == COPY_OWNED &&
+		       c->recent[0].slot == me->slot &&
+		       c->recent[0].clock == me->clock && !now->overflow;
+
+	for (int i = 0; settled && i < c->nr; i++)
+		settled = lockset_has(now, c->set[i]);
+	if (settled && a->local)
+		settled = a->hardirq ? c->hardirq_ip != 0 :
+				       !a->irqs_on || c->irqs_on_ip != 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return settled && __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq;
+}
+
+static void print_access(const struct percpu_access *a)
+{
+	char s[96], t[96];
+
+	printk("is accessing CPU %d's copy of %s (%p) at %s\n", a->cpu,
+	       lockdep_sym(s, sizeof(s), (unsigned long)a->var), a->var,
+	       lockdep_sym(t, sizeof(t), a->ip));
+}
+
+static void print_other(const struct percpu_copy *c)
+{
+	char s[96];
+
+	printk("concurrently with the access at %s, which nothing orders "
+	       "before it,\n", lockdep_sym(s, sizeof(s), c->last_ip));
+}
+
+static void report_unprotected(const struct percpu_copy *c,
+			       const struct percpu_access *a, bool now_empty)
+{
+	if (!lockdep_report_begin(LOCKDEP_PERCPU_UNPROTECTED,
+			  "WARNING: unprotected per-CPU access"))
+		return;
+	print_access(a);
+	print_other(c);
+	if (!now_empty)
+		printk("and one of the two held no protection of this copy.\n");
+	else if (!a->local)
+		printk("another CPU's copy, and no lock of it is held.\n");
+	else
+		printk("preemptible%s, and no lock is held: another task on "
+		       "this CPU may preempt and use the same copy.\n",
+		       a->migrate_only ? " with only migration disabled" : "");
+	lockdep_report_end();
+}
+
+static void report_percpu_inconsistent(const struct percpu_copy *c,
+				       const struct percpu_access *a,
+				       const struct lockset *now,
+				       const struct lockset *before)
+{
+	if (!lockdep_report_begin(LOCKDEP_PERCPU_INCONSISTENT,
+			  "WARNING: inconsistent per-CPU protection"))
+		return;
+	print_access(a);
+	print_lockset("under ", now->id, now->nr);
+	print_other(c);
+	print_lockset("under ", before->id, before->nr);
+	printk("no protection is common to both.\n");
+	lockdep_report_end();
+}
+
+static void report_irq(const struct percpu_copy *c)
+{
+	char a[96];
+
+	if (!lockdep_report_begin(LOCKDEP_PERCPU_IRQ,
+			  "WARNING: per-CPU data used in hardirq and with IRQs "
+			  "on"))
+		return;
+	printk("CPU %d's copy of %s (%p)\n", c->cpu,
+	       lockdep_sym(a, sizeof(a), (unsigned long)c->var), c->var);
+	printk("  used in hardirq context at %s\n",
+	       lockdep_sym(a, sizeof(a), c->hardirq_ip));
+	printk("  used in task context with IRQs on at %s\n",
+	       lockdep_sym(a, sizeof(a), c->irqs_on_ip));
+	printk("an interrupt may come in the middle of the task's update.\n");
+	lockdep_report_end();
+}
+
+/* Graph lock held: report kind k about var only the first time. */
+static bool first_report(const void *var, unsigned int k)
+{
+	struct percpu_var *v = find_var(var);
+
+	if (!v || (v->reported & k))
+		return false;
+	v->reported |= k;
+	return true;
+}
+
+/* The access's IRQ use, kept for the interrupt race. */
+static void note_irq_use(struct percpu_copy *c, const struct percpu_access *a)
+{
+	if (!a->local)
+		return;
+	if (a->hardirq) {
+		if (!c->hardirq_ip)
+			c->hardirq_ip = a->ip;
+	} else if (a->irqs_on && !c->irqs_on_ip) {
+		c->irqs_on_ip = a->ip;
+	}
+}
+
+/* The running context owns the copy from this access on. */
+static void take_ownership(struct percpu_copy *c, const struct percpu_access *a,
+			   const struct lockset *now, const struct hb_stamp *me)
+{
+	c->state = COPY_OWNED;
+	c->bare = !now->nr;
+	c->nr = now->overflow ? 0 : now->nr;
+	for (int i = 0; i < c->nr; i++)
+		c->set[i] = now->id[i];
+	c->recent[0] = *me;
+	c->nr_recent = 1;
+	c->hardirq_ip = c->irqs_on_ip = 0;
+	note_irq_use(c, a);
+}
+
+/* Keep only what now also holds (an overflowed set narrows nothing). */
+static void narrow(struct percpu_copy *c, const struct lockset *now)
+{
+	int n = 0;
+
+	c->bare |= !now->nr;
+	if (now->overflow)
+		return;
+	for (int i = 0; i < c->nr; i++)
+		if (lockset_has(now, c->set[i]))
+			c->set[n++] = c->set[i];
+	c->nr = n;
+}
+
+static void remember(struct percpu_copy *c, const struct hb_stamp *me)
+{
+	for (int i = 0; i < c->nr_recent; i++)
+		if (c->recent[i].slot == me->slot) {
+			c->recent[i] = *me;
+			return;
+		}
+	if (c->nr_recent == NR_RECENT) {
+		/* Forget the oldest: a later access is then compared with
+		 * fewer, which can only keep the copy shared. */
+		for (int i = 1; i < NR_RECENT; i++)
+			c->recent[i - 1] = c->recent[i];
+		c->nr_recent--;
+	}
+	c->recent[c->nr_recent++] = *me;
+}
+
+/* An access concurrent with the copy's recent ones: they must share a
+ * protection. */
+static void check_concurrent(struct percpu_copy *c,
+			     const struct percpu_access *a,
+			     const struct lockset *now)
+{
+	struct lockset before = {.nr = c->nr};
+	bool irq_race, bare = c->bare;
+
+	for (int i = 0; i < c->nr; i++)
+		before.id[i] = c->set[i];
+	note_irq_use(c, a);
+	narrow(c, now);
+	if (c->nr || now->overflow)
+		return;
+	irq_race = c->hardirq_ip && c->irqs_on_ip;
+	if (irq_race) {
+		if (first_report(c->var, REPORTED_IRQ))
+			report_irq(c);
+	} else if (bare || !now->nr) {
+		if (first_report(c->var, REPORTED_UNPROTECTED))
+			report_unprotected(c, a, !now->nr);
+	} else if (first_report(c->var, REPORTED_INCONSISTENT)) {
+		report_percpu_inconsistent(c, a, now, &before);
+	}
+}
+
+/* Graph lock held. */
+static void check_access(struct percpu_copy *c, const struct percpu_access *a,
+			 const struct lockset *now, const struct now_clock *n)
+{
+	const struct hb_stamp *me = &n->me;
+
+	if (!c->state) {
+		take_ownership(c, a, now, me);
+	} else if (c->state == COPY_OWNED && c->recent[0].slot == me->slot &&
+		   c->recent[0].clock <= me->clock) {
+		narrow(c, now); /* the owner again: its weakest protection */
+		c->recent[0] = *me;
+		note_irq_use(c, a);
+	} else if (all_before(c, n)) {
+		take_ownership(c, a, now, me);
+	} else {
+		c->state = COPY_SHARED;
+		check_concurrent(c, a, now);
+		remember(c, me);
+	}
+	c->last_ip = a->ip;
+}
+
+/* Check the access against its copy's record. Interrupts off. */
+static void record(const struct percpu_access *a, const struct lockset *now,
+		   const struct hb_clock *seen)
+{
+	struct percpu_copy *c = lookup_copy(a->var, a->cpu);
+	const struct now_clock n = {.me = a->when, .seen = seen};
+	unsigned long flags;
+
+	if (c && access_settled(c, a, now, &n.me)) {
+		__atomic_store_n(&c->last_ip, a->ip, __ATOMIC_RELAXED);
+		return;
+	}
+	flags = lockdep_graph_lock();
+	c = lockdep_on ? find_copy(a->var, a->cpu) : 0;
+	if (c) {
+		write_begin(c);
+		check_access(c, a, now, &n);
+		write_end(c);
+	}
+	lockdep_graph_unlock(flags);
+}
+
+/* The pending access is the task's: an interrupt handler running on top
+ * of it neither reports nor cancels it. */
+void lockdep_percpu_pending_flush(struct task *t)
+{
+	static const struct lockset none;
+	struct percpu_access a = t->lockdep.pending;
+
+	if (!a.var || in_irq() || in_nmi())
+		return;
+	t->lockdep.pending.var = 0;
+	if (a.gen == lockdep_reset_gen) /* else made before a reset */
+		record(&a, &none, &t->lockdep.pending_seen);
+}
+
+void lockdep_percpu_pending_lock(struct task *t, const void *map)
+{
+	const struct percpu_access *a = &t->lockdep.pending;
+	uintptr_t copy = (uintptr_t)a->var + __per_cpu_offset[a->cpu];
+
+	if (in_irq() || in_nmi())
+		return;
+	if (a->var && (uintptr_t)map >= copy && (uintptr_t)map < copy + a->size)
+		t->lockdep.pending.var = 0; /* the address of a lock in it */
+	else
+		lockdep_percpu_pending_flush(t);
+}
+
+void lockdep_trylock(struct lockdep_map *map)
+{
+	unsigned long irqf;
+
+	if (!lockdep_on || !current->lockdep.pending.var)
+		return;
+	raw_local_irq_save(irqf);
+	lockdep_percpu_pending_lock(current, map);
+	raw_local_irq_restore(irqf);
+}
+
+void lockdep_percpu_flush(void)
+{
+	unsigned long irqf;
+
+	if (!lockdep_on || !current->lockdep.pending.var)
+		return;
+	raw_local_irq_save(irqf);
+	lockdep_percpu_pending_flush(current);
+	raw_local_irq_restore(irqf);
+}
+
+void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
+			   unsigned long ip)
+{
+	struct percpu_access a;
+	struct lockset now;
+	struct task *t;
+	unsigned long irqf;
+	bool irqs_off;
+
+	if (!ip)
+		ip = _RET_IP_;
+	if (!lockdep_on || in_nmi())
+		return;
+	if (stat_var(var))
+		return;
+	raw_local_irq_save(irqf);
+	irqs_off = irqs_disabled_flags(irqf);
+	t = current;
+	lockdep_percpu_pending_flush(t);
+	a = (struct percpu_access){
+		.var = var, .size = size, .ip = ip, .cpu = cpu,
+		.local = cpu == raw_smp_processor_id(), .hardirq = in_irq(),
+		.irqs_on = !irqs_off || !lockdep_irqs_off(t, 0, 0),
+		.migrate_only = t->migration_disabled > 0,
+		.gen = lockdep_reset_gen};
+	if (!lockdep_hb_stamp(&a.when)) {
+		raw_local_irq_restore(irqf);
+		return;
+	}
+	current_lockset(t, cpu, irqs_off, &now);
+	if (now.nr || a.hardirq) {
+		record(&a, &now, lockdep_hb_clock());
+	} else {
+		/* Checked unless a lock in it follows: against what the task
+		 * knows now, not what it will have learnt by then. */
+		t->lockdep.pending = a;
+		lockdep_hb_snapshot(&t->lockdep.pending_seen);
+	}
+	raw_local_irq_restore(irqf);
+}
+
+/* ---- this_cpu_* sequences ---- */
+
+static void report_lost_update(const struct this_cpu_read_rec *r,
+			       unsigned long ip)
+{
+	char s[96], t[96];
+
+	if (!lockdep_report_begin(LOCKDEP_PERCPU_UNPROTECTED,
+			  "WARNING: per-CPU lost update"))
+		return;
+	printk("this_cpu_read() of %s (%p) at %s\n",
+	       lockdep_sym(s, sizeof(s), (unsigned long)r->var), r->var,
+	       lockdep_sym(t, sizeof(t), r->ip));
+	printk("and the write at %s are not one section: %s, and no lock "
+	       "is held across both:\n", lockdep_sym(s, sizeof(s), ip),
+	       r->preemptible ? "the read was preemptible" :
+	       r->cpu != raw_smp_processor_id() ? "the task moved CPU" :
+	       "the CPU was preemptible in between");
+	printk("another task on this CPU may update it in between, and its "
+	       "update is lost.\n");
+	lockdep_report_end();
+}
+
+static void drop_read(struct this_cpu_read_rec *r)
+{
+	r->var = 0;
+	__atomic_fetch_sub(&lockdep_this_cpu_reads, 1, __ATOMIC_RELAXED);
+}
+
+/* Called in task context (percpu.h): remember the read, newest first. */
+void lockdep_this_cpu_read(const void *var)
+{
+	unsigned long ip = _RET_IP_;
+	struct lockdep_task *l;
+	struct this_cpu_read_rec *r;
+	int depth;
+
+	/* No task yet: a CPU on its way in, before sched_init_ap(). */
+	if (!lockdep_on || stat_var(var) || !current)
+		return;
+	l = &current->lockdep;
+	depth = l->locks.depth;
+	r = &l->reads[0];
+	for (int i = 0; i < NR_THIS_CPU_READS; i++)
+		if (l->reads[i].var == var)
+			r = &l->reads[i];
+	if (r == &l->reads[0] && r->var != var) {
+		if (l->reads[NR_THIS_CPU_READS - 1].var)
+			drop_read(&l->reads[NR_THIS_CPU_READS - 1]);
+		for (int i = NR_THIS_CPU_READS - 1; i > 0; i--)
+			l->reads[i] = l->reads[i - 1];
+		__atomic_fetch_add(&lockdep_this_cpu_reads, 1,
+				   __ATOMIC_RELAXED);
+	}
+	*r = (struct this_cpu_read_rec){
+		.var = var, .ip = ip, .cpu = raw_smp_processor_id(),
+		.preemptible = preemptible(), .irqs_off = irqs_disabled(),
+		.epoch = raw_cpu_read(preemptible_epoch),
+		.irq_epoch = raw_cpu_read(irqs_on_epoch), .depth = depth,
+		.inner = depth ? l->locks.held[depth - 1].map : 0};
+}
+
+/* Another task may have run on the CPU between the read and now: the
+ * read was preemptible, or the CPU has been since, or this is another
+ * CPU. A lock taken before the read and still held at the same place
+ * covers both all the same. */
+static bool window_open(const struct lockdep_task *l,
+			const struct this_cpu_read_rec *r)
+{
+	bool held = r->depth && l->locks.depth >= r->depth &&
+		    l->locks.held[r->depth - 1].map == r->inner;
+
+	if (held)
+		return false;
+	if (r->preemptible || r->cpu != raw_smp_processor_id())
+		return true;
+	/* Interrupts off at the read and never on since: one section,
+	 * whatever preempt_disable() pairs came and went inside it. */
+	if (r->irqs_off && r->irq_epoch == raw_cpu_read(irqs_on_epoch))
+		return false;
+	return r->epoch != raw_cpu_read(preemptible_epoch);
+}
+
+void lockdep_this_cpu_write(const void *var)
+{
+	unsigned long ip = _RET_IP_;
+	struct lockdep_task *l;
+	unsigned long flags;
+
+	if (!lockdep_on || in_interrupt() || !current)
+		return; /* an interrupt's write is the IRQ rule's business */
+	l = &current->lockdep;
+	for (int i = 0; i < NR_THIS_CPU_READS; i++) {
+		struct this_cpu_read_rec *r = &l->reads[i];
+		bool report;
+
+		if (r->var != var)
+			continue;
+		report = window_open(l, r);
+		if (report) {
+			flags = lockdep_graph_lock();
+			report = lockdep_on && first_report(var,
+							    REPORTED_LOST_UPDATE);
+			lockdep_graph_unlock(flags);
+		}
+		if (report)
+			report_lost_update(r, ip);
+		drop_read(r);
+	}
+}
+
+void lockdep_percpu_task_exit(struct task *t)
+{
+	for (int i = 0; i < NR_THIS_CPU_READS; i++)
+		if (t->lockdep.reads[i].var)
+			drop_read(&t->lockdep.reads[i]);
+}
+
+#endif /* CONFIG_LOCKDEP */

@@ -1,0 +1,329 @@
+/*
+ * Kernel threads: creation, exit, join, and freeing what a dead task
+ * leaves behind. A task is referenced twice, by itself until it has
+ * switched out for the last time and by its creator until kthread_join();
+ * the last reference frees it, at once when that happens in task context,
+ * else (in the switch, interrupts off) through the reaper thread, because
+ * freeing a stack needs every CPU's TLB flushed.
+ */
+#include "compiler.h"
+#include "sched/sched.h"
+#include "sched/sched_internal.h"
+#include "mm/kmalloc.h"
+#include "panic.h"
+#include "printk.h"
+#include "mm/stack.h"
+#include "string.h"
+#include "vsprintf.h"
+#include "sched/wait.h"
+
+/* The switch frame of a task that never ran (switch.asm): six callee-saved
+ * registers, then task_entry as the return address. */
+#define SWITCH_FRAME_WORDS 7
+
+extern char task_entry[];
+
+static DEFINE_RAW_SPINLOCK(tasklist_lock);
+static LIST_HEAD(all_tasks);         /* under tasklist_lock */
+static int next_task_id;
+
+static DEFINE_RAW_SPINLOCK(reap_lock);
+static LIST_HEAD(reap_list);         /* under reap_lock */
+static DECLARE_WAIT_QUEUE_HEAD(reap_wq);
+static struct task *reaper;
+
+static void tasklist_add(struct task *t)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
+	t->id = ++next_task_id;
+	list_add_tail(&t->tasks, &all_tasks);
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
+}
+
+/*
+ * Task structs are type-stable: a freed one waits on task_cache for the
+ * next task, and its memory is never anything but a struct task. A lock
+ * spinner may thus read the owner's fields after the owner has gone
+ * (rtmutex_spin.c): it reads a task, just not the one it meant, and finds
+ * out from the lock word. The cache holds at most as many as ever lived
+ * at once.
+ */
+static DEFINE_RAW_SPINLOCK(task_cache_lock);
+static LIST_HEAD(task_cache);        /* under task_cache_lock, via ->tasks */
+
+static struct task *task_struct_alloc(void)
+{
+	struct task *t = 0;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&task_cache_lock, flags);
+	if (!list_empty(&task_cache)) {
+		t = list_first_entry(&task_cache, struct task, tasks);
+		list_del_init(&t->tasks);
+	}
+	raw_spin_unlock_irqrestore(&task_cache_lock, flags);
+	if (!t)
+		return kzalloc(sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static void task_struct_free(struct task *t)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&task_cache_lock, flags);
+	list_add(&t->tasks, &task_cache);
+	raw_spin_unlock_irqrestore(&task_cache_lock, flags);
+}
+
+static void task_free(struct task *t)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
+	list_del_init(&t->tasks);
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
+	kstack_free(t->stack);
+	task_struct_free(t);
+}
+
+static struct task *task_alloc(const char *name)
+{
+	struct task *t = task_struct_alloc();
+
+	if (!t)
+		return 0;
+	if (!(t->stack = kstack_alloc())) {
+		task_struct_free(t);
+		return 0;
+	}
+	strlcpy(t->name, name, sizeof(t->name));
+	INIT_LIST_HEAD(&t->run_list);
+	INIT_LIST_HEAD(&t->reap);
+	INIT_LIST_HEAD(&t->pi_locks);
+	t->policy = SCHED_NORMAL;
+	t->prio = t->normal_prio = NORMAL_PRIO;
+	t->time_slice = NORMAL_TIMESLICE_TICKS;
+	cpumask_copy(&t->cpus_mask, cpu_possible_mask);
+	t->nr_cpus_allowed = cpumask_weight(cpu_possible_mask);
+	t->cpu = raw_smp_processor_id();
+	t->refcount = 2;
+	tasklist_add(t);
+	return t;
+}
+
+struct task *idle_task_alloc(int cpu)
+{
+	struct task *t = kzalloc(sizeof(*t));
+
+	if (!t)
+		panic("sched: no memory for CPU %d's idle task", cpu);
+	snprintf(t->name, sizeof(t->name), "idle/%d", cpu);
+	INIT_LIST_HEAD(&t->run_list);
+	INIT_LIST_HEAD(&t->reap);
+	INIT_LIST_HEAD(&t->pi_locks);
+	t->refcount = 1;
+	tasklist_add(t);
+	return t;
+}
+
+struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
+{
+	struct task *t = task_alloc(name);
+	uint64_t *sp;
+
+	if (!t)
+		return 0;
+	t->fn = fn;
+	t->arg = arg;
+	t->state = TASK_NEW;
+	/* First switched to with the count __schedule() holds; its
+	 * finish_task_switch() and kthread_entry() drop it. */
+	t->saved_preempt_count = 1;
+	sp = (uint64_t *)((char *)t->stack + KSTACK_SIZE) - SWITCH_FRAME_WORDS;
+	memset(sp, 0, SWITCH_FRAME_WORDS * sizeof(*sp));
+	sp[SWITCH_FRAME_WORDS - 1] = (uint64_t)task_entry;
+	t->saved_sp = (uint64_t)sp;
+	return t;
+}
+
+struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
+{
+	struct task *t = kthread_create(fn, arg, name);
+
+	if (t)
+		wake_up_process(t);
+	return t;
+}
+
+/* Every new task starts here (from task_entry in switch.asm), with the
+ * task it was switched from as prev. */
+__noreturn void kthread_entry(struct task *prev)
+{
+	finish_task_switch(prev);
+	local_irq_enable();
+	preempt_enable(); /* a wakeup made meanwhile may preempt us now */
+	kthread_exit(current->fn(current->arg));
+}
+
+__noreturn void kthread_exit(int code)
+{
+	struct task *t = current;
+
+	t->exit_code = code;
+	lockdep_task_exit();
+	/* The joiner is woken once we are off the CPU for good
+	 * (put_dead_task), when our stack may be freed. */
+	set_current_state(TASK_DEAD);
+	schedule();
+	panic("kthread_exit: dead task %s/%d ran again", t->name, t->id);
+}
+
+/* t->joiner once the dead task has looked for its joiner: a joiner that
+ * comes later must not wait for a wakeup that will not come. */
+#define JOINER_TOO_LATE ((struct task *)1)
+
+/* From finish_task_switch(): a dead task has switched out for the last
+ * time. Take the joiner (marking it taken, atomically, so a joiner cannot
+ * slip in unseen), drop the task's own reference, then wake the joiner,
+ * which frees the task. */
+void put_dead_task(struct task *t)
+{
+	struct task *joiner = __atomic_exchange_n(&t->joiner, JOINER_TOO_LATE,
+						  __ATOMIC_SEQ_CST);
+
+	put_task_struct(t);
+	if (joiner)
+		wake_up_process(joiner);
+}
+
+void put_task_struct(struct task *t)
+{
+	unsigned long flags;
+
+	if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	if (!irqs_disabled() && !in_interrupt()) {
+		task_free(t);
+		return;
+	}
+	raw_spin_lock_irqsave(&reap_lock, flags);
+	list_add_tail(&t->reap, &reap_list);
+	raw_spin_unlock_irqrestore(&reap_lock, flags);
+	wake_up(&reap_wq);
+}
+
+void kthread_detach(struct task *t)
+{
+	put_task_struct(t);
+}
+
+int kthread_join(struct task *t)
+{
+	struct task *none = 0;
+	int code;
+
+	/* Publish ourselves; if the dead task already took its look, its
+	 * reference goes in a few instructions on its CPU: wait for that. */
+	if (!__atomic_compare_exchange_n(&t->joiner, &none, current, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		if (WARN_ON(none != JOINER_TOO_LATE))
+			return -1; /* one joiner per task */
+		while (__atomic_load_n(&t->refcount, __ATOMIC_SEQ_CST) > 1)
+			cpu_relax();
+	}
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (__atomic_load_n(&t->refcount, __ATOMIC_SEQ_CST) == 1)
+			break;
+		schedule();
+	}
+	set_current_state(TASK_RUNNING);
+	lockdep_hb_join(t); /* everything t did happens before our return */
+	code = t->exit_code;
+	put_task_struct(t);
+	return code;
+}
+
+static bool reap_pending(void)
+{
+	return !list_empty(&reap_list);
+}
+
+/* Frees tasks whose last reference went in the switch (never joined). */
+static int reaper_fn(void *arg)
+{
+	for (;;) {
+		unsigned long flags;
+		struct task *t = 0;
+
+		wait_event(reap_wq, reap_pending());
+		raw_spin_lock_irqsave(&reap_lock, flags);
+		if (!list_empty(&reap_list)) {
+			t = list_first_entry(&reap_list, struct task, reap);
+			list_del_init(&t->reap);
+		}
+		raw_spin_unlock_irqrestore(&reap_lock, flags);
+		if (t)
+			task_free(t);
+	}
+	return 0;
+}
+
+void kthread_init(void)
+{
+	reaper = kthread_run(reaper_fn, 0, "reaper");
+	if (!reaper)
+		panic("kthread: cannot start the reaper");
+	kthread_detach(reaper);
+}
+
+static const char *state_name(int state)
+{
+	switch (state) {
+	case TASK_RUNNING:
+		return "R";
+	case TASK_INTERRUPTIBLE:
+		return "S";
+	case TASK_UNINTERRUPTIBLE:
+		return "D";
+	case TASK_DEAD:
+		return "X";
+	default:
+		return "N";
+	}
+}
+
+/* The stack of a task that is switched out, from its saved frame. */
+void show_task_stack(struct task *t)
+{
+	const uint64_t *frame = (const uint64_t *)t->saved_sp;
+
+	if (t->on_cpu || t->state == TASK_NEW || !t->saved_sp) {
+		printk("  (running, or never ran: no saved stack)\n");
+		return;
+	}
+	show_stack(frame[SWITCH_FRAME_WORDS - 1], frame[SWITCH_FRAME_WORDS - 2]);
+}
+
+/* Every task, its state and CPU, and the stack of each sleeping one. */
+void sched_show_all(void)
+{
+	unsigned long flags = console_lock();
+	struct task *t;
+
+	raw_spin_lock(&tasklist_lock);
+	list_for_each_entry(t, &all_tasks, tasks) {
+		printk("task %-15s id %-4d state %s cpu %d prio %d%s%s\n",
+		       t->name, t->id, state_name(t->state), task_cpu(t),
+		       task_prio(t), t->on_cpu ? " running" : "",
+		       t->migration_disabled ? " migrate-disabled" : "");
+		if (!t->on_cpu && t->state != TASK_RUNNING)
+			show_task_stack(t);
+	}
+	raw_spin_unlock(&tasklist_lock);
+	console_unlock(flags);
+}

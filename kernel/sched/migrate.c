@@ -1,0 +1,160 @@
+/*
+ * Moving tasks between CPUs, and the rules that forbid it: affinity
+ * (set_cpus_allowed, kthread_bind) and migrate_disable(). A task is moved
+ * only while it is not running: a queued task under both run queue locks
+ * (move_queued_task), a running one by asking its CPU to switch it out
+ * first (migration_pending), after which finish_task_switch() re-queues it
+ * on an allowed CPU (migrate_switched_out).
+ *
+ * A task with migration disabled is never moved: not by balancing, not by
+ * push/pull, not by an affinity change. An affinity change that excludes
+ * its CPU only sets migration_pending; the outermost migrate_enable()
+ * sees it and goes through the scheduler to leave.
+ */
+#include "sched/sched.h"
+#include "sched/sched_internal.h"
+#include "panic.h"
+
+/* May p (queued on rq, rq locked) move to dest_cpu right now? */
+bool task_can_move(struct rq *rq, struct task *p, int dest_cpu)
+{
+	/* LAB3 BEGIN */
+	return p->on_rq && rq->curr != p && !p->migration_disabled &&
+	       cpumask_test_cpu(dest_cpu, &p->cpus_mask) && cpu_online(dest_cpu);
+	/* LAB3 STUB: return false; */
+	/* LAB3 END */
+}
+
+/* The outermost migrate_disable()/migrate_enable() of the running task
+ * (its count is 1 right after the one, right before the other). */
+void trace_migrate_span(enum trace_type type)
+{
+	if (current->migration_disabled == 1)
+		__trace_event(type, 0, 0, 0, 0);
+}
+
+/* Both run queues locked; p queued on src and not running there. */
+void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
+{
+	trace_event(TRACE_MIGRATE, p->id, (uint64_t)src->cpu << 16 | dst->cpu,
+		    p->name);
+	dequeue_task(src, p);
+	__atomic_store_n(&p->cpu, dst->cpu, __ATOMIC_RELAXED);
+	enqueue_task(dst, p, false);
+	check_preempt_curr(dst, p);
+}
+
+/* From finish_task_switch(): p was running, is runnable, and was taken off
+ * its queue to leave the CPU; now that it is off, queue it where allowed. */
+void migrate_switched_out(struct task *p)
+{
+	unsigned long flags;
+	struct rq *rq;
+	int cpu;
+
+	local_irq_save(flags);
+	arch_spin_lock(&p->pi_lock);
+	cpu = select_task_rq(p);
+	rq = cpu_rq(cpu);
+	arch_spin_lock(&rq->lock);
+	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
+	p->migration_pending = false;
+	enqueue_task(rq, p, false);
+	check_preempt_curr(rq, p);
+	arch_spin_unlock(&rq->lock);
+	arch_spin_unlock(&p->pi_lock);
+	local_irq_restore(flags);
+}
+
+/* Move queued, not running, p off its CPU to dest (pi_lock held). */
+static void move_now(struct task *p, int dest)
+{
+	struct rq *src = cpu_rq(task_cpu(p)), *dst = cpu_rq(dest);
+
+	double_rq_lock(src, dst);
+	if (task_cpu(p) == src->cpu && task_can_move(src, p, dest)) {
+		move_queued_task(src, dst, p);
+		p->migration_pending = false;
+	} else if (src->curr == p) {
+		/* It got its CPU meanwhile: there, __schedule() moves it. */
+		resched_curr(src);
+	}
+	double_rq_unlock(src, dst);
+}
+
+int set_cpus_allowed(struct task *p, const cpumask_t *mask)
+{
+	unsigned long flags;
+	struct rq *rq;
+	int cpu, dest = -1;
+	bool running;
+
+	for_each_cpu(cpu, mask)
+		if (cpu_online(cpu) && dest < 0)
+			dest = cpu;
+	if (dest < 0)
+		return -1; /* no online CPU in the mask */
+	local_irq_save(flags);
+	arch_spin_lock(&p->pi_lock);
+	rq = task_rq_lock(p);
+	if (p->on_rq)
+		account_movable(rq, p, -1);
+	cpumask_copy(&p->cpus_mask, mask);
+	p->nr_cpus_allowed = cpumask_weight(mask);
+	if (p->on_rq)
+		account_movable(rq, p, 1);
+	update_rt_overload(rq);
+	p->migration_pending = !cpumask_test_cpu(rq->cpu, mask);
+	running = rq->curr == p;
+	/* A running task decides on its own CPU (__schedule() reads its
+	 * migration_disabled there): deciding here from its count could race
+	 * with its migrate_enable() and leave it where it may not run. */
+	if (p->migration_pending && running)
+		resched_curr(rq);
+	arch_spin_unlock(&rq->lock);
+	if (p->migration_pending && !running && p->on_rq &&
+	    !p->migration_disabled)
+		move_now(p, dest);
+	arch_spin_unlock(&p->pi_lock);
+	local_irq_restore(flags);
+	/* A task that changes its own affinity leaves at once. */
+	if (p == current && p->migration_pending && !p->migration_disabled &&
+	    preemptible())
+		schedule();
+	return 0;
+}
+
+void kthread_bind(struct task *p, int cpu)
+{
+	if (WARN_ON(p->state != TASK_NEW))
+		return; /* only before the first wakeup */
+	cpumask_copy(&p->cpus_mask, cpumask_of(cpu));
+	p->nr_cpus_allowed = 1;
+	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
+}
+
+/*
+ * The outermost migrate_enable() found an affinity change waiting: if this
+ * CPU is still allowed there is nothing to do, else switch out and let
+ * finish_task_switch() move us.
+ */
+void migrate_enable_slow(void)
+{
+	/* LAB3 BEGIN */
+	struct task *p = current;
+	unsigned long flags;
+	bool leave;
+
+	local_irq_save(flags);
+	arch_spin_lock(&p->pi_lock);
+	leave = !cpumask_test_cpu(raw_smp_processor_id(), &p->cpus_mask);
+	if (!leave)
+		p->migration_pending = false;
+	arch_spin_unlock(&p->pi_lock);
+	if (leave)
+		raw_cpu_write(need_resched_flag, true);
+	local_irq_restore(flags);
+	if (leave && preemptible())
+		schedule();
+	/* LAB3 END */
+}

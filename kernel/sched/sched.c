@@ -1,0 +1,674 @@
+/*
+ * The scheduler core: one run queue per CPU, each under its own lock;
+ * SCHED_FIFO/SCHED_RR at 99 priorities picked in O(1) through a bitmap,
+ * above SCHED_NORMAL tasks that share the CPU in time slices; wakeups,
+ * preemption and the context switch. Moving tasks between CPUs (affinity,
+ * migrate_disable, balancing) is in migrate.c and balance.c.
+ *
+ * Locking: rq->lock (interrupts off) guards a run queue and the cpu/on_rq/
+ * run_list fields of the tasks on it; two run queues are locked in CPU
+ * order (double_rq_lock). A task's pi_lock serialises its wakeups and is
+ * taken before any rq->lock. The running task stays on its queue, at the
+ * head of its priority's list, so that a preempted FIFO task resumes first.
+ */
+#include "compiler.h"
+#include "sched/sched.h"
+#include "sched/sched_internal.h"
+#include "mm/kmalloc.h"
+#include "panic.h"
+#include "user/process.h"
+#include "printk.h"
+#include "locking/rtmutex.h"
+#include "smp.h"
+#include "asm/smp.h"
+#include "mm/stack.h"
+#include "sched/timer.h"
+
+DEFINE_PER_CPU(struct rq, runqueues);
+DEFINE_PER_CPU(struct task *, current_task);
+DEFINE_PER_CPU(bool, need_resched_flag);
+DEFINE_PER_CPU_STAT(unsigned long, nr_switches);
+cpumask_t rt_overload_mask;
+
+uint64_t __switch_to(uint64_t *prev_sp, uint64_t next_sp, struct task *prev);
+
+/* ---- run queue operations (rq->lock held) ---- */
+
+static bool task_is_rt(const struct task *p)
+{
+	return p->prio < MAX_RT_PRIO;
+}
+
+/* Count p (queued on rq) in or out of the tasks balancing may move. */
+void account_movable(struct rq *rq, struct task *p, int sign)
+{
+	if (p->nr_cpus_allowed > 1) {
+		rq->nr_movable += sign;
+		if (task_is_rt(p))
+			rq->nr_rt_movable += sign;
+	}
+}
+
+static bool movable_curr(const struct rq *rq, bool rt)
+{
+	const struct task *c = rq->curr;
+
+	return c && c != rq->idle && c->nr_cpus_allowed > 1 &&
+	       (!rt || task_is_rt(c));
+}
+
+/* Whether rq has RT tasks waiting that another CPU might run. */
+void update_rt_overload(struct rq *rq)
+{
+	if (rq->nr_rt_movable - movable_curr(rq, true) > 0)
+		cpumask_set_cpu(rq->cpu, &rt_overload_mask);
+	else
+		cpumask_clear_cpu(rq->cpu, &rt_overload_mask);
+}
+
+void enqueue_task(struct rq *rq, struct task *p, bool head)
+{
+	struct list_head *q = &rq->normal_queue;
+
+	if (task_is_rt(p)) {
+		q = &rq->rt_queue[p->prio];
+		rq->rt_bitmap[p->prio / 64] |= 1ul << (p->prio % 64);
+		rq->nr_rt++;
+	}
+	if (head)
+		list_add(&p->run_list, q);
+	else
+		list_add_tail(&p->run_list, q);
+	rq->nr_running++;
+	account_movable(rq, p, 1);
+	p->on_rq = true;
+	update_rt_overload(rq);
+}
+
+void dequeue_task(struct rq *rq, struct task *p)
+{
+	list_del_init(&p->run_list);
+	if (task_is_rt(p)) {
+		if (list_empty(&rq->rt_queue[p->prio]))
+			rq->rt_bitmap[p->prio / 64] &= ~(1ul << (p->prio % 64));
+		rq->nr_rt--;
+	}
+	rq->nr_running--;
+	account_movable(rq, p, -1);
+	p->on_rq = false;
+	update_rt_overload(rq);
+}
+
+/* The highest priority with a queued task; NORMAL_PRIO or MAX_PRIO when
+ * there is no RT task or none at all. */
+int rq_best_prio(const struct rq *rq)
+{
+	for (int w = 0; w < 2; w++)
+		if (rq->rt_bitmap[w])
+			return w * 64 + __builtin_ctzl(rq->rt_bitmap[w]);
+	return list_empty(&rq->normal_queue) ? MAX_PRIO : NORMAL_PRIO;
+}
+
+static struct task *pick_next_task(struct rq *rq)
+{
+	int prio = rq_best_prio(rq);
+
+	if (prio < MAX_RT_PRIO)
+		return list_first_entry(&rq->rt_queue[prio], struct task,
+					run_list);
+	if (prio == NORMAL_PRIO)
+		return list_first_entry(&rq->normal_queue, struct task,
+					run_list);
+	return rq->idle;
+}
+
+/* Lock the run queue p is on (p->cpu may change until we hold it). */
+struct rq *task_rq_lock(struct task *p)
+{
+	for (;;) {
+		struct rq *rq = cpu_rq(task_cpu(p));
+
+		arch_spin_lock(&rq->lock);
+		if (rq == cpu_rq(task_cpu(p)))
+			return rq;
+		arch_spin_unlock(&rq->lock);
+	}
+}
+
+void double_rq_lock(struct rq *a, struct rq *b)
+{
+	if (a == b) {
+		arch_spin_lock(&a->lock);
+	} else if (a->cpu < b->cpu) {
+		arch_spin_lock(&a->lock);
+		arch_spin_lock(&b->lock);
+	} else {
+		arch_spin_lock(&b->lock);
+		arch_spin_lock(&a->lock);
+	}
+}
+
+void double_rq_unlock(struct rq *a, struct rq *b)
+{
+	arch_spin_unlock(&a->lock);
+	if (a != b)
+		arch_spin_unlock(&b->lock);
+}
+
+/* ---- preemption requests ---- */
+
+/* Ask rq's CPU to reschedule: at once here, by IPI elsewhere. The IPI is
+ * sent only when the flag was clear: one is enough to get it looked at. */
+void resched_curr(struct rq *rq)
+{
+	int cpu = rq->cpu;
+
+	if (cpu == raw_smp_processor_id()) {
+		raw_cpu_write(need_resched_flag, true);
+		return;
+	}
+	if (!__atomic_exchange_n(raw_per_cpu_ptr(&need_resched_flag, cpu), true,
+				 __ATOMIC_SEQ_CST))
+		arch_send_ipi(cpu, IPI_RESCHEDULE);
+}
+
+void resched_cpu(int cpu)
+{
+	resched_curr(cpu_rq(cpu));
+}
+
+/* p was just queued on rq: does it beat what runs there? */
+void check_preempt_curr(struct rq *rq, struct task *p)
+{
+	if (p->prio < rq->curr->prio)
+		resched_curr(rq);
+}
+
+/* ---- wakeups ---- */
+
+/*
+ * Wake p if its state is in state_mask: queue it on a CPU chosen by
+ * select_task_rq() and preempt that CPU's task if p beats it. A task that
+ * is still on its queue (it set its state but has not switched out yet)
+ * only gets its state back to RUNNING. Returns whether p was woken.
+ */
+static int try_to_wake_up(struct task *p, int state_mask)
+{
+	unsigned long flags;
+	struct rq *rq;
+	int cpu, woke = 0;
+
+	local_irq_save(flags);
+	arch_spin_lock(&p->pi_lock);
+	if (!(p->state & state_mask))
+		goto out;
+	/* What the waker did happens before what p does once it runs. */
+	lockdep_hb_wake(p);
+	rq = task_rq_lock(p);
+	if (p->on_rq) {
+		p->state = TASK_RUNNING;
+		arch_spin_unlock(&rq->lock);
+		trace_event(TRACE_WAKEUP, p->id, task_cpu(p), p->name);
+		woke = 1;
+		goto out;
+	}
+	arch_spin_unlock(&rq->lock);
+	/* It is going to sleep on another CPU: its stack is in use until
+	 * that CPU has switched away from it. */
+	while (__atomic_load_n(&p->on_cpu, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	cpu = select_task_rq(p);
+	if (cpu != task_cpu(p))
+		trace_event(TRACE_MIGRATE, p->id,
+			    (uint64_t)task_cpu(p) << 16 | cpu, p->name);
+	trace_event(TRACE_WAKEUP, p->id, cpu, p->name);
+	rq = cpu_rq(cpu);
+	arch_spin_lock(&rq->lock);
+	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
+	p->state = TASK_RUNNING;
+	enqueue_task(rq, p, false);
+	check_preempt_curr(rq, p);
+	arch_spin_unlock(&rq->lock);
+	woke = 1;
+out:
+	arch_spin_unlock(&p->pi_lock);
+	local_irq_restore(flags);
+	return woke;
+}
+
+/* The preempt_disable/enable pair makes a wakeup of a higher-priority
+ * task on this CPU preempt us right here, not at the next interrupt. */
+int wake_up_process(struct task *p)
+{
+	int woke;
+
+	preempt_disable();
+	woke = try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE |
+				    TASK_NEW);
+	preempt_enable();
+	explore_point(EXPLORE_WAKE_UP);
+	return woke;
+}
+
+/* ---- the switch ---- */
+
+/*
+ * Runs on the task switched to, right after the switch, with the run
+ * queue still locked by the task switched from (prev): only now is prev's
+ * context saved, so only now may another CPU run it or free it.
+ */
+void finish_task_switch(struct task *prev)
+{
+	struct rq *rq = this_rq();
+	/* Dead only once off its queue: a task preempted on its way out
+	 * (state already TASK_DEAD) is still queued and will run again. */
+	bool dead = prev->state == TASK_DEAD && !prev->on_rq;
+	bool moving = prev->state == TASK_RUNNING && !prev->on_rq &&
+		      prev != rq->idle;
+
+	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+	arch_spin_unlock(&rq->lock);
+	if (dead)
+		put_dead_task(prev);
+	else if (moving)
+		migrate_switched_out(prev);
+	push_rt_tasks(rq);
+}
+
+static void context_switch(struct rq *rq, struct task *prev, struct task *next)
+{
+	struct task *last;
+
+	if (trace_enabled())
+		__trace_event(TRACE_SWITCH, prev->id, next->id, next->name,
+			      prev->state);
+	rq->curr = next;
+	__atomic_store_n(&next->on_cpu, true, __ATOMIC_RELAXED);
+	update_rt_overload(rq);
+	raw_cpu_write(current_task, next);
+	raw_cpu_inc(nr_switches);
+	/* The preempt count belongs to the task (a buggy caller may schedule
+	 * with it raised); every task switches with its own. */
+	prev->saved_preempt_count = preempt_count();
+	raw_cpu_write(__preempt_count, next->saved_preempt_count);
+	process_switch(prev, next);
+	last = (struct task *)__switch_to(&prev->saved_sp, next->saved_sp, prev);
+	finish_task_switch(last);
+}
+
+/* Should prev leave this CPU now (its affinity no longer includes it)? */
+static bool must_move_off(struct task *p, int cpu)
+{
+	return p->migration_pending && !p->migration_disabled &&
+	       !cpumask_test_cpu(cpu, &p->cpus_mask);
+}
+
+/*
+ * Pick the next task and switch to it. preempt: called for a preemption
+ * (the task stays runnable whatever its state says: it was caught between
+ * setting its state and calling schedule, and will call it again).
+ */
+static void __schedule(bool preempt)
+{
+	unsigned long flags;
+	struct rq *rq;
+	struct task *prev, *next;
+
+	local_irq_save(flags);
+	rq = this_rq();
+	prev = rq->curr;
+
+	arch_spin_lock(&rq->lock);
+	raw_cpu_write(need_resched_flag, false);
+	if (prev != rq->idle && prev->on_rq) {
+		if (!preempt && prev->state != TASK_RUNNING)
+			dequeue_task(rq, prev);
+		else if (prev->state == TASK_RUNNING &&
+			 must_move_off(prev, rq->cpu))
+			/* Re-queued elsewhere once off (finish_task_switch). A
+			 * task caught on its way to sleep stays: it will sleep
+			 * here, and its wakeup picks an allowed CPU. */
+			dequeue_task(rq, prev);
+	}
+	if (rq_best_prio(rq) >= MAX_RT_PRIO) {
+		/* Going idle, or down to NORMAL work: take work from others. */
+		arch_spin_unlock(&rq->lock);
+		pull_tasks(rq);
+		arch_spin_lock(&rq->lock);
+	}
+	next = pick_next_task(rq);
+	if (next != prev)
+		context_switch(rq, prev, next);
+	else
+		arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+}
+
+/* The frame of the function that called the one this expands in: the
+ * kernel keeps frame pointers, and [rbp] holds the caller's rbp. */
+#define caller_frame() (*(uintptr_t *)__builtin_frame_address(0))
+
+/* Whether the schedule() whose caller has frame fp runs inside the
+ * activation might_sleep() reported: fp's frame chain reaches that frame
+ * with the same return address. Never from an interrupt handler (it runs
+ * on the task's stack, but its sleep is a bug of its own). */
+static bool sleep_reported(uintptr_t fp)
+{
+	const struct task *t = current;
+
+	if (in_interrupt())
+		return false;
+	if (t->sleep_report_frame == SLEEP_REPORTED_ALL)
+		return true;
+	for (int i = 0; i < 64 && fp && fp <= t->sleep_report_frame; i++) {
+		const uintptr_t *frame = (const uintptr_t *)fp;
+
+		if (fp == t->sleep_report_frame)
+			return frame[1] == t->sleep_report_ret;
+		if (frame[0] <= fp) /* callers are higher up the stack */
+			break;
+		fp = frame[0];
+	}
+	return false;
+}
+
+/* Counted with might_sleep()'s reports (one kind for both); a sleep that
+ * might_sleep() just reported is not reported twice. */
+static void schedule_bug(uintptr_t caller_frame)
+{
+	if (sleep_reported(caller_frame))
+		return;
+	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
+	printk("BUG: scheduling while atomic: %s/%d, preempt count %#x%s\n",
+	       current->name, current->id, preempt_count(),
+	       irqs_disabled() ? ", interrupts off" : "");
+	dump_stack();
+}
+
+void schedule(void)
+{
+	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
+		schedule_bug(caller_frame());
+	lockdep_percpu_flush(); /* a per-CPU access held back, see lockdep.h */
+	do {
+		preempt_disable();
+		__schedule(false);
+		preempt_enable_no_resched();
+	} while (need_resched() && preemptible());
+}
+
+/* From preempt_enable() when the count drops to zero with a request. */
+void preempt_schedule(void)
+{
+	if (irqs_disabled())
+		return; /* interrupts will come back on and look again */
+	do {
+		preempt_disable();
+		__schedule(true);
+		preempt_enable_no_resched();
+	} while (need_resched());
+}
+
+/* From the interrupt return path: interrupts off, count zero. */
+void preempt_schedule_irq(void)
+{
+	do {
+		preempt_disable();
+		__schedule(true);
+		preempt_enable_no_resched();
+	} while (need_resched());
+}
+
+void yield(void)
+{
+	unsigned long flags;
+	struct rq *rq;
+	struct task *p;
+
+	local_irq_save(flags);
+	rq = this_rq();
+	p = rq->curr;
+
+	arch_spin_lock(&rq->lock);
+	if (p->on_rq && p != rq->idle) {
+		/* Behind the others of its priority. */
+		dequeue_task(rq, p);
+		enqueue_task(rq, p, false);
+	}
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+	schedule();
+}
+
+/* ---- the tick ---- */
+
+/* End a time slice: behind the others of its priority, if any. */
+static void slice_expired(struct rq *rq, struct task *p)
+{
+	struct list_head *q = task_is_rt(p) ? &rq->rt_queue[p->prio]
+					    : &rq->normal_queue;
+
+	p->time_slice = p->policy == SCHED_RR ? RR_TIMESLICE_TICKS
+					      : NORMAL_TIMESLICE_TICKS;
+	if (q->next->next != q) { /* more than one queued */
+		list_move_tail(&p->run_list, q);
+		resched_curr(rq);
+	}
+}
+
+/* Whether some other CPU has work this one could take. */
+static bool work_elsewhere(struct rq *rq)
+{
+	int cpu;
+
+	if (cpumask_weight(&rt_overload_mask) > 0 &&
+	    rq->curr->prio >= MAX_RT_PRIO)
+		return true;
+	if (rq->curr != rq->idle)
+		return false;
+	for_each_online_cpu(cpu) {
+		struct rq *src = cpu_rq(cpu);
+
+		if (src->nr_movable - movable_curr(src, false) > 0)
+			return true;
+	}
+	return false;
+}
+
+void scheduler_tick(void)
+{
+	struct rq *rq = this_rq();
+	struct task *p;
+
+	arch_spin_lock(&rq->lock);
+	p = rq->curr;
+	/* Slices for RR tasks and for NORMAL ones running at their own
+	 * priority; a NORMAL task boosted to RT by inheritance runs as FIFO
+	 * does, until it gives back what it inherited. */
+	if (p != rq->idle && (p->policy == SCHED_RR || p->prio >= MAX_RT_PRIO) &&
+	    --p->time_slice <= 0)
+		slice_expired(rq, p);
+	arch_spin_unlock(&rq->lock);
+	if (work_elsewhere(rq))
+		raw_cpu_write(need_resched_flag, true);
+}
+
+/* ---- policy ---- */
+
+int task_prio(const struct task *t)
+{
+	return t->prio < MAX_RT_PRIO ? MAX_RT_PRIO - 1 - t->prio : 0;
+}
+
+static int normal_prio_of(int policy, int rt_priority)
+{
+	return policy == SCHED_NORMAL ? NORMAL_PRIO
+				      : MAX_RT_PRIO - 1 - rt_priority;
+}
+
+/*
+ * Change p's effective priority, keeping its place rules: a running task
+ * stays at the head of its new list, a queued one joins the tail. Then
+ * preempt whoever should be preempted. Called with p's pi_lock held.
+ */
+void set_task_prio(struct task *p, int prio)
+{
+	struct rq *rq = task_rq_lock(p);
+	bool running = rq->curr == p;
+
+	if (p->on_rq) {
+		dequeue_task(rq, p);
+		p->prio = prio;
+		enqueue_task(rq, p, running);
+		if (running && rq_best_prio(rq) < prio)
+			resched_curr(rq);
+		else if (!running)
+			check_preempt_curr(rq, p);
+	} else {
+		p->prio = prio;
+	}
+	arch_spin_unlock(&rq->lock);
+}
+
+int sched_setscheduler(struct task *p, int policy, int rt_priority)
+{
+	unsigned long flags;
+
+	if ((policy == SCHED_NORMAL && rt_priority != 0) ||
+	    ((policy == SCHED_FIFO || policy == SCHED_RR) &&
+	     (rt_priority < 1 || rt_priority > 99)) ||
+	    (policy != SCHED_NORMAL && policy != SCHED_FIFO &&
+	     policy != SCHED_RR))
+		return -1;
+	local_irq_save(flags);
+	arch_spin_lock(&p->pi_lock);
+	p->policy = policy;
+	p->rt_priority = rt_priority;
+	p->normal_prio = normal_prio_of(policy, rt_priority);
+	p->time_slice = policy == SCHED_RR ? RR_TIMESLICE_TICKS
+					   : NORMAL_TIMESLICE_TICKS;
+	arch_spin_unlock(&p->pi_lock);
+	local_irq_restore(flags);
+	/* The effective priority also counts what p inherits, and a change
+	 * of a blocked task's priority travels along its chain. */
+	rt_mutex_adjust_pi(p);
+	return 0;
+}
+
+/* ---- context checks ---- */
+
+unsigned long smp_processor_id_warnings, might_sleep_warnings;
+
+/* frame: that of the function that may sleep. */
+static void might_sleep_report(uintptr_t frame)
+{
+	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
+	if (!in_interrupt()) { /* else current is the interrupted task */
+		current->sleep_report_frame = frame;
+		current->sleep_report_ret = ((const uintptr_t *)frame)[1];
+	}
+	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
+		return;
+	printk("BUG: sleeping function called from invalid context: %s/%d, "
+	       "preempt count %#x, interrupts %s\n", current->name, current->id,
+	       preempt_count(), irqs_disabled() ? "off" : "on");
+	dump_stack();
+}
+
+/* might_sleep() (lockdep.h). Not inline, so that caller_frame() is the
+ * frame of the function that may sleep. */
+__attribute__((noinline)) void __might_sleep(void)
+{
+	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
+		might_sleep_report(caller_frame());
+	else
+		current->sleep_report_frame = 0; /* no report covers what follows */
+}
+
+/* Linux's check_preemption_disabled(): the caller is preemptible; the
+ * CPU number it asks about is only stable if it cannot migrate. */
+static void check_preemption_disabled(const char *what)
+{
+	struct task *t = current;
+
+	if (t->migration_disabled || t->nr_cpus_allowed == 1)
+		return;
+	lockdep_count(LOCKDEP_PREEMPTIBLE_CPU_ID);
+	/* Only the first few: a hot path gone wrong would flood the log. */
+	if (__atomic_fetch_add(&smp_processor_id_warnings, 1,
+			       __ATOMIC_RELAXED) >= 10)
+		return;
+	printk("BUG: using %s() in preemptible code: %s/%d\n", what, t->name,
+	       t->id);
+	dump_stack();
+}
+
+void debug_smp_processor_id(void)
+{
+	check_preemption_disabled("smp_processor_id");
+}
+
+#ifdef CONFIG_LOCKDEP
+void __this_cpu_preempt_check(const char *op)
+{
+	check_preemption_disabled(op);
+}
+#endif
+
+/* ---- start-up ---- */
+
+static void rq_init(struct rq *rq, int cpu)
+{
+	rq->cpu = cpu;
+	for (int i = 0; i < MAX_RT_PRIO; i++)
+		INIT_LIST_HEAD(&rq->rt_queue[i]);
+	INIT_LIST_HEAD(&rq->normal_queue);
+}
+
+/* The code already running on a CPU becomes its idle task. */
+static void idle_init(int cpu, struct task *idle)
+{
+	struct rq *rq = cpu_rq(cpu);
+
+	idle->cpu = cpu;
+	idle->on_cpu = true;
+	idle->prio = idle->normal_prio = MAX_PRIO;
+	cpumask_copy(&idle->cpus_mask, cpumask_of(cpu));
+	idle->nr_cpus_allowed = 1;
+	rq->idle = rq->curr = idle;
+}
+
+void sched_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		rq_init(cpu_rq(cpu), cpu);
+		cpu_rq(cpu)->idle = idle_task_alloc(cpu);
+	}
+	idle_init(0, cpu_rq(0)->idle);
+	this_cpu_write(current_task, cpu_rq(0)->idle);
+	timers_init();
+}
+
+void sched_init_ap(int cpu)
+{
+	idle_init(cpu, cpu_rq(cpu)->idle);
+	this_cpu_write(current_task, cpu_rq(cpu)->idle);
+}
+
+/* Each CPU's idle task: halt until an interrupt, schedule when asked. The
+ * check and the halt are one step (sti; hlt), or a wakeup's IPI arriving
+ * between them would be slept through. */
+__noreturn void cpu_idle(void)
+{
+	for (;;) {
+		local_irq_disable();
+		if (!need_resched())
+			safe_halt();
+		else
+			local_irq_enable();
+		if (need_resched())
+			schedule();
+	}
+}

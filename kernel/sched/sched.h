@@ -1,0 +1,196 @@
+/*
+ * Tasks and scheduling, with Linux's names and semantics (see
+ * docs/scheduler.md): kernel threads, per-CPU run queues, SCHED_FIFO and
+ * SCHED_RR above SCHED_NORMAL, full preemption, and migrate_disable().
+ */
+#ifndef SCHED_H
+#define SCHED_H
+
+#include "compiler.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include "cpumask.h"
+#include "delay.h"
+#include "irqflags.h"
+#include "list.h"
+#include "percpu.h"
+#include "preempt.h"
+#include "debug/trace.h"
+#include "asm/spinlock.h"
+
+struct rt_mutex_waiter;
+struct process;
+
+enum sched_policy { SCHED_NORMAL = 0, SCHED_FIFO = 1, SCHED_RR = 2 };
+
+/* Internal priority: 0..98 for RT priorities 99..1 (lower is higher, as in
+ * Linux's prio), NORMAL_PRIO for SCHED_NORMAL. */
+#define MAX_RT_PRIO 100
+#define NORMAL_PRIO 120
+#define RR_TIMESLICE_TICKS 10     /* 10 ms at HZ=1000 */
+#define NORMAL_TIMESLICE_TICKS 4
+
+enum task_state {
+	TASK_RUNNING = 0,
+	TASK_INTERRUPTIBLE = 1,
+	TASK_UNINTERRUPTIBLE = 2,
+	TASK_DEAD = 4,
+	TASK_NEW = 8,          /* created, never woken */
+};
+
+struct task {
+	uint64_t saved_sp;           /* switch.asm: valid while not running */
+	int saved_preempt_count;     /* the CPU's count while switched out */
+	void *stack;                 /* lowest usable address (stack.h) */
+	volatile int state;          /* enum task_state; written by the task
+				      * itself, or by a waker under pi_lock */
+	int id;
+	char name[16];
+
+	/* Scheduling. cpu, on_rq and run_list are under the run queue lock
+	 * of cpu; on_cpu is set by the CPU switching to the task and cleared
+	 * (release) once the task's context is fully saved. */
+	int cpu;
+	bool on_rq;                  /* queued (the running task stays queued) */
+	volatile bool on_cpu;
+	struct list_head run_list;
+	int policy;
+	int rt_priority;             /* 1..99 for RT policies, 0 otherwise */
+	int normal_prio;             /* from policy and rt_priority */
+	int prio;                    /* effective: normal_prio or inherited */
+	int time_slice;              /* ticks left (RR and NORMAL) */
+
+	/* Affinity. cpus_mask is what was asked for; while migration is
+	 * disabled the task stays on its CPU whatever the mask says, and a
+	 * mask that excludes that CPU is applied at migrate_enable(). */
+	cpumask_t cpus_mask;
+	int nr_cpus_allowed;
+	int migration_disabled;      /* nesting; written only by the task */
+	volatile bool migration_pending; /* move me off this CPU when I can */
+
+	/* pi_lock serialises wakeups and priority changes of this task. */
+	arch_spinlock_t pi_lock;
+
+	/* Priority inheritance (rtmutex.c, under its chain lock). */
+	struct list_head pi_locks;   /* rt_mutexes it owns that have waiters */
+	struct rt_mutex_waiter *pi_blocked_on;
+
+	/* Life cycle (kthread.c). */
+	int (*fn)(void *arg);
+	void *arg;
+	int exit_code;
+	struct task *volatile joiner; /* the task in kthread_join(), if any */
+	int refcount;                /* the task's own, and its creator's */
+	struct list_head tasks;      /* all tasks: for the timeout report */
+	struct list_head reap;       /* on the reaper's list */
+
+	/* The user process this task runs, or NULL (process.h). */
+	struct process *proc;
+
+	/* The lock validator: locks held, in order (lockdep.c). */
+	struct lockdep_task lockdep;
+	/* might_sleep() reported a sleep from this activation (its frame
+	 * and return address): a schedule() inside it is that sleep, not
+	 * reported again. SLEEP_REPORTED_ALL: exiting, already reported. */
+	uintptr_t sleep_report_frame, sleep_report_ret;
+#ifdef CONFIG_EXPLORE
+	int explore_depth;           /* in an injection (explore.c) */
+#endif
+};
+
+DECLARE_PER_CPU(struct task *, current_task);
+
+/* Unchecked: a task's own pointer is stable for it wherever it runs (the
+ * switch changes it and the task together), and the checker itself asks. */
+static inline struct task *get_current(void)
+{
+	return raw_cpu_read(current_task);
+}
+#define current get_current()
+
+/* Threads. */
+struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name);
+struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name);
+int kthread_join(struct task *t);
+/* Nobody will join t: it is freed once it has exited (by the reaper). */
+void kthread_detach(struct task *t);
+__noreturn void kthread_exit(int code);
+int wake_up_process(struct task *t);
+void kthread_bind(struct task *t, int cpu);
+int set_cpus_allowed(struct task *t, const cpumask_t *mask);
+int sched_setscheduler(struct task *t, int policy, int rt_priority);
+int task_prio(const struct task *t);
+static inline int task_cpu(const struct task *t)
+{
+	return __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
+}
+
+/* Scheduling. */
+void schedule(void);
+void yield(void);
+void msleep(unsigned long ms);
+void usleep(unsigned long us);
+/* Sleep in state until woken or timeout_ns passes; returns ns left. */
+uint64_t schedule_timeout(uint64_t timeout_ns);
+
+/* Set the running task's state before deciding to sleep (see wait.h). */
+static inline void set_current_state(int state)
+{
+	__atomic_store_n(&current->state, state, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * migrate_disable(): keep the running task on this CPU, preemptible. The
+ * fast path is a plain increment of a field only the task writes: nobody
+ * else may move a task while it runs, and a task that is switched out has
+ * its count in memory (the switch is a full barrier). The trace (trace.h)
+ * records the outermost pair as a span.
+ */
+void trace_migrate_span(enum trace_type type);
+
+static inline void migrate_disable(void)
+{
+	current->migration_disabled++;
+	if (trace_enabled())
+		trace_migrate_span(TRACE_MIGRATE_DISABLE);
+	barrier();
+}
+
+void migrate_enable_slow(void);
+
+static inline void migrate_enable(void)
+{
+	struct task *t = current;
+
+	barrier();
+	if (trace_enabled())
+		trace_migrate_span(TRACE_MIGRATE_ENABLE);
+	/* LAB3 BEGIN */
+	if (--t->migration_disabled == 0 &&
+	    __builtin_expect(t->migration_pending, 0))
+		migrate_enable_slow();
+	/* LAB3 STUB: t->migration_disabled--; */
+	/* LAB3 END */
+	explore_point(EXPLORE_MIGRATE_ENABLE);
+}
+
+/* For the scheduler's own users (sched.c, timer.c, kthread.c). */
+void sched_init(void);                  /* boot CPU, before other CPUs */
+__noreturn void cpu_idle(void);
+void sched_init_ap(int cpu);            /* an AP, on its way in */
+void kthread_init(void);                /* the reaper; after sched_init */
+void scheduler_tick(void);
+void preempt_schedule_irq(void);
+/* Ask cpu to reschedule (a reschedule IPI unless it is this CPU). */
+void resched_cpu(int cpu);
+void sched_show_all(void);              /* every task: state, CPU, stack */
+void show_task_stack(struct task *t);
+
+#define SLEEP_REPORTED_ALL (~(uintptr_t)0)
+
+/* Counters for tests and benchmarks. */
+DECLARE_PER_CPU_STAT(unsigned long, nr_switches);
+extern unsigned long smp_processor_id_warnings;
+extern unsigned long might_sleep_warnings;
+
+#endif

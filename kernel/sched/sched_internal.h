@@ -1,0 +1,63 @@
+/* What the scheduler's files (sched.c, migrate.c, balance.c, kthread.c)
+ * share; nothing outside the scheduler includes this. */
+#ifndef SCHED_INTERNAL_H
+#define SCHED_INTERNAL_H
+
+#include "sched/sched.h"
+
+#define MAX_PRIO 140 /* the idle task's: below everything */
+
+/* A CPU's run queue. All fields under lock (interrupts off); nr_running
+ * and the RT bitmap may be read without it as hints. */
+struct rq {
+	arch_spinlock_t lock;
+	struct list_head rt_queue[MAX_RT_PRIO]; /* by internal prio */
+	uint64_t rt_bitmap[2];       /* bit p: rt_queue[p] not empty */
+	struct list_head normal_queue;
+	int nr_running;              /* queued, running one included, idle not */
+	int nr_rt;                   /* RT tasks among them */
+	int nr_movable;              /* queued tasks allowed elsewhere too */
+	int nr_rt_movable;           /* RT ones among those */
+	struct task *curr;
+	struct task *idle;
+	int cpu;
+};
+
+/* Unchecked (raw_*_ptr): a run queue is protected by rq->lock, an arch
+ * spinlock below the validator, taken after the pointer is formed. */
+DECLARE_PER_CPU(struct rq, runqueues);
+#define cpu_rq(cpu) raw_per_cpu_ptr(&runqueues, cpu)
+#define this_rq() raw_cpu_ptr(&runqueues)
+
+/* CPUs with RT tasks queued but not running: candidates for pulling. */
+extern cpumask_t rt_overload_mask;
+
+void enqueue_task(struct rq *rq, struct task *p, bool head);
+void account_movable(struct rq *rq, struct task *p, int sign);
+void dequeue_task(struct rq *rq, struct task *p);
+int rq_best_prio(const struct rq *rq);
+void update_rt_overload(struct rq *rq);
+struct rq *task_rq_lock(struct task *p);
+void double_rq_lock(struct rq *a, struct rq *b);
+void double_rq_unlock(struct rq *a, struct rq *b);
+void resched_curr(struct rq *rq);
+void check_preempt_curr(struct rq *rq, struct task *p);
+void set_task_prio(struct task *p, int prio);
+void finish_task_switch(struct task *prev);
+
+/* migrate.c */
+bool task_can_move(struct rq *rq, struct task *p, int dest_cpu);
+void move_queued_task(struct rq *src, struct rq *dst, struct task *p);
+void migrate_switched_out(struct task *p);
+
+/* balance.c */
+int select_task_rq(struct task *p);
+void pull_tasks(struct rq *rq);
+void push_rt_tasks(struct rq *rq);
+
+/* kthread.c */
+struct task *idle_task_alloc(int cpu);
+void put_task_struct(struct task *t);
+void put_dead_task(struct task *t);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * User processes (docs/usermode.md): a kernel task that runs a program
+ * from the image in ring 3, in an address space of its own. There is no
+ * fork: spawn() builds a new process from a program name and arguments,
+ * wait() collects a child's exit status, exit() ends the caller. One task
+ * per process.
+ *
+ * A process is freed by whoever collects its status: its parent's wait(),
+ * the kernel caller's process_wait() (for processes the kernel spawned),
+ * or, for an orphan (its parent exited first), its own exit.
+ */
+#ifndef PROCESS_H
+#define PROCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "list.h"
+#include "mm/mm.h"
+#include "sched/sched.h"
+#include "locking/spinlock.h"
+
+#define PROCESS_MAX_ARGS 16
+#define PROCESS_ARG_MAX  128
+#define PROCESS_OUTPUT_MAX 4096
+
+/* Where a process's (and its descendants') write() output goes when its
+ * spawner wants to read it (tests); without one it goes to the console.
+ * Output past PROCESS_OUTPUT_MAX - 1 bytes is dropped; buf stays a C
+ * string (NUL-terminated, other unprintable bytes stored as '.'). */
+struct process_output {
+	spinlock_t lock;
+	size_t len;
+	char buf[PROCESS_OUTPUT_MAX];
+};
+
+struct process {
+	struct task *task;
+	struct mm mm;
+	int pid;                     /* its task's id */
+	char name[16];               /* the program's */
+	struct process_output *out;
+
+	/* Family, under process_lock. */
+	struct process *parent;      /* NULL: spawned by the kernel */
+	struct list_head children;
+	struct list_head sibling;
+	bool exited;                 /* its status is in its task's exit code */
+	bool orphan;                 /* its parent exited: it frees itself */
+
+	/* Start-up: where ring 3 begins. */
+	uintptr_t entry, user_sp, argv;
+	int argc;
+
+	/* Restartable sequences (rseq.c). rseq_event: switched out since
+	 * the last return to ring 3; written by the scheduler on the CPU the
+	 * task leaves, read by the task itself. */
+	uintptr_t rseq;
+	bool rseq_event;
+	unsigned long rseq_aborts;   /* critical sections restarted */
+	unsigned long nr_preempted;  /* switched out while runnable */
+};
+
+static inline struct process *current_process(void)
+{
+	return current->proc;
+}
+
+/* Start program path with argv[0..argc-1] as a child of the calling
+ * process (of nobody, from a kernel task), output to out (NULL: the
+ * console, or the parent's). 0 and *res, or -ENOENT (no such program),
+ * -ENOEXEC (refused by the ELF loader), -E2BIG, -ENOMEM. */
+int process_spawn(const char *path, int argc, char *const argv[],
+		  struct process_output *out, struct process **res);
+
+/* For a process the kernel spawned: wait for it to end, free it, and
+ * return its status (uapi.h: the exit code, or WAIT_KILLED | vector). */
+int process_wait(struct process *p);
+
+/* End the calling process with status. */
+__noreturn void process_exit(int status);
+
+/* The scheduler, switching from prev to next (interrupts off): next's
+ * address space and kernel stack, and prev's rseq event. */
+void process_switch(struct task *prev, struct task *next);
+
+void process_output_init(struct process_output *out);
+
+/* Append n bytes to out (may sleep). */
+void process_output_write(struct process_output *out, const char *s,
+			  size_t n);
+
+#endif
