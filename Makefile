@@ -149,9 +149,9 @@ include-graph:
 	@if command -v dot >/dev/null; then dot -Tsvg $(O)/includes.dot -o $(O)/includes.svg && echo "$(O)/includes.svg"; else echo "$(O)/includes.dot (install graphviz for an SVG)"; fi
 
 # Build-time proof that every this_cpu_* op is one %gs: instruction. It is
-# made on tests/percpu_ops.c compiled without the validator: with
+# made on tests/percpu/percpu_ops.c compiled without the validator: with
 # LOCKDEP=1 each op also tells the checker about itself (percpu.h).
-$(O)/percpu_ops.nolockdep.o: tests/percpu_ops.c $(O)/config
+$(O)/percpu_ops.nolockdep.o: tests/percpu/percpu_ops.c $(O)/config
 	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -MMD -MP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
 $(O)/percpu-ops.ok: $(O)/percpu_ops.nolockdep.o scripts/check-percpu-ops.sh
 	$(Q)bash scripts/check-percpu-ops.sh $(OBJDUMP) $< && touch $@

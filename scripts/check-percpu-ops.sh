@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: check-percpu-ops.sh OBJDUMP OBJECT
 # Proves that each this_cpu_* operation compiles to a single %gs:-relative
-# instruction: disassembles the percpu_op_* functions (tests/percpu_ops.c,
+# instruction: disassembles the percpu_op_* functions (tests/percpu/percpu_ops.c,
 # built without the validator, whose LOCKDEP=1 hooks sit beside the op)
 # and fails unless each has exactly one instruction touching %gs:, and
 # nothing else but register-to-register moves, the frame-pointer prologue

@@ -6,7 +6,7 @@
 #    CPUs, prints its table and writes its figures as JSON lines to
 #    $O/bench/rt$RT.json (one object per figure: bench, variant, cpus,
 #    value, unit, plus rt and "lockdep": 0);
-# 2. if $KBENCH selects lockdep_overhead (tests/bench_lockdep.c), builds
+# 2. if $KBENCH selects lockdep_overhead (tests/bench/bench_lockdep.c), builds
 #    the same kernel with LOCKDEP=1 in $O/bench-rt$RT-lockdep, boots it on
 #    $CPUS CPUs with kbench=lockdep_overhead only, prints its table and
 #    writes its figures to $O/bench/rt$RT-lockdep.json ("lockdep": 1);

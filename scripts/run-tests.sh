@@ -196,7 +196,7 @@ build() {
 }
 
 # check_trace LABEL LOG: the scheduler trace dumps a test printed
-# (tests/trace.c) must parse, hold consistent events and convert to
+# (tests/debug/trace.c) must parse, hold consistent events and convert to
 # Perfetto JSON (scripts/trace2perfetto --check); one more test, passed or
 # failed, in the caller's pass/fail counts. Nothing when LOG has no dump.
 check_trace() {

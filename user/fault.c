@@ -1,6 +1,6 @@
 /*
  * Faults on purpose, one per run, for the containment tests
- * (tests/user.c): fault KIND, where KIND is
+ * (tests/user/user.c): fault KIND, where KIND is
  *   ud        an invalid opcode                       #UD
  *   de        a division by zero                      #DE
  *   gp        a privileged instruction (cli)          #GP

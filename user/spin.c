@@ -1,6 +1,6 @@
 /*
  * spin CPU: a register-heavy loop in ring 3, pinned to CPU, until the
- * kernel's swapgs test (tests/user.c) raises the stop flag in shared page
+ * kernel's swapgs test (tests/user/user.c) raises the stop flag in shared page
  * 0, while that test sends interrupts at this CPU; every 256 rounds a
  * system call and a system-call-free getcpu must both name CPU. Prints
  * the number of rounds and the loop's hash, which the test computes too:

@@ -1,5 +1,5 @@
 /*
- * User-mode benchmarks for `make bench` (tests/bench_user.c), in TSC
+ * User-mode benchmarks for `make bench` (tests/bench/bench_user.c), in TSC
  * cycles per operation x100:
  *   ubench syscall N      getpid round trip; prints the median, minimum
  *                         and maximum of 7 runs of N calls

@@ -1,6 +1,6 @@
 /*
  * System call checks from ring 3, run by the kernel's user tests
- * (tests/user.c). usertest MODE [ARG]:
+ * (tests/user/user.c). usertest MODE [ARG]:
  *   syscalls NCPUS  every system call's ordinary behaviour, on each CPU
  *   efault          every pointer argument refused with -EFAULT when bad
  *   spawn           spawn and wait from user space

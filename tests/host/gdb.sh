@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GDB helpers (scripts/kernel_gdb.py) against a real GDB: QEMU starts
 # halted with its gdbstub on a free port, GDB in batch mode attaches,
-# breaks in gdb_probe_point() once on each of 4 CPUs (tests/gdb_probe.c;
+# breaks in gdb_probe_point() once on each of 4 CPUs (tests/boot/gdb_probe.c;
 # probe-continue skips a repeated stop) and runs every helper; the output
 # is then checked against what the kernel printed on its serial port. No
 # timing is asserted: each step is bounded by a generous timeout only.

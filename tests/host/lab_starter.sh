@@ -53,7 +53,7 @@ for lab in $(sed -n 's/^lab \([0-9]*\):.*/\1/p' <<<"$labs"); do
 	left=$(grep -rlE "LAB$lab (BEGIN|END|STUB)" "$tmp/lab$lab" --include='*.[chS]' \
 		--include='*.asm' --include=Makefile)
 	[[ -z $left ]] || fail "lab $lab starter still has its markers in: $left"
-	hidden=$(cd "$tmp/lab$lab" && ls tests/lab*_hidden_* tests/host/lab*_hidden_* 2>/dev/null)
+	hidden=$(cd "$tmp/lab$lab" && ls tests/labs/lab*_hidden_* tests/host/lab*_hidden_* 2>/dev/null)
 	[[ -z $hidden ]] || fail "lab $lab starter has hidden tests: $hidden"
 done
 mkdir "$tmp/full" && touch "$tmp/full/file"

@@ -6,7 +6,7 @@
  */
 #include "kbench.h"
 #include "local_lock.h"
-#include "lock_kind.h"
+#include "locking/lock_kind.h"
 #include "mutex.h"
 #include "rtmutex.h"
 #include "sched.h"

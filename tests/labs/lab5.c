@@ -1,6 +1,6 @@
 /*
  * Lab 5's tests (docs/labs/lab5.md): each runs one driver of
- * tests/lab5_drivers.c and passes when the driver's results are right
+ * tests/labs/lab5_drivers.c and passes when the driver's results are right
  * and the lock validator made no report while it ran (the test framework
  * fails a test outside the lockdep suites on any report).
  */

@@ -34,7 +34,7 @@
  */
 #include "kbench.h"
 #include "local_lock.h"
-#include "lock_kind.h"
+#include "locking/lock_kind.h"
 #include "lockdep.h"
 #include "mutex.h"
 #include "percpu.h"

@@ -1,6 +1,6 @@
 /*
  * Lab 4's hidden check (docs/labs/lab4.md): priority inheritance along a
- * chain one link longer than tests/pi.c's, in both directions. T0 (10)
+ * chain one link longer than tests/locking/pi.c's, in both directions. T0 (10)
  * holds L0; T1 (20) holds L1 and blocks on L0; T2 (30) holds L2 and
  * blocks on L1; T3 (40) holds L3 and blocks on L2; then H (50) blocks on
  * L3. Every owner down the chain must run at 50. Then H's own priority
@@ -9,7 +9,7 @@
  * but T3, which keeps its own 40), up to 80 (all at 80). A walk that
  * stops after one or two links, or that only ever raises, fails here.
  *
- * As in tests/pi.c, everything runs on the last CPU, so that priority
+ * As in tests/locking/pi.c, everything runs on the last CPU, so that priority
  * alone decides who runs, with the test task above every helper.
  */
 #include <stdbool.h>

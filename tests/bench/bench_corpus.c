@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 #include "kbench.h"
-#include "percpu_corpus.h"
+#include "lockdep/percpu_corpus.h"
 #include "smp.h"
 
 #define RUNS 5

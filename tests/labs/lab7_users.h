@@ -1,5 +1,5 @@
 /*
- * Lab 7's per-CPU users (tests/lab7_users.c, docs/labs/lab7.md): three
+ * Lab 7's per-CPU users (tests/labs/lab7_users.c, docs/labs/lab7.md): three
  * pieces of code in the style of get_cpu_var() users, each converted to
  * local_lock in this tree. Each run function returns the number of its
  * results that came out wrong (0: all right).

@@ -37,7 +37,7 @@
 #include "ktest.h"
 #include "ktest_util.h"
 #include "local_lock.h"
-#include "lock_kind.h"
+#include "locking/lock_kind.h"
 #include "lockdep.h"
 #include "mutex.h"
 #include "percpu.h"

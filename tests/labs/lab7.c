@@ -1,6 +1,6 @@
 /*
  * Lab 7's tests (docs/labs/lab7.md): the three per-CPU users of
- * tests/lab7_users.c give the right results with no validator report
+ * tests/labs/lab7_users.c give the right results with no validator report
  * (a test outside the lockdep suites fails on any), and the checksum's
  * long section lets a more urgent task on its CPU run in the middle of
  * it on PREEMPT_RT, as a local_lock section must, and not without

@@ -1,7 +1,7 @@
 /*
  * Lab 5's drivers (docs/labs/lab5.md): seven small users of locks and
  * per-CPU data, each written the way drivers are, each run by one test
- * of tests/lab5.c. In the lab's starter every one of them has one bug of
+ * of tests/labs/lab5.c. In the lab's starter every one of them has one bug of
  * the kind the lock validator and the per-CPU checker exist to find, and
  * none of the bugs shows in a run: the results come out right, nothing
  * hangs. Only the validator's report gives each away. This file is the

@@ -3,10 +3,10 @@
  * corpus"): small per-CPU scenarios, each labelled racy or correct, one
  * file per group of families (tests/corpus_*.c, with the helpers of
  * corpus_util.h), each ending in its table. The tables serve two runners:
- *   tests/percpu_corpus.c  (ktest percpu_corpus) runs every scenario once,
+ *   tests/lockdep/percpu_corpus.c  (ktest percpu_corpus) runs every scenario once,
  *                          with few iterations, and scores the validator's
  *                          verdicts: precision and recall;
- *   tests/bench_corpus.c   (kbench corpus_stress) runs the scenarios that
+ *   tests/bench/bench_corpus.c   (kbench corpus_stress) runs the scenarios that
  *                          count updates many times with a widened race
  *                          window and reports the updates each one lost.
  *

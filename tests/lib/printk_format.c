@@ -11,7 +11,7 @@
 #include "string.h"
 #include "vsprintf.h"
 
-/* An opaque copy of x, as in tests/string.c. */
+/* An opaque copy of x, as in tests/lib/string.c. */
 #define HIDE(x)                                                              \
 	({                                                                   \
 		__typeof__((x) + 0) hide_ = (x);                             \

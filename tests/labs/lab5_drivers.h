@@ -1,5 +1,5 @@
 /*
- * Lab 5's drivers (tests/lab5_drivers.c, docs/labs/lab5.md): seven small
+ * Lab 5's drivers (tests/labs/lab5_drivers.c, docs/labs/lab5.md): seven small
  * kernel users of locks and per-CPU data, as a driver would be. Each
  * runs its workload from the calling test task and returns the number of
  * its results that came out wrong (0: all right); the lock validator
