@@ -49,7 +49,7 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 	-Ikernel -Iarch/x86_64 -Ilib $(CONFIG_DEFS) -MMD -MP
 # Tests include the public headers by their bare names ("sched.h",
 # "spinlock.h"), as DESIGN.md promises; the core spells the folder
-# ("sched/sched.h"), which scripts/includes.sh checks.
+# ("sched/sched.h"), which scripts/build/includes.sh checks.
 KERNEL_SUBDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard kernel/*/*.h))))
 TEST_INCLUDES  := -Itests $(addprefix -I,$(KERNEL_SUBDIRS))
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -Werror
@@ -58,7 +58,7 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 # User programs: each user/*.c is one, linked with user/lib/ (and the
 # kernel's lib/string.c and lib/vsprintf.c, built again for ring 3) into a
 # static ELF64 file at a low user address (user/user.ld); the files are
-# linked into the kernel image as blobs (scripts/genuser.sh). No SSE: the
+# linked into the kernel image as blobs (scripts/build/genuser.sh). No SSE: the
 # kernel does not save FPU state across a switch.
 USER_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdlib \
 	-fno-pie -fno-pic -static -mgeneral-regs-only -mno-mmx -mno-sse \
@@ -111,23 +111,23 @@ $(O)/user/%.elf: $(O)/user/%.o $(ULIB_OBJS) user/user.ld
 	$(Q)$(LD) -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 		-T user/user.ld -o $@ $(ULIB_OBJS) $<
 .SECONDARY: $(ULIB_OBJS) $(USER_PROGS:.elf=.o)
-$(O)/user/programs.asm: $(USER_PROGS) scripts/genuser.sh
-	$(Q)bash scripts/genuser.sh $(USER_PROGS) > $@
+$(O)/user/programs.asm: $(USER_PROGS) scripts/build/genuser.sh
+	$(Q)bash scripts/build/genuser.sh $(USER_PROGS) > $@
 $(O)/user/programs.o: $(O)/user/programs.asm
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
 
 # The symbol table needs the final addresses, which need the symbol table:
 # link once with an empty table, then again with the real one. The table's
 # section comes last in linker.ld, so the second link moves nothing (checked).
-$(O)/ksyms0.asm: scripts/gensyms.sh
+$(O)/ksyms0.asm: scripts/build/gensyms.sh
 	@mkdir -p $(O)
-	$(Q)bash scripts/gensyms.sh $(NM) > $@
+	$(Q)bash scripts/build/gensyms.sh $(NM) > $@
 $(O)/ksyms0.o $(O)/ksyms.o: $(O)/%.o: $(O)/%.asm
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
 $(O)/kernel.stage1.elf: $(OBJS) $(O)/ksyms0.o linker.ld
 	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms0.o
-$(O)/ksyms.asm: $(O)/kernel.stage1.elf scripts/gensyms.sh
-	$(Q)bash scripts/gensyms.sh $(NM) $< > $@
+$(O)/ksyms.asm: $(O)/kernel.stage1.elf scripts/build/gensyms.sh
+	$(Q)bash scripts/build/gensyms.sh $(NM) $< > $@
 $(O)/kernel.elf: $(O)/kernel.stage1.elf $(O)/ksyms.o
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms.o
@@ -138,14 +138,14 @@ $(O)/kernel.elf: $(O)/kernel.stage1.elf $(O)/ksyms.o
 
 # The layer rule (docs/architecture.md): what may include what.
 HDRS := $(shell find $(SRCDIRS) -name '*.h')
-$(O)/includes.ok: $(CSRCS) $(HDRS) scripts/includes.sh
+$(O)/includes.ok: $(CSRCS) $(HDRS) scripts/build/includes.sh
 	@mkdir -p $(O)
-	$(Q)bash scripts/includes.sh check && touch $@
+	$(Q)bash scripts/build/includes.sh check && touch $@
 
 # The include graph file by file (docs/architecture.md).
 include-graph:
 	@mkdir -p $(O)
-	bash scripts/includes.sh dot > $(O)/includes.dot
+	bash scripts/build/includes.sh dot > $(O)/includes.dot
 	@if command -v dot >/dev/null; then dot -Tsvg $(O)/includes.dot -o $(O)/includes.svg && echo "$(O)/includes.svg"; else echo "$(O)/includes.dot (install graphviz for an SVG)"; fi
 
 # Build-time proof that every this_cpu_* op is one %gs: instruction. It is
@@ -153,8 +153,8 @@ include-graph:
 # LOCKDEP=1 each op also tells the checker about itself (percpu.h).
 $(O)/percpu_ops.nolockdep.o: tests/percpu/percpu_ops.c $(O)/config
 	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -MMD -MP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
-$(O)/percpu-ops.ok: $(O)/percpu_ops.nolockdep.o scripts/check-percpu-ops.sh
-	$(Q)bash scripts/check-percpu-ops.sh $(OBJDUMP) $< && touch $@
+$(O)/percpu-ops.ok: $(O)/percpu_ops.nolockdep.o scripts/build/check-percpu-ops.sh
+	$(Q)bash scripts/build/check-percpu-ops.sh $(OBJDUMP) $< && touch $@
 
 # The command line the ISO carries: a change of KTEST or CMDLINE remakes it.
 ISO_CMDLINE := $(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))
@@ -162,9 +162,9 @@ $(O)/cmdline: FORCE
 	@mkdir -p $(O)
 	@echo '$(ISO_CMDLINE)' | cmp -s - $@ || echo '$(ISO_CMDLINE)' > $@
 
-$(O)/kernel.iso: $(O)/kernel.elf $(O)/percpu-ops.ok scripts/mkiso.sh $(O)/cmdline
+$(O)/kernel.iso: $(O)/kernel.elf $(O)/percpu-ops.ok scripts/build/mkiso.sh $(O)/cmdline
 	@$(if $(Q),echo "  ISO     $@")
-	$(Q)bash scripts/mkiso.sh $< "$(ISO_CMDLINE)" $@
+	$(Q)bash scripts/build/mkiso.sh $< "$(ISO_CMDLINE)" $@
 
 deps:
 	@bash scripts/deps.sh

@@ -1,5 +1,5 @@
 /*
- * Symbol lookup over the table scripts/gensyms.sh generates: entries sorted
+ * Symbol lookup over the table scripts/build/gensyms.sh generates: entries sorted
  * by address, each naming its symbol by an offset into one string blob. The
  * table lives in its own section placed after everything else, so adding it
  * in the final link moves no other symbol.

@@ -1,6 +1,6 @@
 /*
  * The kernel's own symbol table, embedded in the image by a second link
- * (scripts/gensyms.sh), so that backtraces name functions.
+ * (scripts/build/gensyms.sh), so that backtraces name functions.
  */
 #ifndef KSYMS_H
 #define KSYMS_H

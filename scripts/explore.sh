@@ -52,7 +52,7 @@ boot() {
 	local name=$1 cmdline="ktest=$KTEST ktest_timeout=$TEST_TIMEOUT $2"
 	local det=${3:-1} cpus=${4:-$CPUS} log=$work/$1.log rc
 	BOOTS=$((BOOTS + 1))
-	bash scripts/mkiso.sh "$dir/kernel.elf" "$cmdline" "$work/$name.iso" ||
+	bash scripts/build/mkiso.sh "$dir/kernel.elf" "$cmdline" "$work/$name.iso" ||
 		exit 2
 	DETERMINISTIC=$det timeout -k 5 "$BOOT_TIMEOUT" bash scripts/qemu.sh \
 		"$work/$name.iso" "$cpus" </dev/null >"$log" 2>&1

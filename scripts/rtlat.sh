@@ -48,7 +48,7 @@ for rt in 0 1; do
 		echo "[rtlat rt$rt] build failed" >&2
 		exit 2
 	fi
-	bash scripts/mkiso.sh "$dir/kernel.elf" "$cmdline" "$dir/rtlat.iso" || exit 2
+	bash scripts/build/mkiso.sh "$dir/kernel.elf" "$cmdline" "$dir/rtlat.iso" || exit 2
 	echo "[rtlat rt$rt] running on $CPUS CPUs..."
 	QEMU_ICOUNT=$ICOUNT timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh \
 		"$dir/rtlat.iso" "$CPUS" </dev/null >"$log" 2>&1

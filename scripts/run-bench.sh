@@ -58,7 +58,7 @@ run_bench() {
 		echo "[bench $tag] build failed" >&2
 		exit 2
 	fi
-	bash scripts/mkiso.sh "$dir/kernel.elf" "kbench=$glob" "$dir/bench.iso" || exit 2
+	bash scripts/build/mkiso.sh "$dir/kernel.elf" "kbench=$glob" "$dir/bench.iso" || exit 2
 	echo "[bench $tag] running on $CPUS CPUs..."
 	if [ "$CPUS" -gt "$(nproc)" ]; then
 		echo "[bench $tag] WARNING: $CPUS vCPUs on $(nproc) host cores:" \

@@ -191,7 +191,7 @@ build() {
 	fi
 	# The trailing comma keeps a glob that names one panic test exactly
 	# from running it inside the matrix boot (it runs alone, below).
-	bash scripts/mkiso.sh "$dir/kernel.elf" "ktest=$KTEST," "$dir/test.iso" ||
+	bash scripts/build/mkiso.sh "$dir/kernel.elf" "ktest=$KTEST," "$dir/test.iso" ||
 		exit 2
 }
 
@@ -281,7 +281,7 @@ run_panic_tests() {
 	cpus=${cpus:-${CPUS[0]}}
 	echo "[rt$rt panic] ${#PANIC_TESTS[@]} panic test(s), cpus$cpus, booting..."
 	for name in "${PANIC_TESTS[@]}"; do
-		bash scripts/mkiso.sh "$O/rt$rt/kernel.elf" "ktest=$name" \
+		bash scripts/build/mkiso.sh "$O/rt$rt/kernel.elf" "ktest=$name" \
 			"$O/rt$rt/panic-$name.iso" || exit 2
 	done
 	for ((i = 0; i < ${#PANIC_TESTS[@]}; i += PANIC_JOBS)); do

@@ -24,7 +24,7 @@ TIMEOUT=${TIMEOUT:-$((8 * TORTURE_SECS * 4 + 400))}
 
 make -s O="$dir" RT="$RT" LOCKDEP="$LOCKDEP" kernel || exit 2
 cmdline="torture=$TORTURE torture_secs=$TORTURE_SECS ktest_seed=$SEED"
-bash scripts/mkiso.sh "$dir/kernel.elf" "$cmdline" "$dir/torture.iso" || exit 2
+bash scripts/build/mkiso.sh "$dir/kernel.elf" "$cmdline" "$dir/torture.iso" || exit 2
 echo "torture: $cmdline on $CPUS CPUs, RT=$RT (log: $log)"
 timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh "$dir/torture.iso" "$CPUS" \
 	</dev/null >"$log" 2>&1

@@ -27,7 +27,7 @@ if ! make -s -j"$(nproc)" O="$dir/rt$RT" RT="$RT" LOCKDEP="$LOCKDEP" kernel; the
 	exit 2
 fi
 # The trailing comma: a glob naming one panic test does not run it.
-bash scripts/mkiso.sh "$dir/rt$RT/kernel.elf" "ktest=$KTEST, trace" \
+bash scripts/build/mkiso.sh "$dir/rt$RT/kernel.elf" "ktest=$KTEST, trace" \
 	"$dir/trace.iso" || exit 2
 echo "[trace] running ktest=$KTEST on $CPUS CPUs (RT=$RT)..."
 timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh "$dir/trace.iso" "$CPUS" \

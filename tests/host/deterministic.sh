@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 
 dir=$O/host-deterministic
 mkdir -p "$dir" || exit 1
-bash scripts/mkiso.sh "$KERNEL" 'ktest=locks.* ktest_seed=7' "$dir/test.iso" || exit 1
+bash scripts/build/mkiso.sh "$KERNEL" 'ktest=locks.* ktest_seed=7' "$dir/test.iso" || exit 1
 for i in 1 2; do
 	DETERMINISTIC=1 timeout -k 5 600 bash scripts/qemu.sh "$dir/test.iso" 1 \
 		</dev/null >"$dir/run$i.log" 2>&1

@@ -18,7 +18,7 @@ out=$O/host-explore
 mkdir -p "$out" || exit 1
 make -s O="$dir" RT=1 LOCKDEP=0 EXPLORE=1 EXPLORE_BUGS=1 kernel >/dev/null || exit 1
 
-bash scripts/mkiso.sh "$dir/kernel.elf" 'ktest=explore.* ktest_seed=1' "$out/unit.iso" || exit 1
+bash scripts/build/mkiso.sh "$dir/kernel.elf" 'ktest=explore.* ktest_seed=1' "$out/unit.iso" || exit 1
 DETERMINISTIC=1 timeout -k 5 120 bash scripts/qemu.sh "$out/unit.iso" 1 </dev/null >"$out/unit.log" 2>&1
 rc=$?
 if ((rc != 33)) || ! grep -q '^    ok 4 ' "$out/unit.log"; then

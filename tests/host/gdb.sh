@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 
 dir=$O/host-gdb
 mkdir -p "$dir" || exit 1
-bash scripts/mkiso.sh "$KERNEL" 'ktest=gdb.probe_on_each_cpu' "$dir/test.iso" || exit 1
+bash scripts/build/mkiso.sh "$KERNEL" 'ktest=gdb.probe_on_each_cpu' "$dir/test.iso" || exit 1
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 timeout -k 5 900 bash scripts/qemu.sh "$dir/test.iso" 4 -S -gdb "tcp:127.0.0.1:$port" \

@@ -1,6 +1,6 @@
 /*
  * One function per this_cpu_* operation, each doing only that operation.
- * scripts/check-percpu-ops.sh disassembles them at build time and fails
+ * scripts/build/check-percpu-ops.sh disassembles them at build time and fails
  * the build unless each is a single %gs:-prefixed instruction (plus the
  * register moves that pass arguments); the tests below check that the
  * same functions do what the operation promises.

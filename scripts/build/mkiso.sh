@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Make a BIOS-bootable GRUB ISO that boots KERNEL_ELF with multiboot2.
 #
-# usage: scripts/mkiso.sh KERNEL_ELF CMDLINE OUT_ISO
+# usage: scripts/build/mkiso.sh KERNEL_ELF CMDLINE OUT_ISO
 #
 # CMDLINE is passed to the kernel verbatim (e.g. 'ktest=*'); it must not
 # contain a single quote. Quiet on success; on failure prints grub-mkrescue's

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The include graph of the sources, and the rule for what may include what.
 #
-# usage: scripts/includes.sh check    fail (exit 1) on every include that
+# usage: scripts/build/includes.sh check    fail (exit 1) on every include that
 #                                     breaks the layer rule, one line each
-#        scripts/includes.sh layers   the graph between layers, as a
+#        scripts/build/includes.sh layers   the graph between layers, as a
 #                                     Mermaid diagram (docs/architecture.md)
-#        scripts/includes.sh dot      the graph between files, for Graphviz
+#        scripts/build/includes.sh dot      the graph between files, for Graphviz
 #
 # The layers, lowest first (docs/architecture.md says why):
 #   lib    lib/                 freestanding C library; includes only lib
@@ -26,7 +26,7 @@
 # including file's own subsystem folder holds is an error, so an include
 # always says where it goes. <x.h> may only name a freestanding C header.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 # Headers of the scheduler and the lock validator: arch never reaches them.
 ARCH_FORBIDDEN="sched.h sched_internal.h lockdep.h lockdep_internal.h lockdep_fast.h rtmutex.h mutex.h wait.h completion.h"
