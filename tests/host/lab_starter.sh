@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The lab starter generator (scripts/lab-starter, docs/labs/README.md):
-# regions replaced in C and NASM syntax with the STUB lines, other labs'
+# regions replaced in C and NASM syntax with the STUB lines (or the
+# named blocks of tests/labs/labN.starter), other labs'
 # regions kept, every malformed marker refused with the file, line and
 # reason; then the markers of this tree, and each lab's starter tree (no
 # region left, no hidden test). Fixtures are in tests/host/lab_starter/.
@@ -10,7 +11,7 @@ gen=scripts/lab-starter fix=tests/host/lab_starter fails=0 L=LAB
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-for f in good.c good.asm; do
+for f in good.c good.asm block.c; do
 	if ! out=$(python3 "$gen" --file 7 "$fix/$f.in" 2>&1); then
 		fail "$f: $out"
 	elif ! diff -u "$fix/$f.lab7" - <<<"$out"; then
@@ -34,6 +35,7 @@ expect_error unclosed.c.in "unclosed.c.in:1: ${L}7 BEGIN is never closed"
 expect_error mismatch.c.in "mismatch.c.in:3: ${L}8 END closes the ${L}7 region"
 expect_error stub-outside.c.in "stub-outside.c.in:1: ${L}7 STUB outside any region"
 expect_error stub-other.c.in "stub-other.c.in:2: ${L}8 STUB inside the ${L}7 region"
+expect_error stub-noblock.c.in "stub-noblock.c.in:3: ${L}7 STUB @no_such_block: no block '== no_such_block' in tests/labs/lab7.starter"
 expect_error inline.c.in 'inline.c.in:1: a lab marker must be a whole comment line'
 expect_error open-comment.c.in 'open-comment.c.in:1: a lab marker must be a whole comment line'
 expect_error good.c.in "no ${L}9 region" 9
