@@ -58,11 +58,12 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 # User programs: each user/*.c is one, linked with user/lib/ (and the
 # kernel's lib/string.c and lib/vsprintf.c, built again for ring 3) into a
 # static ELF64 file at a low user address (user/user.ld); the files are
-# linked into the kernel image as blobs (scripts/build/genuser.sh). No SSE: the
-# kernel does not save FPU state across a switch.
+# linked into the kernel image as blobs (scripts/build/genuser.sh). With
+# x87 and SSE2 (the x86-64 baseline): each process has its own FPU
+# registers, switched by the kernel (arch/x86_64/fpu.c).
 USER_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdlib \
-	-fno-pie -fno-pic -static -mgeneral-regs-only -mno-mmx -mno-sse \
-	-mno-sse2 -fno-stack-protector -fno-asynchronous-unwind-tables \
+	-fno-pie -fno-pic -static -fno-stack-protector \
+	-fno-asynchronous-unwind-tables \
 	-Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
 USER_PROGS := $(patsubst user/%.c,$(O)/user/%.elf,$(wildcard user/*.c))
 ULIB_OBJS  := $(O)/ulib/user/lib/crt0.o \

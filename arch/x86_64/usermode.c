@@ -2,10 +2,12 @@
  * The CPU's side of user mode (see docs/usermode.md): the MSRs that make
  * `syscall` enter entry_syscall on the kernel's code segment, SMEP and
  * SMAP so that the kernel never runs or touches user pages by accident,
+ * the FPU and SSE for user code (fpu.c),
  * the CPU number for user space's getcpu without a system call, and the
  * per-CPU kernel stack that every entry from ring 3 switches to.
  */
 #include "asm/syscall.h"
+#include "asm/fpu.h"
 #include "asm/processor.h"
 #include "gdt.h"
 #include "percpu.h"
@@ -78,6 +80,7 @@ void usermode_cpu_init(struct tss *tss, int cpu)
 	if (uaccess_smap)
 		cr4 |= CR4_SMAP;
 	write_cr4(cr4);
+	fpu_init_cpu();
 }
 
 void usermode_print_features(void)

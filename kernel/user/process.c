@@ -16,6 +16,10 @@
 #include "asm/pgtable.h"
 #include "asm/syscall.h"
 
+/* What uapi.h promises programs is what the arch sets up. */
+_Static_assert(FPU_INIT_CWD == FPU_DEFAULT_CWD && FPU_INIT_MXCSR ==
+	       MXCSR_DEFAULT, "a new process's FPU state");
+
 /* Guards every process's family fields (parent, children, exited,
  * orphan). */
 static DEFINE_SPINLOCK(process_lock);
@@ -97,6 +101,7 @@ static struct process *process_alloc(const char *path,
 	}
 	strlcpy(p->name, path, sizeof(p->name));
 	p->out = out;
+	fpstate_init(&p->fpu);
 	INIT_LIST_HEAD(&p->children);
 	INIT_LIST_HEAD(&p->sibling);
 	return p;
@@ -301,8 +306,12 @@ void process_switch(struct task *prev, struct task *next)
 		p->rseq_event = true;
 		if (prev->state == TASK_RUNNING)
 			p->nr_preempted++;
+		save_fpregs_to_fpstate(&p->fpu);
 	}
 	if (n) {
+		/* Eager (fpu.c): the registers hold prev's state, or that of
+		 * the last process that ran here; load next's in any case. */
+		restore_fpregs_from_fpstate(&n->fpu);
 		switch_pgd(n->mm.pgd);
 		arch_set_kernel_stack((uintptr_t)next->stack + KSTACK_SIZE);
 	} else {

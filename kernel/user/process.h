@@ -18,6 +18,7 @@
 #include "mm/mm.h"
 #include "sched/sched.h"
 #include "locking/spinlock.h"
+#include "asm/fpu.h"
 
 #define PROCESS_MAX_ARGS 16
 #define PROCESS_ARG_MAX  128
@@ -58,6 +59,10 @@ struct process {
 	bool rseq_event;
 	unsigned long rseq_aborts;   /* critical sections restarted */
 	unsigned long nr_preempted;  /* switched out while runnable */
+
+	/* Its x87/MMX/SSE registers while it is switched out (asm/fpu.h);
+	 * while it runs, they are in the CPU. */
+	struct fpu fpu;
 };
 
 static inline struct process *current_process(void)
@@ -80,7 +85,8 @@ int process_wait(struct process *p);
 __noreturn void process_exit(int status);
 
 /* The scheduler, switching from prev to next (interrupts off): next's
- * address space and kernel stack, and prev's rseq event. */
+ * address space, kernel stack and FPU registers (prev's saved), and
+ * prev's rseq event. */
 void process_switch(struct task *prev, struct task *next);
 
 void process_output_init(struct process_output *out);

@@ -90,6 +90,23 @@ struct rseq_counter_page {
 	uint64_t aborts[RSEQ_COUNTER_SLOTS];
 };
 
+/* The FPU state every new process starts with (docs/usermode.md): the x87
+ * unit as FNINIT leaves it (control word below, every register empty),
+ * MXCSR as at reset (SIMD exceptions masked, round to nearest), every MMX
+ * and XMM register zero. */
+#define FPU_INIT_CWD   0x037f
+#define FPU_INIT_MXCSR 0x1f80
+
+/* The shared page (shm_map key FPU_TEST_KEY) of the FPU isolation test,
+ * user/fpu.c: two processes on one CPU, slots 0 and 1, each counting the
+ * times it gave the CPU away in ticks[slot] (so each sees whether the
+ * other ran in between) and raising ready[slot] once it has started. */
+#define FPU_TEST_KEY 2
+struct fpu_test_page {
+	volatile uint64_t ticks[2];
+	volatile int ready[2];
+};
+
 /* The user-visible address where shm_map(key) maps its page. */
 #define SHM_BASE   0x40000000ul
 #define SHM_KEYS   16

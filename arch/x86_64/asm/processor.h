@@ -19,10 +19,17 @@
 #define EFER_NXE (1u << 11)
 
 #define CR0_PE (1ul << 0)
+#define CR0_MP (1ul << 1)   /* WAIT/FWAIT honour TS */
+#define CR0_EM (1ul << 2)   /* no x87: every FPU instruction #NM */
+#define CR0_TS (1ul << 3)   /* task switched: the next FPU use #NM */
+#define CR0_NE (1ul << 5)   /* x87 errors as #MF, not the legacy IRQ 13 */
 #define CR0_WP (1ul << 16)
 #define CR0_PG (1ul << 31)
 #define CR4_PAE (1ul << 5)
 #define CR4_PGE (1ul << 7)
+#define CR4_OSFXSR (1ul << 9)       /* FXSAVE/FXRSTOR and SSE enabled */
+#define CR4_OSXMMEXCPT (1ul << 10)  /* unmasked SIMD errors as #XM */
+#define CR4_UMIP (1ul << 11)        /* sgdt/sidt/sldt/smsw/str: ring 0 only */
 
 #define RFLAGS_IF (1ul << 9)
 
@@ -105,6 +112,11 @@ DEFINE_READ_CR(2)
 DEFINE_READ_CR(3)
 DEFINE_READ_CR(4)
 #undef DEFINE_READ_CR
+
+static inline void write_cr0(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
 
 static inline void write_cr3(uint64_t v)
 {
