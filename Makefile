@@ -76,7 +76,7 @@ TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
 .PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture rtlat trace clean deps include-graph explore explore-eval
 all: kernel iso
-kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok
+kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok $(O)/nofpu.ok
 iso: $(O)/kernel.iso
 
 # Build-config stamp: a change of RT/LOCKDEP rebuilds everything.
@@ -157,13 +157,19 @@ $(O)/percpu_ops.nolockdep.o: tests/percpu/percpu_ops.c $(O)/config
 $(O)/percpu-ops.ok: $(O)/percpu_ops.nolockdep.o scripts/build/check-percpu-ops.sh
 	$(Q)bash scripts/build/check-percpu-ops.sh $(OBJDUMP) $< && touch $@
 
+# Build-time proof that the kernel leaves the FPU/SIMD registers to user
+# processes: no such instruction outside arch/x86_64/fpregs.asm's save and
+# restore (docs/usermode.md).
+$(O)/nofpu.ok: $(O)/kernel.elf scripts/build/check-nofpu.sh
+	$(Q)bash scripts/build/check-nofpu.sh $(OBJDUMP) $< && touch $@
+
 # The command line the ISO carries: a change of KTEST or CMDLINE remakes it.
 ISO_CMDLINE := $(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))
 $(O)/cmdline: FORCE
 	@mkdir -p $(O)
 	@echo '$(ISO_CMDLINE)' | cmp -s - $@ || echo '$(ISO_CMDLINE)' > $@
 
-$(O)/kernel.iso: $(O)/kernel.elf $(O)/percpu-ops.ok scripts/build/mkiso.sh $(O)/cmdline
+$(O)/kernel.iso: $(O)/kernel.elf $(O)/percpu-ops.ok $(O)/nofpu.ok scripts/build/mkiso.sh $(O)/cmdline
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)bash scripts/build/mkiso.sh $< "$(ISO_CMDLINE)" $@
 
