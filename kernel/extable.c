@@ -6,11 +6,11 @@
 extern const struct exception_table_entry __start___ex_table[],
 	__stop___ex_table[];
 
-uintptr_t search_exception_tables(uintptr_t ip)
+const struct exception_table_entry *search_exception_tables(uintptr_t ip)
 {
 	for (const struct exception_table_entry *e = __start___ex_table;
 	     e < __stop___ex_table; e++)
 		if (e->insn == ip)
-			return e->fixup;
+			return e;
 	return 0;
 }

@@ -66,7 +66,7 @@ trap_stub_%1:
 %endmacro
 
 ; RFLAGS.AC off for the kernel (SMAP enforced again): the interrupted code
-; may have been inside copy_user_generic's stac ... clac, and AC would
+; may have been inside a user copy's stac ... clac, and AC would
 ; otherwise follow the CPU into the handler and into any task it switches
 ; to (the context switch does not save RFLAGS). iretq restores the
 ; interrupted AC. Arithmetic flags are clobbered: the CPU has saved them.

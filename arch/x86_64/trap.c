@@ -1,15 +1,16 @@
 /*
  * trap_dispatch: where every interrupt and exception lands (from
  * entry.asm). Device and IPI vectors go to their registered handlers; an
- * exception in user mode is the process's (the core kills it); a fault at
- * a kernel instruction in the exception table continues at its fixup; any
- * other exception is fatal, and gets a full report: vector, error code,
+ * exception in user mode is the process's (the core kills it); a fault on
+ * the user side of a user copy continues at the copy's fixup; any other
+ * exception is fatal, and gets a full report: vector, error code,
  * CR2, registers and a symbolised call trace.
  */
 #include "compiler.h"
 #include "trap.h"
 #include "asm/processor.h"
 #include "asm/apic.h"
+#include "asm/uaccess.h"
 #include "ksyms.h"
 #include "entry.h"
 #include "extable.h"
@@ -96,10 +97,40 @@ __noreturn static void die(struct trap_frame *f)
 
 extern char user_iret[];
 
+/*
+ * A fault at a user copy's instruction (the exception table): the user's,
+ * and fixed up into a short copy, only if it hit the user side: a #PF
+ * whose address lies in what is left of the user range (rep movsb leaves
+ * RSI/RDI at the byte that faulted and RCX at the bytes left). Anything
+ * else there, a #GP (a non-canonical kernel pointer: access_ok() keeps the
+ * user side canonical) or a #PF on the kernel buffer, is a kernel bug; it
+ * is reported as one, never absorbed as -EFAULT.
+ */
+static bool fixup_exception(struct trap_frame *f)
+{
+	const struct exception_table_entry *e;
+	uintptr_t user, addr;
+
+	if ((f->vector != VEC_PAGE_FAULT && f->vector != VEC_GP) ||
+	    !(e = search_exception_tables(f->rip)))
+		return false;
+	user = e->type == EX_TYPE_UACCESS_FROM ? f->rsi : f->rdi;
+	addr = f->vector == VEC_PAGE_FAULT ? read_cr2() : 0;
+	if (f->vector == VEC_PAGE_FAULT && user < USER_TOP && addr >= user &&
+	    addr - user < f->rcx) {
+		f->rip = e->fixup;
+		return true;
+	}
+	printk("\nBUG: %s on the kernel side of a user copy (copy %s user "
+	       "%#lx, kernel %#lx, %lu bytes left): a kernel bug, not the "
+	       "user's\n", exception_name(f->vector),
+	       e->type == EX_TYPE_UACCESS_FROM ? "from" : "to", user,
+	       e->type == EX_TYPE_UACCESS_FROM ? f->rdi : f->rsi, f->rcx);
+	return false;
+}
+
 void trap_dispatch(struct trap_frame *f)
 {
-	uintptr_t fixup;
-
 	if (f->vector == VEC_SPURIOUS) {
 		/* Spurious APIC interrupts need no EOI (SDM vol. 3, 11.9). */
 		spurious_count++;
@@ -133,10 +164,7 @@ void trap_dispatch(struct trap_frame *f)
 		user_exception(f->vector, exception_name(f->vector),
 			       *(const uint64_t *)f->rsp, 0);
 	}
-	if ((f->vector == VEC_PAGE_FAULT || f->vector == VEC_GP) &&
-	    (fixup = search_exception_tables(f->rip))) {
-		f->rip = fixup;
+	if (fixup_exception(f))
 		return;
-	}
 	die(f);
 }

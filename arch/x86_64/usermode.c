@@ -36,7 +36,7 @@ DEFINE_PER_CPU(uint64_t, cpu_kstack_top);
 DEFINE_PER_CPU(uint64_t, cpu_user_rsp);
 static DEFINE_PER_CPU(struct tss *, cpu_tss);
 
-/* Nonzero when CR4.SMAP is on: copy_user_generic brackets its user
+/* Nonzero when CR4.SMAP is on: the user copies bracket their user
  * accesses with stac/clac only then (they are #UD without SMAP). */
 uint8_t uaccess_smap;
 static bool has_smep, has_rdpid, has_rdtscp;

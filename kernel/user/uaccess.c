@@ -6,14 +6,14 @@ unsigned long copy_from_user(void *to, uintptr_t from, size_t n)
 {
 	if (!access_ok(from, n))
 		return n;
-	return copy_user_generic(to, (const void *)from, n);
+	return raw_copy_from_user(to, (const void *)from, n);
 }
 
 unsigned long copy_to_user(uintptr_t to, const void *from, size_t n)
 {
 	if (!access_ok(to, n))
 		return n;
-	return copy_user_generic((void *)to, from, n);
+	return raw_copy_to_user((void *)to, from, n);
 }
 
 /* A byte at a time: the strings are short (paths, arguments), and each

@@ -14,9 +14,12 @@
  * last page (so that no user mapping ends at the non-canonical edge). */
 #define USER_TOP 0x00007ffffffff000ul
 
-/* Copy n bytes (either side may be user memory) with SMAP opened for the
- * copy; returns the number of bytes NOT copied (0 on success). A fault
- * on a user address stops the copy there (uaccess.asm, __ex_table). */
-unsigned long copy_user_generic(void *to, const void *from, unsigned long n);
+/* Copy n bytes from user memory (raw_copy_from_user) or to it
+ * (raw_copy_to_user), with SMAP opened for the copy; return the number of
+ * bytes NOT copied (0 on success). A fault on the user side stops the copy
+ * there (uaccess.asm, __ex_table); one on the kernel side is a kernel bug
+ * and ends in a report (trap.c). */
+unsigned long raw_copy_from_user(void *to, const void *from, unsigned long n);
+unsigned long raw_copy_to_user(void *to, const void *from, unsigned long n);
 
 #endif
