@@ -10,6 +10,9 @@
  *   noncanon  an rseq abort handler at a non-canonical address: the
  *             return from the system call cannot be a sysretq; the
  *             iretq it becomes faults in the program's name
+ *   sgdt, sidt, sldt, smsw, str
+ *             reading where the kernel keeps its descriptor tables:
+ *             #GP with UMIP (else they work, and fault returns 1)
  * None returns: the kernel kills the process.
  */
 #include "ulib.h"
@@ -43,6 +46,30 @@ static void fault_noncanon(void)
 			 : "rax", "rcx", "r11", "memory");
 }
 
+/* The instructions UMIP makes privileged; false if kind is none. */
+static bool umip_insn(const char *kind)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) table;
+	unsigned long v;
+
+	if (!strcmp(kind, "sgdt"))
+		__asm__ volatile("sgdt %0" : "=m"(table));
+	else if (!strcmp(kind, "sidt"))
+		__asm__ volatile("sidt %0" : "=m"(table));
+	else if (!strcmp(kind, "sldt"))
+		__asm__ volatile("sldt %0" : "=r"(v));
+	else if (!strcmp(kind, "smsw"))
+		__asm__ volatile("smsw %0" : "=r"(v));
+	else if (!strcmp(kind, "str"))
+		__asm__ volatile("str %0" : "=r"(v));
+	else
+		return false;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind = argc > 1 ? argv[1] : "";
@@ -63,6 +90,8 @@ int main(int argc, char **argv)
 		((void (*)(void))(uintptr_t)code)();
 	} else if (!strcmp(kind, "noncanon")) {
 		fault_noncanon();
+	} else {
+		umip_insn(kind);
 	}
 	printf("fault: %s did not fault\n", kind);
 	return 1;

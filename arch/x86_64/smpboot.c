@@ -92,7 +92,7 @@ void arch_cpu_init_ap(int cpu)
 	for (int i = 0; i < IST_COUNT; i++)
 		ist[i] = (uintptr_t)b->ist + (i + 1) * IST_STACK_SIZE;
 	gdt_load(b->tables, cpu, ist);               /* own GDT, TSS, IST */
-	usermode_cpu_init(&b->tables->tss, cpu);     /* syscall, SMEP/SMAP */
+	usermode_cpu_init(&b->tables->tss, cpu);     /* syscall, SMEP..., FPU */
 	idt_load();                               /* exceptions reported */
 	lapic_setup_cpu();                        /* interrupts and IPIs */
 	__atomic_store_n(&b->alive, true, __ATOMIC_RELEASE);

@@ -2,6 +2,7 @@
  * The CPU's side of user mode (see docs/usermode.md): the MSRs that make
  * `syscall` enter entry_syscall on the kernel's code segment, SMEP and
  * SMAP so that the kernel never runs or touches user pages by accident,
+ * UMIP so that user code cannot read the descriptor-table addresses,
  * the FPU and SSE for user code (fpu.c),
  * the CPU number for user space's getcpu without a system call, and the
  * per-CPU kernel stack that every entry from ring 3 switches to.
@@ -39,7 +40,7 @@ static DEFINE_PER_CPU(struct tss *, cpu_tss);
 /* Nonzero when CR4.SMAP is on: the user copies bracket their user
  * accesses with stac/clac only then (they are #UD without SMAP). */
 uint8_t uaccess_smap;
-static bool has_smep, has_rdpid, has_rdtscp;
+static bool has_smep, has_umip, has_rdpid, has_rdtscp;
 
 static void detect_features(void)
 {
@@ -50,6 +51,7 @@ static void detect_features(void)
 		cpuid_count(7, 0, &a, &b, &c, &d);
 		has_smep = (b >> 7) & 1;
 		uaccess_smap = (b >> 20) & 1;
+		has_umip = (c >> 2) & 1;
 		has_rdpid = (c >> 22) & 1;
 	}
 	cpuid(0x80000000, &max, &b, &c, &d);
@@ -79,14 +81,19 @@ void usermode_cpu_init(struct tss *tss, int cpu)
 		cr4 |= CR4_SMEP;
 	if (uaccess_smap)
 		cr4 |= CR4_SMAP;
+	/* sgdt, sidt, sldt, smsw and str in ring 3 #GP: they would show
+	 * user code where the kernel keeps its GDT, IDT and TSS. */
+	if (has_umip)
+		cr4 |= CR4_UMIP;
 	write_cr4(cr4);
 	fpu_init_cpu();
 }
 
 void usermode_print_features(void)
 {
-	printk("usermode: SMEP %s, SMAP %s, NX on, user getcpu by %s\n",
-	       has_smep ? "on" : "absent", uaccess_smap ? "on" : "absent",
+	printk("usermode: SMEP %s, SMAP %s, UMIP %s, NX on, user getcpu by "
+	       "%s\n", has_smep ? "on" : "absent",
+	       uaccess_smap ? "on" : "absent", has_umip ? "on" : "absent",
 	       has_rdpid ? "rdpid" : "lsl");
 }
 

@@ -109,6 +109,27 @@ KTEST(user, faults_contained)
 	KEXPECT_EQ(RUN_USER(0, "hello"), 0);
 }
 
+/* With UMIP (CR4.UMIP, where CPUID has it: QEMU's -cpu max does), the
+ * instructions that read the GDT, IDT, LDT, TSS selectors and CR0 are
+ * ring 0 only: #GP, and the process is killed; without, they run. */
+KTEST(user, umip_hides_descriptor_tables)
+{
+	static const char *const insns[] = {"sgdt", "sidt", "sldt", "smsw",
+					    "str"};
+	uint32_t a, b, c, d;
+	bool umip;
+
+	cpuid_count(7, 0, &a, &b, &c, &d);
+	umip = (c >> 2) & 1;
+	KEXPECT_EQ((read_cr4() & CR4_UMIP) != 0, umip);
+	for (unsigned i = 0; i < ARRAY_SIZE(insns); i++) {
+		int want = umip ? WAIT_KILLED | 13 : 1;
+		char *argv[] = {"fault", (char *)insns[i]};
+
+		KEXPECT_EQ(run_user(want, 2, argv), want);
+	}
+}
+
 /* A return to a non-canonical RIP (an rseq abort handler set there) goes
  * through iretq, which faults in the program's name: #GP, or #PF on
  * the fetch if the CPU takes the RIP. Never a kernel fault. */

@@ -51,8 +51,9 @@ void arch_user_frame_init(struct trap_frame *f, uintptr_t ip, uintptr_t sp,
  * below which nothing the caller owns is needed any more. */
 __noreturn void arch_enter_user(struct trap_frame *f);
 
-/* Set up this CPU for user mode: the syscall MSRs, SMEP/SMAP when the CPU
- * has them, TSC_AUX = cpu for RDPID/RDTSCP. tss: this CPU's TSS. */
+/* Set up this CPU for user mode: the syscall MSRs, SMEP/SMAP/UMIP when
+ * the CPU has them, TSC_AUX = cpu for RDPID/RDTSCP, the FPU for user code.
+ * tss: this CPU's TSS. */
 struct tss;
 void usermode_cpu_init(struct tss *tss, int cpu);
 
