@@ -7,9 +7,6 @@
  *   null      a store through NULL                    #PF
  *   kernel    a load from the kernel's text           #PF (not user)
  *   nx        a jump into the (non-executable) stack  #PF
- *   noncanon  an rseq abort handler at a non-canonical address: the
- *             return from the system call cannot be a sysretq; the
- *             iretq it becomes faults in the program's name
  *   sgdt, sidt, sldt, smsw, str
  *             reading where the kernel keeps its descriptor tables:
  *             #GP with UMIP (else they work, and fault returns 1)
@@ -19,35 +16,8 @@
 
 static volatile int zero;
 
-static void fault_noncanon(void)
-{
-	static struct rseq rs;
-	static struct rseq_cs cs;
-	struct timespec ts = {0, 1000000};
-
-	if (rseq(&rs, sizeof(rs), 0))
-		exit(2);
-	cs.abort_ip = 0x0000800000000000ul; /* just past the user half */
-	__asm__ volatile("lea 1f(%%rip), %%rax\n\t"
-			 "mov %%rax, %[start]\n\t"
-			 "lea 2f(%%rip), %%rcx\n\t"
-			 "sub %%rax, %%rcx\n\t"
-			 "mov %%rcx, %[len]\n\t"
-			 "lea %[cs], %%rax\n\t"
-			 "mov %%rax, %[rcs]\n"
-			 "1:\n\t"
-			 "mov %[nr], %%eax\n\t"
-			 "syscall\n\t" /* nanosleep: switched out in the section */
-			 "nop\n"
-			 "2:\n\t"
-			 : [start] "=m"(cs.start_ip),
-			   [len] "=m"(cs.post_commit_offset), [rcs] "=m"(rs.rseq_cs)
-			 : [cs] "m"(cs), [nr] "i"(SYS_nanosleep), "D"(&ts), "S"(0)
-			 : "rax", "rcx", "r11", "memory");
-}
-
-/* The instructions UMIP makes privileged; false if kind is none. */
-static bool umip_insn(const char *kind)
+/* The instructions UMIP makes privileged (nothing if kind is none). */
+static void umip_insn(const char *kind)
 {
 	struct {
 		uint16_t limit;
@@ -65,9 +35,6 @@ static bool umip_insn(const char *kind)
 		__asm__ volatile("smsw %0" : "=r"(v));
 	else if (!strcmp(kind, "str"))
 		__asm__ volatile("str %0" : "=r"(v));
-	else
-		return false;
-	return true;
 }
 
 int main(int argc, char **argv)
@@ -88,8 +55,6 @@ int main(int argc, char **argv)
 		unsigned char code[16] = {0xc3}; /* ret */
 
 		((void (*)(void))(uintptr_t)code)();
-	} else if (!strcmp(kind, "noncanon")) {
-		fault_noncanon();
 	} else {
 		umip_insn(kind);
 	}

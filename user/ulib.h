@@ -28,7 +28,7 @@ int sched_setaffinity(int pid, size_t len, const uint64_t *mask);
 int sched_setscheduler(int pid, int policy, const struct sched_param *p);
 int spawn(const char *path, char *const argv[]);
 int wait(int pid, int *status);
-int rseq(struct rseq *area, uint32_t len, int flags);
+int rseq(struct rseq *area, uint32_t len, int flags, uint32_t sig);
 void *shm_map(unsigned key);
 
 /* Formatted output to fd 1 (at most 512 bytes per call). */
@@ -44,7 +44,8 @@ int pin_to_cpu(unsigned cpu);
 unsigned getcpu_fast(void);
 
 /* The process's rseq area (user/lib/rseq.c), registered by
- * rseq_register(); the kernel keeps rseq_area.cpu_id current. */
+ * rseq_register() with RSEQ_SIG; the kernel keeps rseq_area.cpu_id
+ * current. */
 extern struct rseq rseq_area;
 int rseq_register(void);
 
@@ -55,6 +56,13 @@ int rseq_register(void);
  * the section. */
 bool rseq_percpu_inc(uint64_t *counter, unsigned shift, bool publish,
 		     unsigned spin);
+
+/* Put before an rseq abort handler (in an asm string): RSEQ_SIG as the
+ * operand of ud1 (0f b9 3d), as Linux's x86 selftests do, so that the
+ * kernel accepts the handler and execution that falls into it traps. */
+#define RSEQ_STR_(x) #x
+#define RSEQ_STR(x) RSEQ_STR_(x)
+#define RSEQ_SIG_BYTES ".byte 0x0f, 0xb9, 0x3d\n\t.long " RSEQ_STR(RSEQ_SIG) "\n"
 
 /* A small deterministic generator (xorshift64*), for seeded fuzzing. */
 uint64_t rand64(uint64_t *state);

@@ -56,6 +56,7 @@ struct process {
 	 * the last return to ring 3; written by the scheduler on the CPU the
 	 * task leaves, read by the task itself. */
 	uintptr_t rseq;
+	uint32_t rseq_sig;           /* before every abort handler */
 	bool rseq_event;
 	unsigned long rseq_aborts;   /* critical sections restarted */
 	unsigned long nr_preempted;  /* switched out while runnable */

@@ -20,7 +20,7 @@ enum {
 	SYS_sched_setscheduler, /* (pid, policy, const struct sched_param *) */
 	SYS_spawn,              /* (path, argv) -> pid of a new child */
 	SYS_wait,               /* (pid, int *status) -> pid */
-	SYS_rseq,               /* (struct rseq *, len, flags): register */
+	SYS_rseq,               /* (struct rseq *, len, flags, sig) */
 	SYS_shm_map,            /* (key) -> address of a page shared by key */
 	NR_SYSCALLS
 };
@@ -61,7 +61,15 @@ struct sched_param {
  * the section: if the task is preempted or migrated with its RIP in
  * [start_ip, start_ip + post_commit_offset), the kernel resumes it at
  * abort_ip instead and clears rseq_cs.
+ *
+ * As on Linux, the four bytes just before abort_ip must hold the
+ * signature given at registration (x86's RSEQ_SIG, placed as the operand
+ * of a ud1 so that falling into it traps), the section and the handler
+ * must lie in user space with the handler outside the section, and every
+ * flag must be 0; a descriptor that breaks a rule kills the process.
  */
+#define RSEQ_SIG 0x53053053
+#define RSEQ_FLAG_UNREGISTER 1
 struct rseq_cs {
 	uint32_t version;
 	uint32_t flags;

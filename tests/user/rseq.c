@@ -6,13 +6,16 @@
  * happened (a restart, or a lost update), all counted, so the run does not
  * depend on time. With rseq the counters are exact and the aborts the
  * programs saw equal the restarts the kernel made; the same code without
- * rseq loses updates.
+ * rseq loses updates. And the ABI's rules (user/rseqabi.c): Linux's
+ * answers to registrations, and a descriptor that breaks any rule kills
+ * its process.
  */
 #include "ktest.h"
 #include "ktest_util.h"
 #include "process.h"
 #include "shm.h"
 #include "string.h"
+#include "user/user_run.h"
 #include "vsprintf.h"
 
 #define RSEQ_PREEMPTIONS 5
@@ -140,4 +143,39 @@ KTEST(rseq, plain_counter_loses)
 	KEXPECT_EQ(r.aborts, 0);
 	KEXPECT_EQ(r.kernel_aborts, 0);
 	KEXPECT_LT(r.sum, r.done);
+}
+
+/* The registration's answers, as Linux's (bad area, length, flags,
+ * signature, a second registration, unregistering). */
+KTEST(rseq, registration_errors)
+{
+	KEXPECT_EQ(RUN_USER(0, "rseqabi", "register"), 0);
+	KEXPECT_TRUE(strstr(user_out->buf, "register ok"));
+}
+
+/* The control: the same section with a valid descriptor is restarted at
+ * its abort handler, and the process lives. */
+KTEST(rseq, valid_descriptor_restarts)
+{
+	KEXPECT_EQ(RUN_USER(0, "rseqabi", "good"), 0);
+	KEXPECT_TRUE(strstr(user_out->buf, "aborted and restarted"));
+}
+
+/* Each rule broken alone, on top of the control: the process is killed
+ * (Linux: SIGSEGV), never sent where the descriptor says. */
+KTEST(rseq, bad_descriptor_kills)
+{
+	static const char *const rules[] = {
+		"badsig", "abort-in-cs", "abort-kernel", "abort-noncanon",
+		"cs-kernel", "cs-wrap", "version", "cs-flags", "rseq-flags",
+		"cs-unreadable",
+	};
+	const int killed = WAIT_KILLED | 0xff;
+
+	for (unsigned i = 0; i < ARRAY_SIZE(rules); i++) {
+		char *argv[] = {"rseqabi", (char *)rules[i]};
+
+		KEXPECT_EQ(run_user(killed, 2, argv), killed);
+	}
+	KEXPECT_EQ(RUN_USER(0, "hello"), 0);
 }

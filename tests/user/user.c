@@ -9,16 +9,17 @@
 #include "kmalloc.h"
 #include "process.h"
 #include "shm.h"
+#include "stack.h"
 #include "string.h"
+#include "uaccess.h"
+#include "user/user_run.h"
 #include "vsprintf.h"
 #include "asm/processor.h"
+#include "asm/ptrace.h"
 
-static struct process_output *user_out;
+struct process_output *user_out;
 
-/* Run program argv[0] with its output captured in user_out; its status,
- * or the spawn error (negative). The output is shown when status differs
- * from want. */
-static int run_user(int want, int argc, char *const argv[])
+int run_user(int want, int argc, char *const argv[])
 {
 	struct process *p;
 	int err, status;
@@ -35,12 +36,6 @@ static int run_user(int want, int argc, char *const argv[])
 			  user_out->buf);
 	return status;
 }
-
-#define RUN_USER(want, ...)                                                   \
-	({                                                                    \
-		char *argv_[] = {__VA_ARGS__};                                \
-		run_user(want, ARRAY_SIZE(argv_), argv_);                     \
-	})
 
 KTEST(user, hello)
 {
@@ -130,18 +125,6 @@ KTEST(user, umip_hides_descriptor_tables)
 	}
 }
 
-/* A return to a non-canonical RIP (an rseq abort handler set there) goes
- * through iretq, which faults in the program's name: #GP, or #PF on
- * the fetch if the CPU takes the RIP. Never a kernel fault. */
-KTEST(user, noncanonical_return)
-{
-	int status = RUN_USER(-1, "fault", "noncanon");
-
-	KEXPECT_TRUE(status == (WAIT_KILLED | 13) ||
-		     status == (WAIT_KILLED | 14));
-	KEXPECT_EQ(RUN_USER(0, "hello"), 0);
-}
-
 /* swapgs under fire: interrupts arrive at a CPU while it runs a user
  * program (in ring 3 and in its system calls). */
 struct gs_probe {
@@ -225,4 +208,67 @@ KTEST_CPUS(user, swapgs_under_ipis, 2)
 	n = simple_strtoul(end + 6, &end, 10);
 	KEXPECT_EQ(simple_strtoul(end + 1, 0, 16), spin_hash(n));
 	ktest_log("%ld IPIs hit the program in %lu rounds", g.hits, n);
+}
+
+/*
+ * A return to ring 3 at a non-canonical RIP: sysretq would raise its #GP
+ * in ring 0 on the user's stack (docs/usermode.md), so the exit goes by
+ * iretq, which faults in the program's name. No system call can ask for
+ * such a RIP any more (rseq refuses abort handlers outside user space),
+ * so the test makes one: a FIFO helper on the CPU spin is pinned to, so
+ * that spin is switched out while it runs, rewrites the RIP in spin's
+ * entry frame (the top of its kernel stack; an interrupt in ring 3 or a
+ * system call put it there). The program is killed with #GP (or #PF on
+ * the fetch, if the CPU takes the RIP); the kernel never faults.
+ */
+static bool poison_user_rip(struct gs_probe *g)
+{
+	struct task *t = g->target;
+	struct trap_frame *top = (struct trap_frame *)((char *)t->stack +
+						       KSTACK_SIZE) - 1;
+
+	/* Not running (it shares our CPU), and its frame a user's. */
+	if (task_cpu(t) != g->cpu ||
+	    __atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) || !user_mode(top) ||
+	    top->rip >= USER_TOP || top->rsp >= USER_TOP)
+		return false;
+	top->rip = 0x0000800000000000ul; /* just past the user half */
+	return true;
+}
+
+static int poison_sender(void *arg)
+{
+	struct gs_probe *g = arg;
+
+	for (long i = 0; i < 5000 && !g->hits &&
+			 !__atomic_load_n(&g->proc->exited, __ATOMIC_RELAXED);
+	     i++) {
+		msleep(1); /* spin runs, and is preempted when we wake */
+		g->hits = poison_user_rip(g);
+	}
+	return 0;
+}
+
+KTEST(user, noncanonical_return)
+{
+	volatile int *stop = shm_page(0);
+	struct gs_probe g = {.cpu = last_cpu()};
+	char cpu[8], *argv[] = {"spin", cpu};
+	struct process *p;
+	int status;
+
+	KASSERT_TRUE(stop);
+	*stop = 0;
+	snprintf(cpu, sizeof(cpu), "%d", g.cpu);
+	KASSERT_EQ(process_spawn("spin", 2, argv, 0, &p), 0);
+	g.target = p->task;
+	g.proc = p;
+	ktest_join(ktest_spawn(poison_sender, &g, "rip-poison", g.cpu,
+			       SCHED_FIFO, 50, true));
+	*stop = 1; /* if the poison never landed, let spin end */
+	status = process_wait(p);
+	KEXPECT_EQ(g.hits, 1);
+	KEXPECT_TRUE(status == (WAIT_KILLED | 13) ||
+		     status == (WAIT_KILLED | 14));
+	KEXPECT_EQ(RUN_USER(0, "hello"), 0);
 }

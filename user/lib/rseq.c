@@ -8,7 +8,7 @@ struct rseq rseq_area;
 
 int rseq_register(void)
 {
-	return rseq(&rseq_area, sizeof(rseq_area), 0);
+	return rseq(&rseq_area, sizeof(rseq_area), 0, RSEQ_SIG);
 }
 
 /*
@@ -16,7 +16,8 @@ int rseq_register(void)
  * rounds: the window a preemption can hit), store the incremented value:
  * the store is the commit. The
  * descriptor lives in .data next to the code it describes, as in Linux's
- * rseq selftests: start_ip = 1, post_commit_offset = 2 - 1, abort_ip = 4.
+ * rseq selftests: start_ip = 1, post_commit_offset = 2 - 1, abort_ip = 4,
+ * preceded by the signature.
  */
 bool rseq_percpu_inc(uint64_t *counter, unsigned shift, bool publish,
 		     unsigned spin)
@@ -50,7 +51,8 @@ bool rseq_percpu_inc(uint64_t *counter, unsigned shift, bool publish,
 		"mov %%rcx, (%%rdx)\n" /* commit */
 		"2:\n\t"
 		"mov $1, %[ok]\n\t"
-		"jmp 7f\n"
+		"jmp 7f\n\t"
+		RSEQ_SIG_BYTES          /* the kernel checks it is there */
 		"4:\n\t"               /* abort: the kernel sent us here */
 		"mov $0, %[ok]\n"
 		"7:\n\t"

@@ -69,9 +69,9 @@ int wait(int pid, int *status)
 	return syscall6(SYS_wait, pid, (long)status, 0, 0, 0, 0);
 }
 
-int rseq(struct rseq *area, uint32_t len, int flags)
+int rseq(struct rseq *area, uint32_t len, int flags, uint32_t sig)
 {
-	return syscall6(SYS_rseq, (long)area, len, flags, 0, 0, 0);
+	return syscall6(SYS_rseq, (long)area, len, flags, sig, 0, 0);
 }
 
 void *shm_map(unsigned key)
