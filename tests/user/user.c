@@ -72,7 +72,32 @@ KTEST(user, no_such_program)
 	KEXPECT_EQ(RUN_USER(0, "no-such-program"), -ENOENT);
 }
 
-/* A bounded, seeded fuzz; the seed differs per boot and is printed. */
+/* Both GS bases of every CPU are the kernel's: GS_BASE this CPU's per-CPU
+ * offset, KERNEL_GS_BASE the user's 0 (checked in each CPU's interrupt
+ * context, so in the kernel). */
+static void gs_bases_check(void *arg)
+{
+	int cpu = raw_smp_processor_id();
+
+	if (rdmsr(MSR_GS_BASE) != __per_cpu_offset[cpu] ||
+	    rdmsr(MSR_KERNEL_GS_BASE) != 0)
+		__atomic_fetch_add((long *)arg, 1, __ATOMIC_RELAXED);
+}
+
+static long gs_bases_wrong(void)
+{
+	long bad = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		smp_call_function_single(cpu, gs_bases_check, &bad, true);
+	return bad;
+}
+
+/* A bounded, seeded fuzz of every system call, entered with DF, AC and NT
+ * set at random (the seed differs per boot and is printed); then one call
+ * entered with TF set, whose single-step trap must land in ring 3 after
+ * the call; then both GS bases of every CPU. */
 KTEST(user, fuzz)
 {
 	char seed[24];
@@ -81,6 +106,9 @@ KTEST(user, fuzz)
 	ktest_log("fuzz seed %s", seed);
 	KEXPECT_EQ(RUN_USER(0, "fuzz", seed, "3000"), 0);
 	KEXPECT_TRUE(strstr(user_out->buf, "fuzz: done"));
+	KEXPECT_EQ(RUN_USER(WAIT_KILLED | 1, "fuzz", "tf"), WAIT_KILLED | 1);
+	KEXPECT_TRUE(strstr(user_out->buf, "fuzz tf: the call ran"));
+	KEXPECT_EQ(gs_bases_wrong(), 0);
 }
 
 /* Each fault kills only its process, with the vector in its status. */
