@@ -212,38 +212,79 @@ void scheduler_ipi(void)
 enum nmi_request { NMI_NONE, NMI_BACKTRACE, NMI_STOP };
 static DEFINE_PER_CPU(int, nmi_request);
 
-static void nmi_backtrace(uintptr_t rip, uintptr_t rbp)
+/*
+ * Any other NMI (a watchdog, the QEMU monitor's nmi, a stray one) is
+ * counted and ignored, never printed from NMI context: the NMI may have
+ * interrupted this very CPU inside printk(), between taking the console
+ * lock and marking itself its owner, and would spin on it for ever. The
+ * tick reports the count later, from ordinary interrupt context
+ * (nmi_report_deferred()), as Linux's printk defers what an NMI prints.
+ */
+static DEFINE_PER_CPU_STAT(unsigned long, nmi_unexpected);
+static DEFINE_PER_CPU_STAT(unsigned long, nmi_unexpected_user);
+static DEFINE_PER_CPU(unsigned long, nmi_reported); /* by the tick */
+static unsigned long early_nmis_reported;            /* CPU 0's tick */
+
+static void nmi_backtrace(uintptr_t rip, uintptr_t rbp, bool user)
 {
 	struct task *t = this_cpu_read(current_task);
 
-	printk("NMI backtrace for CPU %d (running %s):\n",
-	       raw_smp_processor_id(), t ? t->name : "-");
-	show_stack(rip, rbp);
+	printk("NMI backtrace for CPU %d (running %s%s):\n",
+	       raw_smp_processor_id(), t ? t->name : "-",
+	       user ? ", in user mode" : "");
+	show_stack(rip, user ? 0 : rbp);
 }
 
-void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp)
+void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp, bool user)
 {
 	struct stop_state *s = raw_cpu_ptr(&stop_state);
 	int req = __atomic_exchange_n(raw_cpu_ptr(&nmi_request), NMI_NONE,
 				      __ATOMIC_ACQ_REL);
 
 	if (req == NMI_BACKTRACE) {
-		nmi_backtrace(rip, rbp);
+		nmi_backtrace(rip, rbp, user);
 		__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
 		return;
 	}
 	if (req != NMI_STOP) {
-		printk("NMI on CPU %d with no request; ignored\n",
-		       raw_smp_processor_id());
+		raw_cpu_inc(nmi_unexpected);
+		if (user)
+			raw_cpu_inc(nmi_unexpected_user);
 		return;
 	}
 	s->rip = rip;
-	s->rbp = rbp;
+	s->rbp = user ? 0 : rbp;
 	__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
 	for (;;) {
 		local_irq_disable();
 		halt();
 	}
+}
+
+void nmi_report_deferred(void)
+{
+	unsigned long n = raw_cpu_read(nmi_unexpected);
+	unsigned long seen = __this_cpu_read(nmi_reported), early;
+	int cpu = raw_smp_processor_id();
+
+	if (n != seen) {
+		__this_cpu_write(nmi_reported, n);
+		printk("NMI: %lu unexpected NMI(s) on CPU %d (%lu in user mode "
+		       "since boot); ignored\n", n - seen, cpu,
+		       raw_cpu_read(nmi_unexpected_user));
+	}
+	early = arch_nmis_before_handler();
+	if (cpu == 0 && early != early_nmis_reported) {
+		printk("NMI: %lu NMI(s) before the NMI handler was set; "
+		       "ignored\n", early - early_nmis_reported);
+		early_nmis_reported = early;
+	}
+}
+
+unsigned long nmi_unexpected_count(int cpu, bool user_only)
+{
+	return user_only ? *raw_per_cpu_ptr(&nmi_unexpected_user, cpu)
+			 : *raw_per_cpu_ptr(&nmi_unexpected, cpu);
 }
 
 /* Send req to every other online CPU and wait (bounded) for each to

@@ -32,7 +32,15 @@ void set_cpu_possible(int cpu);
  * smp_prepare_boot_cpu(). */
 void smp_call_function_interrupt(void);
 void scheduler_ipi(void);
-void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp);
+void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp, bool user);
+
+/* From each CPU's tick: print what NMIs could not (the unexpected ones
+ * counted on this CPU, and on CPU 0 those before the handler existed). */
+void nmi_report_deferred(void);
+
+/* Unexpected NMIs cpu has taken since boot (user_only: those that
+ * interrupted ring 3), counted and ignored. */
+unsigned long nmi_unexpected_count(int cpu, bool user_only);
 
 /* Print every online CPU's stack (the others' through an NMI). */
 void trigger_all_cpu_backtrace(void);

@@ -11,6 +11,7 @@
 #include "printk.h"
 #include "sched/sched.h"
 #include "sched/timer.h"
+#include "smp.h"
 
 #define TICK_NS (1000000000ul / HZ)
 #define MIN_EVENT_NS 2000 /* sooner than this: not worth an interrupt */
@@ -81,6 +82,7 @@ static void tick(uint64_t now)
 		jiffies++;
 	scheduler_tick();
 	softlockup_tick(now);
+	nmi_report_deferred();
 }
 
 void timer_interrupt(void)

@@ -9,7 +9,9 @@
 #              /dev/kvm cannot be used), DETERMINISTIC=1 (see below),
 #              ICOUNT_SHIFT (default 0: one instruction = 1 ns),
 #              QEMU_ICOUNT=N (DETERMINISTIC=1 with ICOUNT_SHIFT=N: make
-#              rtlat's name for it).
+#              rtlat's name for it), QEMU_MONITOR=PATH (the human
+#              monitor on a Unix socket at PATH, for scripts that send it
+#              commands such as nmi; default: no monitor).
 #
 # Exit status: when the guest writes VALUE to port 0xf4 (isa-debug-exit),
 # QEMU exits with (VALUE << 1) | 1, e.g. 0x10 -> 33. A triple fault with
@@ -47,6 +49,11 @@ if [[ ${DETERMINISTIC:-0} == 1 ]]; then
 	det=(-icount "shift=${ICOUNT_SHIFT:-0},sleep=off" -rtc base=2000-01-01,clock=vm)
 fi
 
+monitor=(-monitor none)
+if [[ -n ${QEMU_MONITOR:-} ]]; then
+	monitor=(-monitor "unix:$QEMU_MONITOR,server=on,wait=off")
+fi
+
 exec qemu-system-x86_64 \
 	-machine pc \
 	-cpu "${QEMU_CPU:-max}" \
@@ -56,7 +63,7 @@ exec qemu-system-x86_64 \
 	-cdrom "$iso" -boot d \
 	-display none \
 	-serial stdio \
-	-monitor none \
+	"${monitor[@]}" \
 	-no-reboot \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	"${det[@]}" "$@"

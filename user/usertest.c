@@ -5,6 +5,10 @@
  *   efault          every pointer argument refused with -EFAULT when bad
  *   spawn           spawn and wait from user space
  *   sleeper         sleeps a little and exits 7 (a child for spawn)
+ *   storm N         N rounds of a register-heavy hash with a system call
+ *                   in each (getpid, getcpu, now and then sched_yield),
+ *                   then the hash again without them: equal, and every
+ *                   getpid right (tests/user/nmi.c, under NMIs)
  * Exit status 0 when every check held; else the number of the first
  * check that failed, which is also printed.
  */
@@ -141,6 +145,33 @@ static int test_spawn(void)
 	return 0;
 }
 
+/* One round of the storm's hash (spin's loop). */
+static uint64_t storm_round(uint64_t h, uint64_t *rng)
+{
+	h = (h ^ rand64(rng)) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static int test_storm(unsigned long n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull, h2 = h, rng = 1, rng2 = 1;
+	int pid = getpid();
+	unsigned cpu;
+
+	for (unsigned long i = 0; i < n; i++) {
+		h = storm_round(h, &rng);
+		CHECK(getpid() == pid);
+		CHECK(getcpu(&cpu, 0) == 0);
+		if (i % 64 == 0)
+			CHECK(sched_yield() == 0);
+	}
+	for (unsigned long i = 0; i < n; i++)
+		h2 = storm_round(h2, &rng2);
+	CHECK(h == h2);
+	printf("usertest: storm of %lu rounds ok\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -151,10 +182,13 @@ int main(int argc, char **argv)
 		return test_efault();
 	if (!strcmp(mode, "spawn"))
 		return test_spawn();
+	if (!strcmp(mode, "storm") && argc > 2)
+		return test_storm(simple_strtoul(argv[2], 0, 10));
 	if (!strcmp(mode, "sleeper")) {
 		nanosleep(&(struct timespec){0, 2000000}, 0);
 		return 7;
 	}
-	printf("usage: usertest syscalls NCPUS | efault | spawn | sleeper\n");
+	printf("usage: usertest syscalls NCPUS | efault | spawn | sleeper | "
+	       "storm N\n");
 	return 100;
 }

@@ -10,6 +10,7 @@
 #include "trap.h"
 #include "asm/processor.h"
 #include "asm/apic.h"
+#include "asm/smp.h"
 #include "asm/uaccess.h"
 #include "ksyms.h"
 #include "entry.h"
@@ -21,6 +22,10 @@
 static irq_handler_t irq_handlers[256];
 static irq_handler_t nmi_handler;
 static unsigned long spurious_count;
+/* NMIs before nmi_handler was set: from the first instruction that has
+ * an IDT on, an NMI (a watchdog, the QEMU monitor's nmi) must not kill
+ * the boot. A plain global: there may be no per-CPU area yet. */
+static unsigned long early_nmis;
 
 static const char *const exception_names[NR_EXCEPTIONS] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -43,6 +48,11 @@ void trap_set_handler(unsigned vector, irq_handler_t handler)
 void trap_set_nmi_handler(irq_handler_t handler)
 {
 	nmi_handler = handler;
+}
+
+unsigned long arch_nmis_before_handler(void)
+{
+	return __atomic_load_n(&early_nmis, __ATOMIC_RELAXED);
 }
 
 static void show_page_fault(uint64_t err)
@@ -136,7 +146,11 @@ void trap_dispatch(struct trap_frame *f)
 		spurious_count++;
 		return;
 	}
-	if (f->vector == VEC_NMI && nmi_handler) {
+	if (f->vector == VEC_NMI) {
+		if (!nmi_handler) {
+			__atomic_fetch_add(&early_nmis, 1, __ATOMIC_RELAXED);
+			return;
+		}
 		nmi_enter();
 		nmi_handler(f);
 		nmi_exit();

@@ -15,7 +15,7 @@
 #include "process.h"
 #include "shm.h"
 #include "string.h"
-#include "user/user_run.h"
+#include "user/user_util.h"
 #include "vsprintf.h"
 
 #define RSEQ_PREEMPTIONS 5

@@ -12,7 +12,7 @@
 #include "stack.h"
 #include "string.h"
 #include "uaccess.h"
-#include "user/user_run.h"
+#include "user/user_util.h"
 #include "vsprintf.h"
 #include "asm/processor.h"
 #include "asm/ptrace.h"
@@ -72,9 +72,6 @@ KTEST(user, no_such_program)
 	KEXPECT_EQ(RUN_USER(0, "no-such-program"), -ENOENT);
 }
 
-/* Both GS bases of every CPU are the kernel's: GS_BASE this CPU's per-CPU
- * offset, KERNEL_GS_BASE the user's 0 (checked in each CPU's interrupt
- * context, so in the kernel). */
 static void gs_bases_check(void *arg)
 {
 	int cpu = raw_smp_processor_id();
@@ -84,7 +81,7 @@ static void gs_bases_check(void *arg)
 		__atomic_fetch_add((long *)arg, 1, __ATOMIC_RELAXED);
 }
 
-static long gs_bases_wrong(void)
+long gs_bases_wrong(void)
 {
 	long bad = 0;
 	int cpu;

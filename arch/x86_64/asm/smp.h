@@ -26,8 +26,13 @@ void arch_send_self_ipi(enum ipi_kind kind);
 void arch_set_ipi_handler(enum ipi_kind kind, void (*fn)(void));
 
 /* The core's NMI handler (IPI_STOP and any other NMI), given where the
- * interrupted code was, for a backtrace. */
-void arch_set_nmi_handler(void (*fn)(uintptr_t rip, uintptr_t rbp));
+ * interrupted code was, for a backtrace, and whether it was in ring 3. */
+void arch_set_nmi_handler(void (*fn)(uintptr_t rip, uintptr_t rbp,
+				     bool user));
+
+/* NMIs that arrived before the core's handler was set: counted and
+ * ignored (Linux ignores early NMIs too), for the core to report. */
+unsigned long arch_nmis_before_handler(void);
 
 /*
  * Find the CPUs (ACPI MADT; one when there is none) and number them: the

@@ -1,9 +1,10 @@
 /*
- * Running a user program from a test (tests/user/user.c): spawned, waited
- * for, its output captured.
+ * What the user-mode tests share (defined in tests/user/user.c): running
+ * a user program, spawned, waited for, its output captured; and the check
+ * that every CPU's GS bases are the kernel's.
  */
-#ifndef USER_RUN_H
-#define USER_RUN_H
+#ifndef USER_UTIL_H
+#define USER_UTIL_H
 
 #include "process.h"
 
@@ -20,5 +21,10 @@ int run_user(int want, int argc, char *const argv[]);
 		char *argv_[] = {__VA_ARGS__};                                \
 		run_user(want, ARRAY_SIZE(argv_), argv_);                     \
 	})
+
+/* How many online CPUs have a GS base wrong, looked at from each CPU's
+ * interrupt context: GS_BASE must be its per-CPU offset, KERNEL_GS_BASE
+ * the user's 0. */
+long gs_bases_wrong(void);
 
 #endif
