@@ -89,7 +89,8 @@ log_tail() {
 }
 
 # parse_ktap LABEL LOG: prints FAIL lines for failed or missing test cases,
-# then "@panic suite.name" for each panic test and "@counts PASS FAIL SKIP".
+# then "@panic suite.name" for each panic test, "@xfail suite.name" for
+# each expected-failure test, and "@counts PASS FAIL SKIP".
 parse_ktap() {
 	clean_log "$2" | awk -v label="$1" '
 	function flush_suite(   m) {	# check the plan of the suite just ended
@@ -126,7 +127,7 @@ parse_ktap() {
 	{ sub(/[ \t]+$/, "") }
 	# Whatever precedes the report (BIOS, GRUB, boot messages) is ignored,
 	# but for lockdep reports made during boot.
-	!started && /^# ktest: .*lockdep report/ {
+	!started && /^# ktest: .*(lockdep report|lock validator)/ {
 		nfail++; printf "FAIL %s %s\n", label, substr($0, 3); next
 	}
 	!started { if (/KTAP version 1/) started = 1; next }
@@ -141,6 +142,7 @@ parse_ktap() {
 		if (toupper(substr(RDIR, 1, 4)) == "SKIP") {
 			nskip++
 			if (RDIR == "SKIP panic test") print "@panic " sname "." RNAME
+			if (RDIR == "SKIP expected-failure test") print "@xfail " sname "." RNAME
 		} else if (line ~ /^not ok/) {
 			nfail++; sfail++
 			printf "FAIL %s %s.%s\n", label, sname, RNAME
@@ -212,7 +214,8 @@ check_trace() {
 }
 
 # run_config RT CPUS: boot the test ISO, report, and add to the totals.
-# Panic tests seen are appended to PANIC_TESTS when COLLECT_PANIC=1.
+# Panic tests seen are appended to PANIC_TESTS when COLLECT_PANIC=1, and
+# expected-failure tests too, marked in XFAIL.
 run_config() {
 	local label="[rt$1 cpus$2]" log=$LOGDIR/rt$1-cpus$2.log
 	local start=$SECONDS pass=0 fail=0 skip=0 line reason
@@ -223,6 +226,11 @@ run_config() {
 		case $line in
 		"@counts "*) read -r pass fail skip <<<"${line#@counts }" ;;
 		"@panic "*) ((COLLECT_PANIC)) && PANIC_TESTS+=("${line#@panic }") ;;
+		"@xfail "*)
+			if ((COLLECT_PANIC)); then
+				PANIC_TESTS+=("${line#@xfail }")
+				XFAIL[${line#@xfail }]=1
+			fi ;;
 		*) echo "$line" ;;
 		esac
 	done < <(parse_ktap "$label" "$log")
@@ -240,13 +248,18 @@ run_config() {
 	((TOTAL_PASS += pass, TOTAL_FAIL += fail, TOTAL_SKIP += skip))
 }
 
-# check_panic LABEL LOG RC: a panic test passes iff the kernel panicked and
-# every "# expect: TEXT" string shows up in the log after the expect lines.
+# check_panic LABEL LOG RC [xfail]: a panic test passes iff the kernel
+# panicked, an expected-failure test iff the run ended with the test failed
+# (and nothing worse), and every "# expect: TEXT" string shows up in the
+# log after the expect lines.
 check_panic() {
-	local label=$1 log=$2 rc=$3 last text reason problems=()
+	local label=$1 log=$2 rc=$3 xfail=${4:-} last text reason problems=()
 	last=$(clean_log "$log" | grep -n '^[[:space:]]*# expect: ' | tail -n 1)
 	last=${last%%:*}
-	if ((rc != QEMU_PANIC)); then
+	if [[ -n $xfail ]] && ((rc != QEMU_SOME_FAILED)); then
+		reason=$(abnormal_exit "$rc")
+		problems+=("expected the test to fail, got: ${reason:-the test passed (QEMU exit $rc)}")
+	elif [[ -z $xfail ]] && ((rc != QEMU_PANIC)); then
 		reason=$(abnormal_exit "$rc")
 		problems+=("expected a kernel panic, got: ${reason:-the test returned (QEMU exit $rc)}")
 	fi
@@ -272,14 +285,15 @@ check_panic() {
 	((TOTAL_FAIL++))
 }
 
-# run_panic_tests RT: boot each collected panic test alone, PANIC_JOBS at a
-# time, on the first CPU count >= 2 (panics must stop the other CPUs too).
+# run_panic_tests RT: boot each collected panic (and expected-failure) test
+# alone, PANIC_JOBS at a time, on the first CPU count >= 2 (panics must stop
+# the other CPUs too).
 run_panic_tests() {
 	local rt=$1 cpus="" c name i j start=$SECONDS pids=()
 	((${#PANIC_TESTS[@]})) || return 0
 	for c in "${CPUS[@]}"; do ((c >= 2)) && { cpus=$c; break; }; done
 	cpus=${cpus:-${CPUS[0]}}
-	echo "[rt$rt panic] ${#PANIC_TESTS[@]} panic test(s), cpus$cpus, booting..."
+	echo "[rt$rt panic] ${#PANIC_TESTS[@]} panic or expected-failure test(s), cpus$cpus, booting..."
 	for name in "${PANIC_TESTS[@]}"; do
 		bash scripts/build/mkiso.sh "$O/rt$rt/kernel.elf" "ktest=$name" \
 			"$O/rt$rt/panic-$name.iso" || exit 2
@@ -293,7 +307,8 @@ run_panic_tests() {
 		for j in "${!pids[@]}"; do
 			name=${PANIC_TESTS[i + j]}
 			wait_boot "${pids[j]}"
-			check_panic "[rt$rt panic] $name" "$LOGDIR/rt$rt-panic-$name.log" "$BOOT_RC"
+			check_panic "[rt$rt panic] $name" "$LOGDIR/rt$rt-panic-$name.log" \
+				"$BOOT_RC" "${XFAIL[$name]:-}"
 		done
 	done
 	echo "[rt$rt panic] done ($((SECONDS - start))s)"
@@ -317,6 +332,7 @@ for rt in "${RTS[@]}"; do
 	# Collected from every configuration (one that crashed early lists
 	# none), once each.
 	PANIC_TESTS=() COLLECT_PANIC=1
+	declare -A XFAIL=()
 	for cpus in "${CPUS[@]}"; do
 		run_config "$rt" "$cpus"
 	done

@@ -41,6 +41,8 @@ static struct {
 	volatile bool failed;
 	struct completion done;
 	unsigned long reports[LOCKDEP_NR_REPORT_KINDS]; /* when it began */
+	unsigned long overflows;     /* lockdep_overflows() when it began */
+	bool lockdep_off;            /* the validator was off as it began */
 } cur;
 static unsigned long timeout_s = DEFAULT_TIMEOUT_S;
 
@@ -108,6 +110,8 @@ static int ktest_task_fn(void *arg)
 
 	if (cur.suite && cur.suite->init)
 		cur.suite->init();
+	/* After the set-up: a lockdep suite's reset turns it back on. */
+	cur.lockdep_off = IS_ENABLED(CONFIG_LOCKDEP) && !lockdep_enabled();
 	t->fn();
 	ktest_task_done();
 	return 0;
@@ -184,7 +188,8 @@ static bool selected(const struct ktest *t, const char *glob)
 	return glob_match_list(glob, full);
 }
 
-/* A panic test ends the kernel, so it runs only when named alone. */
+/* A panic test ends the kernel, and an expected-failure test fails the
+ * run, so each runs only when named alone. */
 static bool runs_alone(const struct ktest *t, const char *glob)
 {
 	char full[128];
@@ -210,14 +215,42 @@ static void check_lockdep_reports(const struct ktest *t, unsigned long before)
 			       after - before);
 }
 
+/*
+ * A validator that switched itself off (a full table) checks nothing: a
+ * test it watched while off passed vacuously, whether it expected reports
+ * or none. So the test that was running when it happened fails, naming the
+ * limit, and so does every later one that began with it still off.
+ */
+static void check_lockdep_on(const struct ktest *t)
+{
+	if (lockdep_overflows() != cur.overflows)
+		ktest_fail_msg(t->file, t->line,
+			       "the lock validator switched itself off during "
+			       "this test (%s too low): its checks were not made",
+			       lockdep_overflow_limit());
+	else if (cur.lockdep_off)
+		ktest_fail_msg(t->file, t->line,
+			       "the lock validator was off (%s too low, since "
+			       "an earlier test): nothing was checked",
+			       lockdep_overflow_limit());
+}
+
 void ktest_expect_lockdep_reports(const char *file, int line, const char *name,
 				  enum lockdep_report_kind kind,
 				  unsigned long n)
 {
 	unsigned long got = lockdep_reports(kind) - cur.reports[kind];
 
-	if (!lockdep_enabled())
+	if (!IS_ENABLED(CONFIG_LOCKDEP)) {
 		n = 0;
+	} else if (!lockdep_enabled() ||
+		   lockdep_overflows() != cur.overflows) {
+		ktest_fail_msg(file, line, "expected %lu %s report(s), but the "
+			       "lock validator is off (%s too low): got %lu",
+			       n, name, lockdep_overflow_limit(), got);
+		lockdep_reset();
+		return;
+	}
 	if (got != n)
 		ktest_fail_msg(file, line, "expected %lu %s report(s), got %lu",
 			       n, name, got);
@@ -230,7 +263,8 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 	unsigned long reports;
 
 	if (t->expect && !runs_alone(t, glob)) {
-		printk("    ok %d %s # SKIP panic test\n", num, t->name);
+		printk("    ok %d %s # SKIP %s\n", num, t->name,
+		       t->must_fail ? "expected-failure test" : "panic test");
 		tally->skipped++;
 		return;
 	}
@@ -248,9 +282,11 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 	reports = lockdep_reports_total();
 	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++)
 		cur.reports[k] = lockdep_reports(k);
+	cur.overflows = lockdep_overflows();
 	ktest_run_task(t, num);
 	check_lockdep_reports(t, reports);
-	if (t->expect)
+	check_lockdep_on(t);
+	if (t->expect && !t->must_fail)
 		ktest_fail_msg(t->file, t->line, "returned; a panic was expected");
 	if (IS_ENABLED(CONFIG_EXPLORE) && cur.failed)
 		explore_report_failure(t->suite, t->name);
@@ -339,6 +375,12 @@ int ktest_run_all(const char *glob)
 	if (lockdep_reports_total()) {
 		printk("# ktest: %lu lockdep report(s) before the tests: "
 		       "counted as a failure\n", lockdep_reports_total());
+		tally.failed++;
+	}
+	if (lockdep_overflows()) {
+		printk("# ktest: the lock validator switched itself off before "
+		       "the tests (%s too low): counted as a failure\n",
+		       lockdep_overflow_limit());
 		tally.failed++;
 	}
 	explore_init();

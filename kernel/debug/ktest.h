@@ -22,17 +22,20 @@ struct ktest {
 	int line;
 	int min_cpus;            /* skipped when fewer CPUs are online */
 	const char *const *expect; /* non-NULL: the test must end in a panic
-	                            * whose log contains each of these strings */
+	                            * (or fail, if must_fail) with a log that
+	                            * contains each of these strings */
+	bool must_fail;            /* KTEST_XFAIL */
 };
 
 #define KTEST_SECTION __attribute__((used, section(".ktests"), aligned(8)))
 
-#define KTEST_DEFINE(suite_, name_, cpus_, expect_)                          \
+#define KTEST_DEFINE(suite_, name_, cpus_, expect_, fail_)                   \
 	static void ktest_fn_##suite_##_##name_(void);                       \
 	static const struct ktest ktest_##suite_##_##name_ KTEST_SECTION = { \
 		.suite = #suite_, .name = #name_,                            \
 		.fn = ktest_fn_##suite_##_##name_, .file = __FILE__,         \
 		.line = __LINE__, .min_cpus = (cpus_), .expect = (expect_),  \
+		.must_fail = (fail_),                                        \
 	};                                                                   \
 	static void ktest_fn_##suite_##_##name_(void)
 
@@ -56,8 +59,8 @@ struct ktest_suite {
 	static const struct ktest_suite ktest_suite_##suite_                 \
 		KTEST_SUITE_SECTION = {.name = #suite_, __VA_ARGS__}
 
-#define KTEST(suite, name) KTEST_DEFINE(suite, name, 1, 0)
-#define KTEST_CPUS(suite, name, n) KTEST_DEFINE(suite, name, n, 0)
+#define KTEST(suite, name) KTEST_DEFINE(suite, name, 1, 0, false)
+#define KTEST_CPUS(suite, name, n) KTEST_DEFINE(suite, name, n, 0, false)
 
 /*
  * A test that must end the kernel in a panic or an exception report. It is
@@ -67,7 +70,19 @@ struct ktest_suite {
 #define KTEST_PANIC(suite, name, ...)                                        \
 	static const char *const ktest_expect_##suite##_##name[] = {         \
 		__VA_ARGS__, 0};                                             \
-	KTEST_DEFINE(suite, name, 1, ktest_expect_##suite##_##name)
+	KTEST_DEFINE(suite, name, 1, ktest_expect_##suite##_##name, false)
+
+/*
+ * A test that must fail, with each of these strings in the log after its
+ * "# expect:" lines: for checks of the runner itself, which must turn a
+ * situation into a failure (a lock validator that switched itself off).
+ * Skipped in ordinary runs ("# SKIP expected-failure test"); the host
+ * runner boots it alone and checks that the run failed and the strings.
+ */
+#define KTEST_XFAIL(suite, name, ...)                                        \
+	static const char *const ktest_expect_##suite##_##name[] = {         \
+		__VA_ARGS__, 0};                                             \
+	KTEST_DEFINE(suite, name, 1, ktest_expect_##suite##_##name, true)
 
 /* Failure recording: called by the macros below. */
 void ktest_fail(const char *file, int line, const char *expr,
@@ -127,8 +142,9 @@ void ktest_in_hardirq(void (*fn)(void *), void *arg);
 
 /* A test outside the lockdep suites that provokes validator reports on
  * purpose: n reports of kind were made since the test began (0 expected
- * when LOCKDEP=0), and the validator forgets them (lockdep_reset()), so
- * the runner does not count them as unexpected. */
+ * when LOCKDEP=0; a failure, whatever n, when the validator is built but
+ * switched itself off), and the validator forgets them (lockdep_reset()),
+ * so the runner does not count them as unexpected. */
 #define KEXPECT_LOCKDEP_REPORTS(kind, n)                                      \
 	ktest_expect_lockdep_reports(__FILE__, __LINE__, #kind, kind, n)
 void ktest_expect_lockdep_reports(const char *file, int line, const char *name,

@@ -12,7 +12,8 @@
  * allowed, unlocks of locks not held, and locks held at exit.
  *
  * The tables are fixed; when one fills, the validator says so and stops
- * checking (it keeps the held-lock stacks, so unlocks stay quiet).
+ * checking (it keeps the held-lock stacks, so unlocks stay quiet), and
+ * the test runner fails the test that was running, naming the limit.
  */
 #ifdef CONFIG_LOCKDEP
 
@@ -61,11 +62,30 @@ void lockdep_graph_unlock(unsigned long flags)
 	raw_local_irq_restore(flags);
 }
 
-void lockdep_overflow(const char *what)
+/* The limit that last switched the validator off, and how many times one
+ * did: never reset (lockdep_reset() turns the validator back on), so that
+ * whoever relies on it can tell it was off for a while. */
+static const char *overflow_limit;
+static unsigned long overflow_count;
+
+void lockdep_overflow(const char *limit)
 {
-	if (__atomic_exchange_n(&lockdep_on, false, __ATOMIC_RELAXED))
-		printk("lockdep: %s; the lock validator is off from here on\n",
-		       what);
+	if (!__atomic_exchange_n(&lockdep_on, false, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&overflow_limit, limit, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&overflow_count, 1, __ATOMIC_RELEASE);
+	printk("lockdep: BUG: %s too low; the lock validator is off from here "
+	       "on\n", limit);
+}
+
+unsigned long lockdep_overflows(void)
+{
+	return __atomic_load_n(&overflow_count, __ATOMIC_ACQUIRE);
+}
+
+const char *lockdep_overflow_limit(void)
+{
+	return __atomic_load_n(&overflow_limit, __ATOMIC_RELAXED);
 }
 
 bool lockdep_enabled(void)
@@ -229,7 +249,7 @@ static unsigned int class_register(const struct lockdep_map *map,
 	if (idx)
 		return idx;
 	if (nr_classes >= MAX_LOCKDEP_CLASSES) {
-		lockdep_overflow("BUG: MAX_LOCKDEP_CLASSES too low");
+		lockdep_overflow("MAX_LOCKDEP_CLASSES");
 		return 0;
 	}
 	idx = nr_classes++;
@@ -438,7 +458,7 @@ void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 		lockdep_mark_usage(idx, bit, ip);
 	if (s->depth >= MAX_LOCK_DEPTH) {
 		held_incomplete = true;
-		lockdep_overflow("BUG: MAX_LOCK_DEPTH too low");
+		lockdep_overflow("MAX_LOCK_DEPTH");
 		raw_local_irq_restore(irqf);
 		return;
 	}

@@ -83,8 +83,15 @@ unsigned long lockdep_reports_total(void);
 /* Forget dependencies, IRQ usage, per-CPU locksets and counters (and turn
  * the validator back on after an overflow); classes and held locks stay. */
 void lockdep_reset(void);
-/* Whether the validator is checking (LOCKDEP=1 and no table overflowed). */
+/* Whether the validator is checking (LOCKDEP=1 and no table overflowed
+ * since the last lockdep_reset()). */
 bool lockdep_enabled(void);
+/* How many times a full table switched the validator off since boot
+ * (never reset), and the name of the last limit that did ("MAX_..."), or
+ * NULL: for the test runner, which must not trust a check made while the
+ * validator was off. */
+unsigned long lockdep_overflows(void);
+const char *lockdep_overflow_limit(void);
 
 struct lock_class;
 
@@ -300,6 +307,14 @@ static inline void lockdep_reset(void)
 static inline bool lockdep_enabled(void)
 {
 	return false;
+}
+static inline unsigned long lockdep_overflows(void)
+{
+	return 0;
+}
+static inline const char *lockdep_overflow_limit(void)
+{
+	return 0;
 }
 
 static inline void lockdep_init_map(struct lockdep_map *map, const char *name,

@@ -57,7 +57,7 @@ static void chain_add(uint64_t key)
 	unsigned int s;
 
 	if (nr_chains >= CHAINHASH_SIZE * 3 / 4) {
-		lockdep_overflow("BUG: CHAINHASH_SIZE too low");
+		lockdep_overflow("CHAINHASH_SIZE");
 		return;
 	}
 	for (s = key % CHAINHASH_SIZE; lockdep_chain_hash[s];
@@ -212,7 +212,7 @@ static bool add_edge(const struct held_lock *prev, const struct held_lock *next)
 		return false;
 	}
 	if (nr_edges >= MAX_LOCKDEP_EDGES) {
-		lockdep_overflow("BUG: MAX_LOCKDEP_EDGES too low");
+		lockdep_overflow("MAX_LOCKDEP_EDGES");
 		return false;
 	}
 	e = &edges[nr_edges];

@@ -145,7 +145,7 @@ bool lockdep_hb_stamp(struct hb_stamp *st)
 	}
 	hb_unlock_irqrestore(flags);
 	if (!ok)
-		lockdep_overflow("BUG: HB_SLOTS too low");
+		lockdep_overflow("HB_SLOTS");
 	return ok;
 }
 

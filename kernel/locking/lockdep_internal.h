@@ -51,7 +51,10 @@ unsigned long lockdep_graph_lock(void);
 void lockdep_graph_unlock(unsigned long flags);
 
 /* One table is full: one line, and the validator turns off. */
-void lockdep_overflow(const char *what);
+/* A table is full: limit (its size's name, e.g. "MAX_LOCKDEP_EDGES") is
+ * too low. The validator switches itself off, says so, and the test runner
+ * is told (lockdep_overflows()). */
+void lockdep_overflow(const char *limit);
 
 /* Reports. begin counts the report and prints its banner with the task
  * and CPU; it returns false when the report should not be printed (too

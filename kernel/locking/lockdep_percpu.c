@@ -206,7 +206,7 @@ static struct percpu_var *find_var(const void *var)
 		if (vars[s].var == var)
 			return &vars[s];
 	if (nr_vars >= MAX_PERCPU_VARS * 3 / 4) {
-		lockdep_overflow("BUG: MAX_PERCPU_VARS too low");
+		lockdep_overflow("MAX_PERCPU_VARS");
 		return 0;
 	}
 	nr_vars++;
@@ -223,7 +223,7 @@ static struct percpu_copy *find_copy(const void *var, int cpu)
 		if (copies[s].var == var && copies[s].cpu == cpu)
 			return &copies[s];
 	if (nr_copies >= MAX_PERCPU_COPIES * 3 / 4) {
-		lockdep_overflow("BUG: MAX_PERCPU_COPIES too low");
+		lockdep_overflow("MAX_PERCPU_COPIES");
 		return 0;
 	}
 	nr_copies++;
