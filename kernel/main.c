@@ -132,8 +132,6 @@ static void start_work(void)
 	}
 	if (!work_glob[0])
 		strlcpy(work_glob, "*", sizeof(work_glob));
-	if (cmdline_get("ktest_timeout", opt, sizeof(opt)))
-		ktest_set_timeout(simple_strtoul(opt, 0, 10));
 	if (cmdline_get("trace", opt, sizeof(opt)) &&
 	    trace_start(BOOT_TRACE_ENTRIES))
 		printk("trace: no memory for %d events per CPU\n",
@@ -206,6 +204,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 		       opt[0] == 'e');
 	printk("\npercpu-kernel: booted by %s, command line \"%s\"\n",
 	       boot_info.loader, boot_info.cmdline);
+	cmdline_check_length();                 /* a cut one is reported */
 	cpu_print_features();
 	page_alloc_init();                      /* physical pages */
 	paging_init();                          /* our page tables, direct map */

@@ -60,7 +60,9 @@ static void parse_tag(const struct mb2_tag *tag)
 
 	switch (tag->type) {
 	case MB2_TAG_CMDLINE:
-		strlcpy(boot_info.cmdline, payload, sizeof(boot_info.cmdline));
+		/* The full length, so that a cut can be reported (cmdline.c). */
+		boot_info.cmdline_len = strlcpy(boot_info.cmdline, payload,
+						sizeof(boot_info.cmdline));
 		break;
 	case MB2_TAG_LOADER:
 		strlcpy(boot_info.loader, payload, sizeof(boot_info.loader));
@@ -102,30 +104,4 @@ bool multiboot_parse(uint32_t magic, uint64_t info_phys)
 		p += (tag->size + 7) & ~7u; /* tags are 8-byte aligned */
 	}
 	return true;
-}
-
-const char *cmdline_get(const char *key, char *buf, int size)
-{
-	size_t klen = strlen(key);
-	const char *p = boot_info.cmdline;
-
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, key, klen) == 0 &&
-		    (p[klen] == '=' || p[klen] == ' ' || p[klen] == 0)) {
-			const char *v = p[klen] == '=' ? p + klen + 1 : p + klen;
-			int n = 0;
-
-			while (v[n] && v[n] != ' ' && n < size - 1) {
-				buf[n] = v[n];
-				n++;
-			}
-			buf[n] = 0;
-			return buf;
-		}
-		while (*p && *p != ' ')
-			p++;
-	}
-	return 0;
 }

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include "cmdline.h"  /* the options in boot_info.cmdline */
 
 #define MULTIBOOT2_BOOT_MAGIC 0x36d76289
 #define BOOT_MAX_REGIONS 64
@@ -29,6 +31,7 @@ struct mem_region {
 
 struct boot_info {
 	char cmdline[BOOT_CMDLINE_MAX];
+	size_t cmdline_len;  /* as the loader gave it: >= BOOT_CMDLINE_MAX, cut */
 	char loader[64];
 	struct mem_region regions[BOOT_MAX_REGIONS];
 	int nr_regions;
@@ -41,8 +44,5 @@ extern struct boot_info boot_info;
 /* Returns false (and leaves boot_info empty) on a bad magic or info. */
 bool multiboot_parse(uint32_t magic, uint64_t info_phys);
 
-/* The value of "key=value" on the command line, copied into buf; NULL if
- * the key is absent. A bare "key" gives "". */
-const char *cmdline_get(const char *key, char *buf, int size);
 
 #endif

@@ -349,25 +349,47 @@ static int digit_value(char c)
 	return 99;
 }
 
+/* The base a number is written in (base 0: "0x" means 16, a leading 0
+ * means 8, else 10), and *cp moved past a "0x" that belongs to it. */
+static unsigned fixup_radix(const char **cp, unsigned base)
+{
+	const char *s = *cp;
+	bool hex_prefix = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+
+	if (base == 0)
+		base = hex_prefix ? 16 : s[0] == '0' ? 8 : 10;
+	if (base == 16 && hex_prefix)
+		*cp = s + 2;
+	return base;
+}
+
 unsigned long simple_strtoul(const char *cp, char **endp, unsigned base)
 {
 	unsigned long v = 0;
 
-	if (base == 0) {
-		base = 10;
-		if (cp[0] == '0') {
-			base = 8;
-			if (cp[1] == 'x' || cp[1] == 'X') {
-				base = 16;
-				cp += 2;
-			}
-		}
-	} else if (base == 16 && cp[0] == '0' && (cp[1] == 'x' || cp[1] == 'X')) {
-		cp += 2;
-	}
+	base = fixup_radix(&cp, base);
 	for (; digit_value(*cp) < (int)base; cp++)
 		v = v * base + digit_value(*cp);
 	if (endp)
 		*endp = (char *)cp;
 	return v;
+}
+
+int kstrtoul(const char *s, unsigned base, unsigned long *res)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	base = fixup_radix(&s, base);
+	for (p = s; digit_value(*p) < (int)base; p++) {
+		unsigned d = digit_value(*p);
+
+		if (v > (~0ul - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	if (p == s || *p)
+		return -EINVAL;
+	*res = v;
+	return 0;
 }

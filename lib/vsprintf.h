@@ -27,4 +27,17 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
  * leading 0 means 8, else 10); *endp, if given, is set past the digits. */
 unsigned long simple_strtoul(const char *cp, char **endp, unsigned base);
 
+#ifndef EINVAL
+#define EINVAL 22
+#endif
+#ifndef ERANGE
+#define ERANGE 34
+#endif
+
+/* The whole of s as an unsigned number (bases as simple_strtoul), as
+ * Linux's kstrtoul: 0 and *res; -EINVAL when s is empty or anything but
+ * digits follows them (a sign, a space, a letter); -ERANGE when the
+ * number does not fit in an unsigned long. *res is untouched on error. */
+int kstrtoul(const char *s, unsigned base, unsigned long *res);
+
 #endif

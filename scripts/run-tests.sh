@@ -127,7 +127,7 @@ parse_ktap() {
 	{ sub(/[ \t]+$/, "") }
 	# Whatever precedes the report (BIOS, GRUB, boot messages) is ignored,
 	# but for lockdep reports made during boot.
-	!started && /^# ktest: .*(lockdep report|lock validator)/ {
+	!started && /^# ktest: .*(lockdep report|lock validator|boot option)/ {
 		nfail++; printf "FAIL %s %s\n", label, substr($0, 3); next
 	}
 	!started { if (/KTAP version 1/) started = 1; next }

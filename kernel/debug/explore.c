@@ -284,16 +284,15 @@ void __explore_point(enum explore_site site)
 	t->explore_depth--;
 }
 
-void explore_init(void)
+void explore_init(bool seeded, unsigned long seed)
 {
-	char opt[24];
 	static char only[BOOT_CMDLINE_MAX];
 
-	if (!cmdline_get("ktest_seed", opt, sizeof(opt))) {
+	if (!seeded) {
 		printk("explore: off (boot with ktest_seed=N to explore)\n");
 		return;
 	}
-	ex.seed = simple_strtoul(opt, 0, 10);
+	ex.seed = seed;
 	if (cmdline_get("explore_only", only, sizeof(only))) {
 		ex.nr_only = explore_parse_list(only, ex.only, EXPLORE_MAX_ONLY);
 		if (ex.nr_only < 0) {

@@ -64,9 +64,10 @@ static __always_inline void explore_point(enum explore_site site)
 		__explore_point(site);
 }
 
-/* From the test runner: once per boot, and around each test (in the
- * test's task). */
-void explore_init(void);
+/* From the test runner: once per boot (with the ktest_seed= option, which
+ * the runner reads: seeded, the explorer is on), and around each test (in
+ * the test's task). */
+void explore_init(bool seeded, unsigned long seed);
 void explore_test_start(const struct task *t);
 void explore_test_end(void);
 /* A test failed: print the seed, the decisions injected and the command
@@ -81,7 +82,7 @@ bool explore_list_has(const unsigned long *v, int n, unsigned long idx);
 static __always_inline void explore_point(enum explore_site site)
 {
 }
-static inline void explore_init(void)
+static inline void explore_init(bool seeded, unsigned long seed)
 {
 }
 static inline void explore_test_start(const struct task *t)

@@ -2,6 +2,7 @@
  * kbench= option selects, and prints their figures. */
 #include <stdarg.h>
 #include "debug/kbench.h"
+#include "cmdline.h"
 #include "glob.h"
 #include "irqflags.h"
 #include "percpu.h"
@@ -73,6 +74,11 @@ void kbench_run_all(const char *glob)
 		printk("== bench %s ==\n", b->name);
 		b->fn();
 	}
+	/* Figures measured with other options than asked for mislead:
+	 * the host script fails on this ERROR. */
+	if (cmdline_refused())
+		kbench_note("ERROR: %lu boot option(s) refused (see above)",
+			    cmdline_refused());
 	printk("== bench done ==\n");
 }
 

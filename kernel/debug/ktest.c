@@ -19,6 +19,7 @@
 #include "irq_work.h"
 #include "irqflags.h"
 #include "mm/kmalloc.h"
+#include "cmdline.h"
 #include "locking/lockdep.h"
 #include "printk.h"
 #include "asm/qemu.h"
@@ -31,6 +32,7 @@ extern const struct ktest __ktests_start[], __ktests_end[];
 extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 
 #define DEFAULT_TIMEOUT_S 120
+#define MAX_TIMEOUT_S 86400  /* a day; its ns still fit in 64 bits */
 
 /* The test now running. failed may be set by the test's task and by any
  * task it started; the rest belongs to the runner. */
@@ -356,10 +358,24 @@ static int count_suites(const struct ktest **v, int n, const char *glob)
 	return suites;
 }
 
-void ktest_set_timeout(unsigned long seconds)
+/* The runner's options: ktest_timeout=S (seconds, 1 to a day), and
+ * ktest_seed=N (the interleaving explorer's seed; a number in any case).
+ * A refused option fails the run, which goes on with the default: the
+ * tests' results still show, and the failure says which option was bad. */
+static void ktest_options(struct tally *tally)
 {
-	if (seconds)
-		timeout_s = seconds;
+	unsigned long seed = 1;
+	bool seeded;
+
+	cmdline_get_ulong("ktest_timeout", &timeout_s, 1, MAX_TIMEOUT_S);
+	seeded = cmdline_get_ulong("ktest_seed", &seed, 0, ~0ul) > 0;
+	explore_init(seeded, seed);
+	if (cmdline_refused()) {
+		printk("# ktest: %lu boot option(s) refused (see above): "
+		       "counted as a failure\n", cmdline_refused());
+		tally->failed++;
+	}
+	printk("ktest: each test bounded to %lu s\n", timeout_s);
 }
 
 int ktest_run_all(const char *glob)
@@ -383,7 +399,7 @@ int ktest_run_all(const char *glob)
 		       lockdep_overflow_limit());
 		tally.failed++;
 	}
-	explore_init();
+	ktest_options(&tally);
 	printk("KTAP version 1\n1..%d\n", count_suites(v, n, glob));
 	for (int i = 0; i < n;) {
 		bool any = false;

@@ -155,7 +155,4 @@ void ktest_expect_lockdep_reports(const char *file, int line, const char *name,
  * Called from a kernel task (each test runs in a task of its own). */
 int ktest_run_all(const char *glob);
 
-/* The time bound of each test (ktest_timeout=S on the command line). */
-void ktest_set_timeout(unsigned long seconds);
-
 #endif

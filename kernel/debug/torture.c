@@ -441,21 +441,24 @@ static bool torture_counter(const struct torture_ops *ops, uint64_t seed,
 					: "the racy control lost nothing: the storm is too weak");
 }
 
-static unsigned long cmdline_ulong(const char *key, unsigned long def)
-{
-	char opt[24];
-
-	return cmdline_get(key, opt, sizeof(opt)) ? simple_strtoul(opt, 0, 10) : def;
-}
+#define TORTURE_MAX_SECS 3600
 
 int torture_run(const char *glob)
 {
-	uint64_t seed = cmdline_ulong("ktest_seed", 1);
-	unsigned int secs = (unsigned int)cmdline_ulong("torture_secs", 10);
+	unsigned long seed = 1, secs = 10;
 	int failed = 0, ran = 0;
 
-	printk("torture: ktest_seed=%lu torture=%s torture_secs=%u\n",
-	       (unsigned long)seed, glob, secs);
+	cmdline_get_ulong("ktest_seed", &seed, 0, ~0ul);
+	cmdline_get_ulong("torture_secs", &secs, 1, TORTURE_MAX_SECS);
+	printk("torture: ktest_seed=%lu torture=%s torture_secs=%lu\n", seed,
+	       glob, secs);
+	/* A run with other options than asked for proves nothing: fail at
+	 * once, rather than spend the time. */
+	if (cmdline_refused()) {
+		printk("torture: %lu boot option(s) refused (see above): not "
+		       "run, failed\n", cmdline_refused());
+		return 1;
+	}
 	if (softlockup_start(TORTURE_WATCHDOG_MS))
 		printk("torture: no soft-lockup watchdog (out of memory)\n");
 	for (unsigned i = 0; i < sizeof(torture_types) / sizeof(torture_types[0]); i++) {

@@ -23,16 +23,14 @@ static const unsigned long section_us[] = {250, 500, 1000, 2000};
 /* Big (two histograms): not on the stack. */
 static struct rtlat_result result;
 
+/* rtlat_cpu=N, an online CPU (the last one by default); -1 when refused. */
 static int rtlat_cpu(void)
 {
-	char buf[8];
-	int cpu = 0;
+	unsigned long last = num_online_cpus() - 1, cpu = last;
 
-	if (!cmdline_get("rtlat_cpu", buf, sizeof(buf)))
-		return (int)num_online_cpus() - 1;
-	for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
-		cpu = cpu * 10 + (*p - '0');
-	return cpu;
+	if (cmdline_get_ulong("rtlat_cpu", &cpu, 0, last) < 0)
+		return -1;
+	return (int)cpu;
 }
 
 static void measure(int cpu, enum rtlat_protect protect, unsigned long l_us)
@@ -55,6 +53,11 @@ KBENCH(rtlat)
 {
 	int cpu = rtlat_cpu();
 
+	if (cpu < 0) {
+		kbench_note("ERROR: rtlat: boot option refused (see above): "
+			    "nothing measured");
+		return;
+	}
 	kbench_note("rtlat: SCHED_FIFO %d on CPU %d, period %d us, %d loops "
 		    "per run", PRIO, cpu, PERIOD_US, LOOPS);
 	measure(cpu, RTLAT_IDLE, 0);
