@@ -15,8 +15,9 @@
  *                        Eraser lockset);
  *   PERCPU_IRQ           used in hardirq and in a task with IRQs on.
  *
- * lockdep_percpu.c has the UNPROTECTED scenarios and the this_cpu rules,
- * lockdep_percpu_consistency.c the INCONSISTENT and IRQ ones.
+ * lockdep_percpu.c has the UNPROTECTED scenarios, lockdep_percpu_silent.c
+ * the protected ones, lockdep_percpu_this_cpu.c the this_cpu rules and
+ * lockdep_percpu_consistency.c the INCONSISTENT and IRQ scenarios.
  *
  * A test's own access is made concurrent with a rival's: a task started
  * before it and joined after it (rival_start()). Each test uses variables
@@ -79,6 +80,11 @@ void rival_made_access(void);
 
 struct ll_counter {
 	local_lock_t lock;
+	long n;
+};
+
+struct sl_counter {
+	spinlock_t lock;
 	long n;
 };
 
