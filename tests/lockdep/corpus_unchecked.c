@@ -23,7 +23,9 @@ static void st_step(void)
  * definition: an occasional lost update is acceptable. */
 static long stat_two_tasks(void)
 {
-	corpus_pair_on_c(st_step, st_step, &st_v);
+	static const struct corpus_side side = SIDE(bare, C);
+
+	corpus_pair(&side, &side, &st_v);
 	return CORPUS_NO_COUNT;
 }
 
