@@ -83,15 +83,10 @@ static void mdo_step(const struct corpus_side *side, long *var)
 
 /* One unbound task, migration disabled around each update: every copy it
  * reaches is used by it alone. Correct. */
-static void mds_step(void)
-{
-	corpus_step_migrate_off(0, &mds_v);
-}
-
 static long migrate_disable_single_task(void)
 {
 	corpus_zero(&mds_v);
-	corpus_add_context(mds_step, CORPUS_ANY);
+	corpus_add_context(&corpus_migrate_off, &mds_v, CORPUS_ANY);
 	corpus_run_contexts();
 	return (long)corpus.loops - corpus_sum(&mds_v);
 }

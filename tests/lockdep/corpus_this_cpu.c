@@ -99,22 +99,20 @@ static void tl_step(const struct corpus_side *side, long *var)
  * this_cpu_xchg(v, 0): both single operations, nothing lost. Correct. */
 static long txd_drained;
 
-static void txd_inc(void)
+static void txd_drain(const struct corpus_side *side, long *var)
 {
-	this_cpu_inc(txd_v);
-}
-
-static void txd_drain(void)
-{
-	txd_drained += this_cpu_xchg(txd_v, 0);
+	txd_drained += this_cpu_xchg(*var, 0);
 }
 
 static long this_cpu_xchg_drain(void)
 {
+	static const struct corpus_side inc = OWN_SIDE(tso_inc, C);
+	static const struct corpus_side drain = OWN_SIDE(txd_drain, C);
+
 	txd_drained = 0;
 	corpus_zero(&txd_v);
-	corpus_add_context(txd_inc, corpus_cpu());
-	corpus_add_context(txd_drain, corpus_cpu());
+	corpus_add_context(&inc, &txd_v, corpus_cpu());
+	corpus_add_context(&drain, &txd_v, corpus_cpu());
 	corpus_run_contexts();
 	return (long)corpus.loops - txd_drained - corpus_sum(&txd_v);
 }

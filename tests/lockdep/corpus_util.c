@@ -172,13 +172,16 @@ void corpus_step_remote_locked(const struct corpus_side *side, long *var)
 	any_lock_release(&l);
 }
 
+const struct corpus_side corpus_bare = SIDE(bare, C);
+const struct corpus_side corpus_preempt_off = SIDE(preempt_off, C);
+const struct corpus_side corpus_migrate_off = SIDE(migrate_off, C);
+
 /* ---- contexts ---- */
 
 #define MAX_CONTEXTS (NR_CPUS + 2)
 
 struct context {
-	void (*step)(void);
-	const struct corpus_side *side; /* instead of step: side->step */
+	const struct corpus_side *side;
 	long *var;
 	int cpu;
 };
@@ -192,24 +195,16 @@ static int context_fn(void *arg)
 	struct context *c = arg;
 
 	for (int i = 0; i < corpus.loops; i++)
-		if (c->side)
-			c->side->step(c->side, c->var);
-		else
-			c->step();
+		c->side->step(c->side, c->var);
 	return 0;
 }
 
-static void add_context(struct context c)
+void corpus_add_context(const struct corpus_side *side, long *var, int cpu)
 {
 	if (nr_contexts < MAX_CONTEXTS)
-		contexts[nr_contexts++] = c;
+		contexts[nr_contexts++] = (struct context){side, var, cpu};
 	else
 		corpus_broken("more contexts than MAX_CONTEXTS");
-}
-
-void corpus_add_context(void (*step)(void), int cpu)
-{
-	add_context((struct context){.step = step, .cpu = cpu});
 }
 
 void corpus_start_contexts(void)
@@ -251,10 +246,8 @@ long corpus_pair(const struct corpus_side *a, const struct corpus_side *b,
 		 long *var)
 {
 	corpus_zero(var);
-	add_context((struct context){.side = a, .var = var,
-				     .cpu = where_cpu(a->where)});
-	add_context((struct context){.side = b, .var = var,
-				     .cpu = where_cpu(b->where)});
+	corpus_add_context(a, var, where_cpu(a->where));
+	corpus_add_context(b, var, where_cpu(b->where));
 	corpus_run_contexts();
 	return 2l * corpus.loops - corpus_sum(var);
 }

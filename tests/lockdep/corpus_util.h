@@ -52,13 +52,14 @@ void corpus_raise_irq(int cpu, void (*fn)(void *), void *arg);
 int corpus_irq_source_cpu(void);
 
 /*
- * Contexts: tasks running step() corpus.loops times, each bound to its
- * cpu (CORPUS_ANY: unbound). corpus_run_contexts() starts all of them,
- * then joins all of them: task creation orders the starter's earlier work
- * before each, and nothing orders them among themselves.
+ * Contexts: tasks running side->step(side, var) corpus.loops times, each
+ * bound to its cpu (CORPUS_ANY: unbound). corpus_run_contexts() starts
+ * all of them, then joins all of them: task creation orders the
+ * starter's earlier work before each, and nothing orders them among
+ * themselves.
  */
 #define CORPUS_ANY (-1)
-void corpus_add_context(void (*step)(void), int cpu);
+void corpus_add_context(const struct corpus_side *side, long *var, int cpu);
 void corpus_start_contexts(void);
 void corpus_join_contexts(void);
 void corpus_run_contexts(void);
@@ -86,6 +87,9 @@ void corpus_step_ipi(const struct corpus_side *side, long *var);
 void corpus_step_remote(const struct corpus_side *side, long *var);
 void corpus_step_remote_irqs_off(const struct corpus_side *side, long *var);
 void corpus_step_remote_locked(const struct corpus_side *side, long *var);
+/* Sides of the plain steps, for corpus_add_context(). */
+extern const struct corpus_side corpus_bare, corpus_preempt_off,
+	corpus_migrate_off;
 
 /* Spin (bounded, without sleeping) until *v >= want. A racing context
  * must not sleep in the middle of a race: whoever woke it would order
