@@ -18,15 +18,38 @@ void rival_made_access(void)
 	store_int(&rival_done, 1);
 }
 
+void touch(struct touch_job *j)
+{
+	unsigned long flags = 0;
+
+	if (j->guard == GUARD_PREEMPT)
+		preempt_disable();
+	else if (j->guard == GUARD_IRQS)
+		local_irq_save(flags);
+	else
+		any_lock_acquire(&j->lock);
+	TOUCH(this_cpu_ptr(j->var));
+	if (j->guard == GUARD_PREEMPT)
+		preempt_enable();
+	else if (j->guard == GUARD_IRQS)
+		local_irq_restore(flags);
+	else
+		any_lock_release(&j->lock);
+}
+
 int touch_fn(void *arg)
 {
-	struct touch_job *j = arg;
-
-	any_lock_acquire(&j->lock);
-	TOUCH(this_cpu_ptr(j->var));
-	any_lock_release(&j->lock);
+	touch(arg);
 	rival_made_access();
 	return 0;
+}
+
+void touch_against(struct touch_job rival, struct touch_job mine)
+{
+	struct task *t = rival_start(0, touch_fn, &rival);
+
+	touch(&mine);
+	ktest_join(t);
 }
 
 struct task *rival_start(int cpu, int (*fn)(void *), void *arg)

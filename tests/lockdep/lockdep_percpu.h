@@ -49,13 +49,25 @@
 /* One access to a copy: a read-modify-write through the pointer. */
 #define TOUCH(p) ((*(p))++)
 
-/* A helper's job: touch its CPU's copy of var under lock. */
+/* A job: touch this CPU's copy of var under lock (of any kind, in its
+ * form), or with only preemption or IRQs off. touch() does it; touch_fn()
+ * is the body of a helper task (or rival) that does it. */
+enum touch_guard { GUARD_LOCK, GUARD_PREEMPT, GUARD_IRQS };
+
 struct touch_job {
 	long *var;
 	struct any_lock lock;
+	enum touch_guard guard;
 };
 
+#define LOCKED_JOB(v, l) ((struct touch_job){.var = (v), .lock = (l)})
+#define PREEMPT_OFF_JOB(v) ((struct touch_job){.var = (v), .guard = GUARD_PREEMPT})
+#define IRQS_OFF_JOB(v) ((struct touch_job){.var = (v), .guard = GUARD_IRQS})
+
+void touch(struct touch_job *j);
 int touch_fn(void *arg);
+/* A rival does rival's job on this CPU, then the test does mine. */
+void touch_against(struct touch_job rival, struct touch_job mine);
 
 /*
  * A rival: fn(arg) in a task bound to cpu that reaches the same copy as

@@ -112,7 +112,8 @@ static DEFINE_SPINLOCK(pc_global_lock);
 
 KTEST_CPUS(lockdep_percpu, global_spinlock_all_cpus_silent, 2)
 {
-	struct touch_job j = {&pc_global, ANY_LOCK(LOCK_SPIN, &pc_global_lock)};
+	struct touch_job j =
+		LOCKED_JOB(&pc_global, ANY_LOCK(LOCK_SPIN, &pc_global_lock));
 	int cpu;
 
 	touch_fn(&j);
@@ -126,7 +127,8 @@ static DEFINE_MUTEX(pc_mutex_lock);
 
 KTEST_CPUS(lockdep_percpu, global_mutex_all_cpus_silent, 2)
 {
-	struct touch_job j = {&pc_mutex, ANY_LOCK(LOCK_MUTEX, &pc_mutex_lock)};
+	struct touch_job j =
+		LOCKED_JOB(&pc_mutex, ANY_LOCK(LOCK_MUTEX, &pc_mutex_lock));
 	int cpu;
 
 	for_each_online_cpu(cpu)
