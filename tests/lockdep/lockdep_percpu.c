@@ -26,14 +26,18 @@ void touch(struct touch_job *j)
 		preempt_disable();
 	else if (j->guard == GUARD_IRQS)
 		local_irq_save(flags);
-	else
+	else if (j->guard == GUARD_MIGRATE)
+		migrate_disable();
+	else if (j->guard == GUARD_LOCK)
 		any_lock_acquire(&j->lock);
 	TOUCH(this_cpu_ptr(j->var));
 	if (j->guard == GUARD_PREEMPT)
 		preempt_enable();
 	else if (j->guard == GUARD_IRQS)
 		local_irq_restore(flags);
-	else
+	else if (j->guard == GUARD_MIGRATE)
+		migrate_enable();
+	else if (j->guard == GUARD_LOCK)
 		any_lock_release(&j->lock);
 }
 
@@ -63,31 +67,6 @@ struct task *rival_start(int cpu, int (*fn)(void *), void *arg)
 	return t;
 }
 
-int rival_touch_bare(void *var)
-{
-	TOUCH(this_cpu_ptr((long *)var));
-	rival_made_access();
-	return 0;
-}
-
-int rival_touch_preempt_off(void *var)
-{
-	preempt_disable();
-	TOUCH(this_cpu_ptr((long *)var));
-	preempt_enable();
-	rival_made_access();
-	return 0;
-}
-
-int rival_touch_migrate_off(void *var)
-{
-	migrate_disable();
-	TOUCH(this_cpu_ptr((long *)var));
-	migrate_enable();
-	rival_made_access();
-	return 0;
-}
-
 int rival_run_path(void *path)
 {
 	((struct rival_path *)path)->path();
@@ -103,7 +82,7 @@ static DEFINE_PER_CPU(long, pc_unprot);
 
 KTEST(lockdep_percpu, unprotected_preemptible)
 {
-	struct task *t = rival_start(0, rival_touch_bare, &pc_unprot);
+	struct task *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot));
 
 	TOUCH(this_cpu_ptr(&pc_unprot));
 	ktest_join(t);
@@ -115,7 +94,7 @@ static DEFINE_PER_CPU(long, pc_unprot_once);
 
 KTEST(lockdep_percpu, unprotected_reported_once)
 {
-	struct task *t = rival_start(0, rival_touch_bare, &pc_unprot_once);
+	struct task *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot_once));
 
 	for (int i = 0; i < 3; i++)
 		TOUCH(this_cpu_ptr(&pc_unprot_once));
@@ -129,7 +108,7 @@ static DEFINE_PER_CPU(long, pc_unprot_own);
 
 KTEST(lockdep_percpu, unprotected_per_cpu_own_copy)
 {
-	struct task *t = rival_start(0, rival_touch_bare, &pc_unprot_own);
+	struct task *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot_own));
 
 	per_cpu(pc_unprot_own, raw_smp_processor_id())++;
 	ktest_join(t);
@@ -171,7 +150,7 @@ static DEFINE_PER_CPU(long, pc_migr);
 
 KTEST(lockdep_percpu, unprotected_migrate_disable_only)
 {
-	struct task *t = rival_start(0, rival_touch_migrate_off, &pc_migr);
+	struct task *t = rival_start(0, touch_fn, &MIGRATE_OFF_JOB(&pc_migr));
 
 	migrate_disable();
 	TOUCH(this_cpu_ptr(&pc_migr));
@@ -192,7 +171,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_after_cpu_id_migrate_disabled, 2)
 	KEXPECT_EQ(set_cpus_allowed(current, cpu_online_mask), 0);
 	migrate_disable();
 	cpu = smp_processor_id();
-	t = rival_start(cpu, rival_touch_bare, &pc_migr_id);
+	t = rival_start(cpu, touch_fn, &BARE_JOB(&pc_migr_id));
 	per_cpu(pc_migr_id, cpu)++;
 	migrate_enable();
 	ktest_join(t);
@@ -208,8 +187,8 @@ static DEFINE_PER_CPU(long, pc_remote);
  * enough on its CPU and nothing against another CPU. */
 KTEST_CPUS(lockdep_percpu, unprotected_remote, 2)
 {
-	struct task *t = rival_start(last_cpu(), rival_touch_preempt_off,
-				     &pc_remote);
+	struct task *t = rival_start(last_cpu(), touch_fn,
+				     &PREEMPT_OFF_JOB(&pc_remote));
 
 	per_cpu(pc_remote, last_cpu())++;
 	ktest_join(t);
@@ -220,8 +199,8 @@ static DEFINE_PER_CPU(long, pc_remote_preempt);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_preempt_disabled, 2)
 {
-	struct task *t = rival_start(last_cpu(), rival_touch_preempt_off,
-				     &pc_remote_preempt);
+	struct task *t = rival_start(last_cpu(), touch_fn,
+				     &PREEMPT_OFF_JOB(&pc_remote_preempt));
 
 	preempt_disable();
 	per_cpu(pc_remote_preempt, last_cpu())++;
@@ -234,8 +213,8 @@ static DEFINE_PER_CPU(long, pc_remote_irqs);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_irqs_disabled, 2)
 {
-	struct task *t = rival_start(last_cpu(), rival_touch_preempt_off,
-				     &pc_remote_irqs);
+	struct task *t = rival_start(last_cpu(), touch_fn,
+				     &PREEMPT_OFF_JOB(&pc_remote_irqs));
 	unsigned long flags;
 
 	local_irq_save(flags);
@@ -375,7 +354,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_counted_at_wakeup, 2)
 	init_completion(&pc_release);
 	t = ktest_spawn(unprotected_then_complete_fn, 0, "ld-complete",
 			last_cpu(), SCHED_NORMAL, 0, false);
-	r = rival_start(last_cpu(), rival_touch_bare, &pc_before_complete);
+	r = rival_start(last_cpu(), touch_fn, &BARE_JOB(&pc_before_complete));
 	if (t)
 		wake_up_process(t);
 	KASSERT_TRUE(t);

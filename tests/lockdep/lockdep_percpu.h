@@ -50,9 +50,11 @@
 #define TOUCH(p) ((*(p))++)
 
 /* A job: touch this CPU's copy of var under lock (of any kind, in its
- * form), or with only preemption or IRQs off. touch() does it; touch_fn()
- * is the body of a helper task (or rival) that does it. */
-enum touch_guard { GUARD_LOCK, GUARD_PREEMPT, GUARD_IRQS };
+ * form), or with only preemption, IRQs or migration off, or bare.
+ * touch() does it; touch_fn() is the body of a helper task (or rival)
+ * that does it. */
+enum touch_guard { GUARD_LOCK, GUARD_PREEMPT, GUARD_IRQS, GUARD_MIGRATE,
+		   GUARD_NONE };
 
 struct touch_job {
 	long *var;
@@ -63,6 +65,9 @@ struct touch_job {
 #define LOCKED_JOB(v, l) ((struct touch_job){.var = (v), .lock = (l)})
 #define PREEMPT_OFF_JOB(v) ((struct touch_job){.var = (v), .guard = GUARD_PREEMPT})
 #define IRQS_OFF_JOB(v) ((struct touch_job){.var = (v), .guard = GUARD_IRQS})
+#define MIGRATE_OFF_JOB(v)                                                    \
+	((struct touch_job){.var = (v), .guard = GUARD_MIGRATE})
+#define BARE_JOB(v) ((struct touch_job){.var = (v), .guard = GUARD_NONE})
 
 void touch(struct touch_job *j);
 int touch_fn(void *arg);
@@ -75,13 +80,10 @@ void touch_against(struct touch_job rival, struct touch_job mine);
  * so that nothing orders the two accesses (creating it orders only what
  * the test did before). At SCHED_FIFO it runs at once on the test's CPU,
  * alongside the test on another; rival_start() returns once its access
- * is made (waiting by spinning, which orders nothing). The rival bodies
- * below touch their CPU's copy of the long at arg.
+ * is made (waiting by spinning, which orders nothing). touch_fn() is the
+ * usual body, with a touch job as arg.
  */
 struct task *rival_start(int cpu, int (*fn)(void *), void *arg);
-int rival_touch_bare(void *var);
-int rival_touch_preempt_off(void *var);
-int rival_touch_migrate_off(void *var);
 /* A rival that runs a whole path of the test's own (arg: this). */
 struct rival_path {
 	void (*path)(void);

@@ -98,17 +98,22 @@ static int waiter(void *arg)
 
 /* An equal-priority waiter, alone on its CPU, never leaves it: it spins
  * until the running owner releases, and takes the lock unqueued. */
-KTEST_CPUS(lock_spin, waiter_spins_while_owner_runs, 2)
+static void check_waiter_spins(enum lock_kind k)
 {
 	struct task *o, *w;
 
-	ls_reset(LOCK_RTMUTEX);
+	ls_reset(k);
 	o = ktest_spawn(owner_running, 0, "ls_owner", 1, SCHED_FIFO, 10, true);
 	w = ktest_spawn(waiter, 0, "ls_waiter", 0, SCHED_FIFO, 10, true);
 	KEXPECT_EQ(ktest_join(w), 0);
 	KEXPECT_EQ(ktest_join(o), 0);
 	KEXPECT_EQ(ls.switches, 0);
 	KEXPECT_FALSE(any_lock_is_locked(&ls.lock));
+}
+
+KTEST_CPUS(lock_spin, waiter_spins_while_owner_runs, 2)
+{
+	check_waiter_spins(LOCK_RTMUTEX);
 }
 
 /* A waiter whose owner sleeps holding the lock must sleep too: queued,
@@ -180,13 +185,5 @@ KTEST_CPUS(lock_spin, spinner_yields_to_urgent_task, 3)
 /* A mutex (FIFO, no inheritance on RT=0) spins the same way. */
 KTEST_CPUS(lock_spin, mutex_waiter_spins_while_owner_runs, 2)
 {
-	struct task *o, *w;
-
-	ls_reset(LOCK_MUTEX);
-	o = ktest_spawn(owner_running, 0, "ls_mowner", 1, SCHED_FIFO, 10, true);
-	w = ktest_spawn(waiter, 0, "ls_mwaiter", 0, SCHED_FIFO, 10, true);
-	KEXPECT_EQ(ktest_join(w), 0);
-	KEXPECT_EQ(ktest_join(o), 0);
-	KEXPECT_EQ(ls.switches, 0);
-	KEXPECT_FALSE(any_lock_is_locked(&ls.lock));
+	check_waiter_spins(LOCK_MUTEX);
 }
