@@ -50,6 +50,27 @@ static void llo_step(const struct corpus_side *side, long *var)
 	local_unlock(&llo_c.lock);
 }
 
+/* local_lock_irqsave() against a hard interrupt, each updating this
+ * CPU's copy of the whole struct. */
+static void lli_task(const struct corpus_side *side, long *var)
+{
+	unsigned long flags;
+
+	local_lock_irqsave(&lli_c.lock, flags);
+	corpus_rmw(&this_cpu_ptr(&lli_c)->n);
+	local_unlock_irqrestore(&lli_c.lock, flags);
+}
+
+static void lli_irq_fn(void *arg)
+{
+	corpus_rmw(&this_cpu_ptr(&lli_c)->n);
+}
+
+static void lli_irq(const struct corpus_side *side, long *var)
+{
+	corpus_raise_irq(corpus_cpu(), lli_irq_fn, 0);
+}
+
 /* get_cpu(), per_cpu(v, cpu), put_cpu(). */
 static void gc_step(const struct corpus_side *side, long *var)
 {
@@ -121,8 +142,7 @@ const struct corpus_scenario corpus_protection[] = {
 		  LOCKED_SIDE(locked, C, LOCAL, llr_c.lock),
 		  LOCKED_SIDE(remote_locked, O, LOCAL, llr_c.lock)),
 	RACY_RT_PAIR(local_lock, local_lock_irqsave_vs_hardirq, 1, lli_c.n,
-		     IRQSAVE_SIDE(locked, C, LOCAL, lli_c.lock),
-		     SIDE(hardirq, IRQ_SRC)),
+		     OWN_SIDE(lli_task, C), OWN_SIDE(lli_irq, IRQ_SRC)),
 	/* get_cpu_var: two tasks; get_cpu() and per_cpu(); against a hard
 	 * interrupt; against another CPU's per_cpu(); inside
 	 * local_irq_save(), against a hard interrupt. */
