@@ -44,7 +44,8 @@ KBENCH(locks_spin)
 
 		if (k == LOCK_RAW || lock_kinds[k].percpu)
 			continue;
-		snprintf(variant, sizeof(variant), "raw/%s", lock_kinds[k].name);
+		snprintf(variant, sizeof(variant), "raw/%s",
+			 lock_kinds[k].name);
 		kbench_report("locks_spin", variant, ncpus,
 			      median[LOCK_RAW] * 100 /
 				      (median[k] ? median[k] : 1),

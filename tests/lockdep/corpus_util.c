@@ -254,7 +254,9 @@ long corpus_pair(const struct corpus_side *a, const struct corpus_side *b,
 
 long corpus_run(const struct corpus_scenario *s)
 {
-	return s->run ? s->run() : corpus_pair(&s->side[0], &s->side[1], s->var);
+	if (s->run)
+		return s->run();
+	return corpus_pair(&s->side[0], &s->side[1], s->var);
 }
 
 void corpus_spin_until(volatile long *v, long want)

@@ -130,10 +130,10 @@ extern const struct corpus_scenario corpus_init[], corpus_irq[],
  * (SIDE; LOCKED_SIDE and IRQSAVE_SIDE with their lock, plain or in the
  * _irqsave form), or one of the scenario's own (OWN_SIDE). */
 #define SIDE(step_, where_) {.step = corpus_step_##step_, .where = ON_##where_}
-#define LOCKED_SIDE(step_, where_, kind_, l)                                    \
+#define LOCKED_SIDE(step_, where_, kind_, l)                                   \
 	{.step = corpus_step_##step_, .where = ON_##where_,                    \
 	 .lock = {.kind = LOCK_##kind_, .lock = &(l)}}
-#define IRQSAVE_SIDE(step_, where_, kind_, l)                                   \
+#define IRQSAVE_SIDE(step_, where_, kind_, l)                                  \
 	{.step = corpus_step_##step_, .where = ON_##where_,                    \
 	 .lock = {.kind = LOCK_##kind_, .lock = &(l), .form = LOCK_IRQSAVE}}
 #define OWN_SIDE(fn, where_) {.step = fn, .where = ON_##where_}

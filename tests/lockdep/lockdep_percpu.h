@@ -63,7 +63,8 @@ struct touch_job {
 };
 
 #define LOCKED_JOB(v, l) ((struct touch_job){.var = (v), .lock = (l)})
-#define PREEMPT_OFF_JOB(v) ((struct touch_job){.var = (v), .guard = GUARD_PREEMPT})
+#define PREEMPT_OFF_JOB(v)                                                    \
+	((struct touch_job){.var = (v), .guard = GUARD_PREEMPT})
 #define IRQS_OFF_JOB(v) ((struct touch_job){.var = (v), .guard = GUARD_IRQS})
 #define MIGRATE_OFF_JOB(v)                                                    \
 	((struct touch_job){.var = (v), .guard = GUARD_MIGRATE})

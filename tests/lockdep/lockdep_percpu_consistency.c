@@ -281,10 +281,10 @@ static DEFINE_SPINLOCK(pc_cpus_apart_b);
 
 KTEST_CPUS(lockdep_percpu, copies_are_separate_silent, 2)
 {
-	struct touch_job ja =
-		LOCKED_JOB(&pc_cpus_apart, ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_a));
-	struct touch_job jb =
-		LOCKED_JOB(&pc_cpus_apart, ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_b));
+	struct touch_job ja = LOCKED_JOB(&pc_cpus_apart,
+					 ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_a));
+	struct touch_job jb = LOCKED_JOB(&pc_cpus_apart,
+					 ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_b));
 	struct task *a = rival_start(0, touch_fn, &ja);
 	struct task *b = ktest_spawn_on(last_cpu(), touch_fn, &jb, "ld-apart");
 

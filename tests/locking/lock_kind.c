@@ -306,7 +306,8 @@ const struct lock_kind_ops lock_kinds[NR_LOCK_KINDS] = {
 		.held = {CTX(1, 0, 0), CTX(1, 0, 1), CTX(1, 0, 1)},
 		.lock = raw_lock, .unlock = raw_unlock, .trylock = raw_trylock,
 		.is_locked = raw_is_locked, .init = raw_init,
-		.pairs = raw_pairs, .pool = pool_raw, .size = sizeof(*pool_raw)},
+		.pairs = raw_pairs, .pool = pool_raw,
+		.size = sizeof(*pool_raw)},
 	/* RT=0 a raw spinlock; RT=1 an rt_mutex taken with migration off. */
 	[LOCK_SPIN] = {
 		.name = "spinlock_t", .sleeps = RT, .rt_sleeps = true,
@@ -339,7 +340,8 @@ const struct lock_kind_ops lock_kinds[NR_LOCK_KINDS] = {
 		.name = "rt_mutex", .sleeps = true, .rt_sleeps = true,
 		.held = ALL_FORMS(CTX(0, 0, 0)),
 		.lock = rtmutex_lock_form, .unlock = rtmutex_unlock_form,
-		.trylock = rtmutex_trylock_op, .is_locked = rtmutex_is_locked_op,
+		.trylock = rtmutex_trylock_op,
+		.is_locked = rtmutex_is_locked_op,
 		.rtmutex = rtmutex_self, .init = rtmutex_init_op,
 		.pairs = rtmutex_pairs, .pool = pool_rtmutex,
 		.size = sizeof(*pool_rtmutex)},

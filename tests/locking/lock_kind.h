@@ -48,7 +48,8 @@ struct lock_ctx lock_ctx_now(void);
 	do {                                                                  \
 		KEXPECT_EQ((now).preempt, (base).preempt + (held)->preempt);  \
 		KEXPECT_EQ((now).migrate, (base).migrate + (held)->migrate);  \
-		KEXPECT_EQ((now).irqs_off, (base).irqs_off || (held)->irqs_off); \
+		KEXPECT_EQ((now).irqs_off,                                    \
+			   (base).irqs_off || (held)->irqs_off);              \
 	} while (0)
 
 struct lock_kind_ops {

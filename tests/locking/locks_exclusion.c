@@ -28,7 +28,7 @@
 
 /* ---- every kind, from every CPU ---- */
 
-#define EXCL_PER_CPU 2            /* workers bound to each CPU (sleeping locks) */
+#define EXCL_PER_CPU 2            /* workers per CPU (sleeping locks) */
 #define EXCL_MAX_WORKERS (2 * 8 + 1)
 #define EXCL_MIN_ITERS 25         /* each worker, whatever the clock says */
 #define EXCL_TOTAL_CAP 4000       /* acquisitions, all workers together */

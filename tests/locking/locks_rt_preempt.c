@@ -158,8 +158,8 @@ KTEST(locks_rt, raw_spin_unlock_irq_runs_woken_task_at_once)
 	/* An interrupt pending at the unlock (a late tick, a vCPU stalled by
 	 * the host) would hide a missed switch: repeat it. */
 	for (int i = 0; i < RAW_IRQ_ROUNDS; i++) {
-		run_holder_and_waker(ANY_LOCK_FORM(LOCK_RAW, &pre_raw, LOCK_IRQ),
-				     200);
+		run_holder_and_waker(
+			ANY_LOCK_FORM(LOCK_RAW, &pre_raw, LOCK_IRQ), 200);
 		at_once += pre.high_ran_right_after_unlock;
 		seen_inside += pre.saw_high_while_holding ||
 			       pre.high_saw_inside || pre.high_saw_locked;

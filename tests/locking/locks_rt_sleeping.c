@@ -33,7 +33,8 @@ struct pcp_counter {
 	struct guarded data;
 };
 
-static DEFINE_PER_CPU(struct pcp_counter, pcpc) = {.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct pcp_counter, pcpc) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
 static DEFINE_SPINLOCK(pre_lock);
 
 static void spin_ns(uint64_t ns)

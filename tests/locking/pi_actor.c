@@ -36,9 +36,11 @@ void acq_log(int who)
 /* Unlogged entries read -1: a short log fails on them too. */
 void expect_log(int n, const int *who, const int *prio)
 {
+	int len = n < LOG_MAX ? n : LOG_MAX;
+
 	KEXPECT_EQ(acq.n, n);
-	expect_ints("acquired by (id)", acq.who, who, n < LOG_MAX ? n : LOG_MAX);
-	expect_ints("at priority", acq.prio, prio, n < LOG_MAX ? n : LOG_MAX);
+	expect_ints("acquired by (id)", acq.who, who, len);
+	expect_ints("at priority", acq.prio, prio, len);
 }
 
 void expect_ints(const char *what, const int *got, const int *want, int n)
@@ -161,8 +163,9 @@ bool actor_blocked(struct actor *a)
 			     task_blocked(a->task));
 
 	if (!ok)
-		ktest_fail_msg(__FILE__, __LINE__, "%s did not block (state %d)",
-			       a->name, a->state);
+		ktest_fail_msg(__FILE__, __LINE__,
+			       "%s did not block (state %d)", a->name,
+			       a->state);
 	return ok;
 }
 
@@ -186,7 +189,8 @@ void finish(struct actor **a, int n)
 	for (int i = 0; i < n; i++)
 		store_int(&a[i]->release, 1);
 	for (int i = 0; i < n; i++)
-		if (a[i]->task && !POLL_UNTIL(load_int(&a[i]->state) == ST_DONE)) {
+		if (a[i]->task &&
+		    !POLL_UNTIL(load_int(&a[i]->state) == ST_DONE)) {
 			ktest_fail_msg(__FILE__, __LINE__, "%s did not finish",
 				       a[i]->name);
 			store_int(&pi_abort, 1);

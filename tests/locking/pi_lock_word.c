@@ -132,8 +132,9 @@ KTEST(pi, lowered_woken_waiter_hands_over_to_new_top)
 			  load_int(&W2->state) == ST_DONE);
 	if (!done) {
 		ktest_log("stalled: lock word %#lx, W1 state %d (blocked %d), "
-			  "W2 state %d (blocked %d)", (unsigned long)lock_a.owner,
-			  W1->state, task_blocked(W1->task), W2->state,
+			  "W2 state %d (blocked %d)",
+			  (unsigned long)lock_a.owner, W1->state,
+			  task_blocked(W1->task), W2->state,
 			  task_blocked(W2->task));
 		if (rt_mutex_trylock(&lock_a)) {
 			rt_mutex_unlock(&lock_a);
