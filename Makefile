@@ -75,7 +75,7 @@ TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
 .PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture rtlat trace clean deps include-graph explore explore-eval
 all: kernel iso
-kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok
+kernel: $(O)/includes.ok $(O)/boundary.ok $(O)/kernel.elf $(O)/percpu-ops.ok
 iso: $(O)/kernel.iso
 
 # Build-config stamp: a change of RT/LOCKDEP rebuilds everything.
@@ -141,6 +141,15 @@ HDRS := $(shell find $(SRCDIRS) -name '*.h')
 $(O)/includes.ok: $(CSRCS) $(HDRS) scripts/build/includes.sh
 	@mkdir -p $(O)
 	$(Q)bash scripts/build/includes.sh check && touch $@
+
+# The call boundary between the core and arch, on the objects: the core
+# uses the arch's symbols through asm/*.h only, the arch the core's from a
+# short list (scripts/build/boundary.sh).
+CORE_OBJS := $(filter $(O)/kernel/%,$(OBJS))
+ARCH_OBJS := $(filter $(O)/arch/% $(O)/boot/%,$(OBJS))
+$(O)/boundary.ok: $(CORE_OBJS) $(ARCH_OBJS) $(wildcard arch/x86_64/asm/*.h) scripts/build/boundary.sh
+	$(Q)NM=$(NM) CC=$(CC) CPPFLAGS='$(CONFIG_DEFS)' bash scripts/build/boundary.sh \
+		--core $(CORE_OBJS) --arch $(ARCH_OBJS) && touch $@
 
 # The include graph file by file (docs/architecture.md).
 include-graph:
