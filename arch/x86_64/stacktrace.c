@@ -1,17 +1,24 @@
 /*
- * Call traces by walking the frame-pointer chain (the kernel is built with
- * -fno-omit-frame-pointer): each frame holds the caller's RBP at [rbp] and
- * the return address at [rbp + 8]. Every frame address is checked against
- * the page tables before it is read, so a corrupt chain ends the trace
- * instead of faulting inside the report.
+ * Call traces and stack walking (asm/stacktrace.h), by the frame-pointer
+ * chain: the kernel is built with -fno-omit-frame-pointer, so each frame
+ * holds the caller's RBP at [rbp] and the return address at [rbp + 8].
+ * Every frame address is checked against the page tables before it is
+ * read, so a corrupt chain ends the trace instead of faulting inside the
+ * report.
  */
-#include "panic.h"
-#include "ksyms.h"
+#include "asm/stacktrace.h"
 #include "asm/page.h"
 #include "asm/pgtable.h"
+#include "asm/ptrace.h"
+#include "ksyms.h"
 #include "printk.h"
 
 #define MAX_FRAMES 32
+
+/* The words __switch_to pushes below its return address (switch.asm):
+ * r15 r14 r13 r12 rbx rbp, lowest first. */
+#define SWITCH_SAVED_REGS 6
+#define SWITCH_SAVED_RBP  5
 
 static bool frame_readable(uintptr_t rbp)
 {
@@ -21,6 +28,22 @@ static bool frame_readable(uintptr_t rbp)
 	       (paging_lookup(rbp + 8) & PTE_P);
 }
 
+bool unwind_next_frame(struct unwind_state *s)
+{
+	const uintptr_t *frame = (const uintptr_t *)s->frame;
+	uintptr_t caller;
+
+	if (!frame_readable(s->frame))
+		return false;
+	caller = frame[0];
+	/* Stacks grow down: a caller's frame is higher up. */
+	if (caller <= s->frame || !frame_readable(caller))
+		return false;
+	s->frame = caller;
+	s->ret = ((const uintptr_t *)caller)[1];
+	return true;
+}
+
 static void show_frame(uintptr_t addr)
 {
 	printk(" [<%016lx>] ", addr);
@@ -28,7 +51,8 @@ static void show_frame(uintptr_t addr)
 	printk("\n");
 }
 
-void show_stack(uintptr_t rip, uintptr_t rbp)
+/* The trace from rip, in the function whose frame is rbp, outwards. */
+static void show_stack(uintptr_t rip, uintptr_t rbp)
 {
 	unsigned long flags = console_lock();
 
@@ -56,4 +80,18 @@ __attribute__((noinline)) void dump_stack(void)
 
 	/* fp[0] is our caller's frame, fp[1] our return address into it. */
 	show_stack(fp[1] - 1, fp[0]);
+}
+
+void show_stack_regs(const struct trap_frame *regs)
+{
+	show_stack(regs->rip, regs->rbp);
+}
+
+void show_stack_switched(uint64_t saved_sp)
+{
+	const uint64_t *frame = (const uint64_t *)saved_sp;
+
+	/* Where the task resumes (the return address of its call of
+	 * __switch_to), in the frame of that call's caller. */
+	show_stack(frame[SWITCH_SAVED_REGS], frame[SWITCH_SAVED_RBP]);
 }

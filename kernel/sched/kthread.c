@@ -16,6 +16,7 @@
 #include "string.h"
 #include "vsprintf.h"
 #include "sched/wait.h"
+#include "asm/stacktrace.h"
 
 /* The switch frame of a task that never ran (switch.asm): six callee-saved
  * registers, then task_entry as the return address. */
@@ -300,13 +301,11 @@ static const char *state_name(int state)
 /* The stack of a task that is switched out, from its saved frame. */
 void show_task_stack(struct task *t)
 {
-	const uint64_t *frame = (const uint64_t *)t->saved_sp;
-
 	if (t->on_cpu || t->state == TASK_NEW || !t->saved_sp) {
 		printk("  (running, or never ran: no saved stack)\n");
 		return;
 	}
-	show_stack(frame[SWITCH_FRAME_WORDS - 1], frame[SWITCH_FRAME_WORDS - 2]);
+	show_stack_switched(t->saved_sp);
 }
 
 /* Every task, its state and CPU, and the stack of each sleeping one. */

@@ -70,7 +70,6 @@ ARCH_USES_CORE=(
 # Violations the tree still has, each to be moved to its side: reported,
 # not failed on, until the move that removes it.
 KNOWN=(
-	dump_stack show_stack   # a core declaration of arch's stack walker
 	__switch_to task_entry  # the switch frame, laid out by kthread.c
 	boot_info kthread_entry # Multiboot2 in the core; arch calls the core
 )
