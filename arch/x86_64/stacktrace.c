@@ -10,15 +10,11 @@
 #include "asm/page.h"
 #include "asm/pgtable.h"
 #include "asm/ptrace.h"
+#include "asm/switch_to.h"
 #include "ksyms.h"
 #include "printk.h"
 
 #define MAX_FRAMES 32
-
-/* The words __switch_to pushes below its return address (switch.asm):
- * r15 r14 r13 r12 rbx rbp, lowest first. */
-#define SWITCH_SAVED_REGS 6
-#define SWITCH_SAVED_RBP  5
 
 static bool frame_readable(uintptr_t rbp)
 {
@@ -89,9 +85,9 @@ void show_stack_regs(const struct trap_frame *regs)
 
 void show_stack_switched(uint64_t saved_sp)
 {
-	const uint64_t *frame = (const uint64_t *)saved_sp;
+	const struct inactive_task_frame *f = (const void *)saved_sp;
 
 	/* Where the task resumes (the return address of its call of
 	 * __switch_to), in the frame of that call's caller. */
-	show_stack(frame[SWITCH_SAVED_REGS], frame[SWITCH_SAVED_RBP]);
+	show_stack(f->ret_addr, f->rbp);
 }

@@ -17,12 +17,7 @@
 #include "vsprintf.h"
 #include "sched/wait.h"
 #include "asm/stacktrace.h"
-
-/* The switch frame of a task that never ran (switch.asm): six callee-saved
- * registers, then task_entry as the return address. */
-#define SWITCH_FRAME_WORDS 7
-
-extern char task_entry[];
+#include "asm/switch_to.h"
 
 static DEFINE_RAW_SPINLOCK(tasklist_lock);
 static LIST_HEAD(all_tasks);         /* under tasklist_lock */
@@ -131,10 +126,11 @@ struct task *idle_task_alloc(int cpu)
 	return t;
 }
 
+__noreturn static void kthread_entry(struct task *prev);
+
 struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
 {
 	struct task *t = task_alloc(name);
-	uint64_t *sp;
 
 	if (!t)
 		return 0;
@@ -144,10 +140,8 @@ struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
 	/* First switched to with the count __schedule() holds; its
 	 * finish_task_switch() and kthread_entry() drop it. */
 	t->saved_preempt_count = 1;
-	sp = (uint64_t *)((char *)t->stack + KSTACK_SIZE) - SWITCH_FRAME_WORDS;
-	memset(sp, 0, SWITCH_FRAME_WORDS * sizeof(*sp));
-	sp[SWITCH_FRAME_WORDS - 1] = (uint64_t)task_entry;
-	t->saved_sp = (uint64_t)sp;
+	t->saved_sp = arch_setup_task_stack((char *)t->stack + KSTACK_SIZE,
+					    kthread_entry);
 	return t;
 }
 
@@ -162,7 +156,7 @@ struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
 
 /* Every new task starts here (from task_entry in switch.asm), with the
  * task it was switched from as prev. */
-__noreturn void kthread_entry(struct task *prev)
+__noreturn static void kthread_entry(struct task *prev)
 {
 	finish_task_switch(prev);
 	local_irq_enable();

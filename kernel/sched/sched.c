@@ -22,6 +22,7 @@
 #include "smp.h"
 #include "asm/smp.h"
 #include "asm/stacktrace.h"
+#include "asm/switch_to.h"
 #include "mm/stack.h"
 #include "sched/timer.h"
 
@@ -30,8 +31,6 @@ DEFINE_PER_CPU(struct task *, current_task);
 DEFINE_PER_CPU(bool, need_resched_flag);
 DEFINE_PER_CPU_STAT(unsigned long, nr_switches);
 cpumask_t rt_overload_mask;
-
-uint64_t __switch_to(uint64_t *prev_sp, uint64_t next_sp, struct task *prev);
 
 /* ---- run queue operations (rq->lock held) ---- */
 
@@ -293,7 +292,7 @@ static void context_switch(struct rq *rq, struct task *prev, struct task *next)
 	prev->saved_preempt_count = preempt_count();
 	raw_cpu_write(__preempt_count, next->saved_preempt_count);
 	process_switch(prev, next);
-	last = (struct task *)__switch_to(&prev->saved_sp, next->saved_sp, prev);
+	last = __switch_to(&prev->saved_sp, next->saved_sp, prev);
 	finish_task_switch(last);
 }
 

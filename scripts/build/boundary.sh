@@ -70,8 +70,7 @@ ARCH_USES_CORE=(
 # Violations the tree still has, each to be moved to its side: reported,
 # not failed on, until the move that removes it.
 KNOWN=(
-	__switch_to task_entry  # the switch frame, laid out by kthread.c
-	boot_info kthread_entry # Multiboot2 in the core; arch calls the core
+	boot_info # Multiboot2 in the core
 )
 
 usage() {
