@@ -220,8 +220,8 @@ static bool chunk_in_memory_map(uint64_t pa)
 {
 	if (pa >= PCI_HOLE_START && pa < PCI_HOLE_END)
 		return false;
-	for (int r = 0; r < boot_info.nr_regions; r++) {
-		const struct mem_region *m = &boot_info.regions[r];
+	for (int r = 0; r < loader_info.nr_regions; r++) {
+		const struct mem_region *m = &loader_info.regions[r];
 
 		if (pa < m->base + m->len && m->base < pa + LARGE_PAGE)
 			return true;
