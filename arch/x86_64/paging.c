@@ -231,7 +231,7 @@ static bool chunk_in_memory_map(uint64_t pa)
 
 static void map_direct(void)
 {
-	for (uint64_t pa = 0; pa < PAGE_ALLOC_MAX_PHYS; pa += LARGE_PAGE)
+	for (uint64_t pa = 0; pa < DIRECT_MAP_SIZE; pa += LARGE_PAGE)
 		if (chunk_in_memory_map(pa))
 			map_large_early(DIRECT_MAP_BASE + pa, pa,
 					PTE_W | PTE_G | PTE_NX);
