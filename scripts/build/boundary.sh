@@ -67,10 +67,6 @@ ARCH_USES_CORE=(
 	cpu_number
 )
 
-# Violations the tree still has, each to be moved to its side: reported,
-# not failed on, until the move that removes it.
-KNOWN=()
-
 usage() {
 	echo "usage: $0 --core OBJ... --arch OBJ..." >&2
 	exit 2
@@ -151,12 +147,6 @@ undeclared() {
 
 bad=0
 
-# known OBJ SYM: a violation on the KNOWN list, reported on stdout.
-known() {
-	[[ " ${KNOWN[*]} " == *" $2 "* ]] || return 1
-	echo "boundary: known violation, to be moved: $1 uses $2"
-}
-
 # (a) the core through the arch interface only.
 used_across "$tmp/core" "$tmp/arch" >"$tmp/core-uses"
 mapfile -t syms < <(cut -d' ' -f2 "$tmp/core-uses" | sort -u)
@@ -164,7 +154,6 @@ if ((${#syms[@]})); then
 	undeclared "${syms[@]}" >"$tmp/undeclared"
 	while read -r obj sym def; do
 		grep -qxF "$sym" "$tmp/undeclared" || continue
-		known "$obj" "$sym" && continue
 		echo "$obj: uses $sym (defined in $def), which no $ASM_HEADERS/*.h declares" >&2
 		bad=1
 	done <"$tmp/core-uses"
@@ -174,7 +163,6 @@ fi
 printf '%s\n' "${ARCH_USES_CORE[@]}" >"$tmp/allowed"
 while read -r obj sym def; do
 	grep -qxF "$sym" "$tmp/allowed" && continue
-	known "$obj" "$sym" && continue
 	echo "$obj: uses the core's $sym (defined in $def), which is not on the arch's allow-list (scripts/build/boundary.sh)" >&2
 	bad=1
 done < <(used_across "$tmp/arch" "$tmp/core")
