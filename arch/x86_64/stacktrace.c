@@ -51,21 +51,18 @@ static void show_frame(uintptr_t addr)
 static void show_stack(uintptr_t rip, uintptr_t rbp)
 {
 	unsigned long flags = console_lock();
+	struct unwind_state s = {.frame = rbp};
 
 	printk("Call Trace:\n");
 	show_frame(rip);
-	for (int i = 0; i < MAX_FRAMES && frame_readable(rbp); i++) {
-		const uintptr_t *frame = (const uintptr_t *)rbp;
-		uintptr_t ret = frame[1];
-
-		if (ret == 0)
-			break;
+	if (frame_readable(rbp))
+		s.ret = ((const uintptr_t *)rbp)[1];
+	for (int i = 0; i < MAX_FRAMES && s.ret; i++) {
 		/* The return address points after the call: report the call
 		 * itself, so the line is the caller's, not the next one. */
-		show_frame(ret - 1);
-		if (frame[0] <= rbp) /* stacks grow down: callers are higher */
+		show_frame(s.ret - 1);
+		if (!unwind_next_frame(&s))
 			break;
-		rbp = frame[0];
 	}
 	console_unlock(flags);
 }
