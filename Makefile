@@ -87,7 +87,7 @@ all: kernel iso
 # `elf` builds the configuration's kernel and its checks; `kernel` also
 # points $(O)/kernel.elf at it. The scripts build with `elf`, so that a
 # `make test` does not move the link a user's `make gdb` follows.
-elf: $(B)/includes.ok $(B)/kernel.elf $(B)/percpu-ops.ok
+elf: $(B)/includes.ok $(B)/boundary.ok $(B)/kernel.elf $(B)/percpu-ops.ok
 kernel: elf
 	@ln -sfn $(CONFIG_NAME)/kernel.elf $(O)/kernel.elf
 iso: $(B)/kernel.iso
@@ -159,6 +159,15 @@ HDRS := $(shell find $(SRCDIRS) -name '*.h')
 $(B)/includes.ok: $(CSRCS) $(HDRS) scripts/build/includes.sh
 	@mkdir -p $(B)
 	$(Q)bash scripts/build/includes.sh check && touch $@
+
+# The call boundary between the core and arch, on the objects: the core
+# uses the arch's symbols through asm/*.h only, the arch the core's from a
+# short list (scripts/build/boundary.sh).
+CORE_OBJS := $(filter $(B)/kernel/%,$(OBJS))
+ARCH_OBJS := $(filter $(B)/arch/% $(B)/boot/%,$(OBJS))
+$(B)/boundary.ok: $(CORE_OBJS) $(ARCH_OBJS) $(wildcard arch/x86_64/asm/*.h) scripts/build/boundary.sh
+	$(Q)NM=$(NM) CC=$(CC) CPPFLAGS='$(CONFIG_DEFS)' bash scripts/build/boundary.sh \
+		--core $(CORE_OBJS) --arch $(ARCH_OBJS) && touch $@
 
 # The include graph file by file (docs/architecture.md).
 include-graph:

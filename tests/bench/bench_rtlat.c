@@ -9,7 +9,7 @@
  * The CPU is the last one, or rtlat_cpu=N on the command line.
  */
 #include "kbench.h"
-#include "multiboot.h"
+#include "bootinfo.h"
 #include "rtlat.h"
 #include "smp.h"
 #include "compiler.h"
