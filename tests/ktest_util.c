@@ -32,6 +32,19 @@ int ktest_join(struct task *t)
 	return t ? kthread_join(t) : -1;
 }
 
+void ktest_wake_all(struct task *const *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (t[i])
+			wake_up_process(t[i]);
+}
+
+void ktest_join_all(struct task *const *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		ktest_join(t[i]);
+}
+
 int ktest_spin_until_stopped(void *stop)
 {
 	ktest_poll_until(load_int(stop), HELPER_MAX_NS / NS_PER_MS, POLL_SPIN);

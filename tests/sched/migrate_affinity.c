@@ -1,16 +1,10 @@
 /*
- * Affinity changes of sleeping tasks (kernel/sched/sched.c set_cpus_allowed(),
- * kernel/sched/migrate.c): the new mask takes effect at the wakeup, and for a
- * task that went to sleep with migration disabled only at its outermost
- * migrate_enable(). Part of the migrate suite (migrate.c).
+ * Affinity changes of sleeping tasks (kernel/sched/sched.c
+ * set_cpus_allowed(), kernel/sched/migrate.c): the new mask takes effect
+ * at the wakeup, and for a task that went to sleep with migration disabled
+ * only at its outermost migrate_enable().
  */
-#include <stdbool.h>
-
-#include "cpumask.h"
-#include "ktest.h"
 #include "ktest_util.h"
-#include "sched.h"
-#include "smp.h"
 #include "wait.h"
 
 static struct {
@@ -92,8 +86,7 @@ KTEST_CPUS(migrate, affinity_of_sleeping_tasks, 2)
 					.pending_after = -1};
 		init_waitqueue_head(&zz[i].wq);
 	}
-	s = ktest_spawn(sleeper_fn, &zz[0], "sleeper", a, SCHED_NORMAL, 0,
-			true);
+	s = ktest_spawn_on(a, sleeper_fn, &zz[0], "sleeper");
 	p = ktest_spawn(pinned_sleeper_fn, &zz[1], "pinned-sleeper", -1,
 			SCHED_NORMAL, 0, false);
 	KASSERT_TRUE(s && p);

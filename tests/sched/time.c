@@ -3,20 +3,7 @@
  * arch/x86_64/lapic.c): the TSC clock, udelay, every CPU's tick, jiffies,
  * and that the TSC and the LAPIC timer agree on how long a second is.
  */
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "asm/apic.h"
-#include "asm/processor.h"
-#include "cpumask.h"
-#include "irqflags.h"
-#include "delay.h"
-#include "ktest.h"
 #include "ktest_util.h"
-#include "percpu.h"
-#include "preempt.h"
-#include "smp.h"
-#include "time.h"
 #include "asm/timer.h"
 
 /* Whether every online CPU's tick count has moved past before[]. */
