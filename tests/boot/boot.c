@@ -3,15 +3,12 @@
  * tables (arch/x86_64/paging.c), the memory map and command line from the
  * boot loader (kernel/multiboot.c) and the symbol table (kernel/ksyms.c).
  */
-#include <stdint.h>
-
-#include "asm/processor.h"
-#include "ktest.h"
-#include "ksyms.h"
 #include "asm/page.h"
+#include "asm/pgtable.h"
+#include "ksyms.h"
+#include "ktest_util.h"
 #include "multiboot.h"
 #include "page_alloc.h"
-#include "asm/pgtable.h"
 #include "string.h"
 
 extern char boot_stack_guard[], boot_stack_bottom[];

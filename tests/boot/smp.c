@@ -8,37 +8,13 @@
  * Functions run on other CPUs only record what they saw; the test task
  * (on CPU 0) checks the record.
  */
-#include <stdbool.h>
-#include <stdint.h>
-
 #include "asm/acpi.h"
 #include "asm/apic.h"
-#include "asm/processor.h"
-#include "cpumask.h"
-#include "irqflags.h"
-#include "delay.h"
-#include "ktest.h"
+#include "asm/smp.h"
+#include "ktest_util.h"
 #include "page_alloc.h"
 #include "panic.h"
-#include "percpu.h"
-#include "preempt.h"
-#include "smp.h"
 #include "stack.h"
-#include "asm/smp.h"
-#include "time.h"
-
-/* Spin until *counter reaches want or timeout_ms passes; true if reached. */
-static bool wait_for_count(int *counter, int want, uint64_t timeout_ms)
-{
-	uint64_t start = ktime_get_ns();
-
-	while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < want) {
-		if (ktime_get_ns() - start > timeout_ms * 1000000ul)
-			return false;
-		cpu_relax();
-	}
-	return true;
-}
 
 static void add_one(void *arg)
 {
@@ -149,7 +125,7 @@ KTEST_CPUS(smp, ipi_round_trip_every_cpu, 2)
 			KASSERT_EQ(smp_call_function_single(cpu, add_one, &ran,
 							    true), 0);
 		ktest_log("CPU %d: average IPI round trip %lu ns", cpu,
-			  (unsigned long)((ktime_get_ns() - t0) / ROUND_TRIPS));
+			  (unsigned long)(ns_since(t0) / ROUND_TRIPS));
 		KEXPECT_EQ(ran, ROUND_TRIPS);
 	}
 }
@@ -179,6 +155,15 @@ struct call_record {
 	bool irqs_off;
 	bool in_hardirq;
 };
+
+/* A call that ran once on cpu, in hard-IRQ context with interrupts off. */
+static void expect_hardirq_record(const struct call_record *r, int cpu)
+{
+	KEXPECT_EQ(r->ran, 1);
+	KEXPECT_EQ(r->cpu, cpu);
+	KEXPECT_TRUE(r->in_hardirq);
+	KEXPECT_TRUE(r->irqs_off);
+}
 
 static void record_context(void *arg)
 {
@@ -221,7 +206,8 @@ KTEST_CPUS(smp, call_without_wait_runs, 2)
 	for_each_online_cpu(cpu) {
 		if (cpu == self)
 			continue;
-		if (!wait_for_count(&rec[cpu].ran, 1, 2000)) {
+		if (!ktest_poll_until(load_int(&rec[cpu].ran) >= 1, 2000,
+				      POLL_SPIN)) {
 			ktest_fail_msg(__FILE__, __LINE__,
 				       "call to CPU %d did not run in 2 s", cpu);
 			continue;
@@ -231,20 +217,13 @@ KTEST_CPUS(smp, call_without_wait_runs, 2)
 	udelay(2000);
 	for_each_online_cpu(cpu)
 		if (cpu != self)
-			KEXPECT_EQ(__atomic_load_n(&rec[cpu].ran, __ATOMIC_ACQUIRE), 1);
+			KEXPECT_EQ(load_int(&rec[cpu].ran), 1);
 }
 
-static bool wait_for_resched(int cpu, unsigned long before, uint64_t timeout_ms)
+static unsigned long resched_ipis(int cpu)
 {
-	uint64_t start = ktime_get_ns();
-
-	while (__atomic_load_n(per_cpu_ptr(&resched_ipi_count, cpu),
-			       __ATOMIC_RELAXED) == before) {
-		if (ktime_get_ns() - start > timeout_ms * 1000000ul)
-			return false;
-		cpu_relax();
-	}
-	return true;
+	return __atomic_load_n(per_cpu_ptr(&resched_ipi_count, cpu),
+			       __ATOMIC_RELAXED);
 }
 
 /* A reschedule IPI to each online CPU (this one too) is taken there and
@@ -257,7 +236,8 @@ KTEST(smp, resched_ipi_counted_on_target)
 		unsigned long before = per_cpu(resched_ipi_count, cpu);
 
 		arch_send_ipi(cpu, IPI_RESCHEDULE);
-		if (!wait_for_resched(cpu, before, 2000))
+		if (!ktest_poll_until(resched_ipis(cpu) != before, 2000,
+				      POLL_SPIN))
 			ktest_fail_msg(__FILE__, __LINE__,
 				       "CPU %d did not count the reschedule "
 				       "IPI within 2 s", cpu);
@@ -283,7 +263,7 @@ static void expect_absent_boot_fails(int cpu, unsigned online)
 	bool ok = arch_boot_cpu(cpu, ABSENT_APIC_ID, absent_cpu_entry,
 				ABSENT_TIMEOUT_US);
 
-	elapsed_ms = (ktime_get_ns() - t0) / 1000000;
+	elapsed_ms = ns_since(t0) / NS_PER_MS;
 	ktest_log("arch_boot_cpu(%d, %#x) gave up after %lu ms", cpu,
 		  ABSENT_APIC_ID, (unsigned long)elapsed_ms);
 	KEXPECT_FALSE(ok);
@@ -344,23 +324,15 @@ KTEST_CPUS(smp, calls_run_in_hardirq_irqs_off, 2)
 			continue;
 		KASSERT_EQ(smp_call_function_single(cpu, record_context, &r,
 						    true), 0);
-		KEXPECT_EQ(r.ran, 1);
-		KEXPECT_EQ(r.cpu, cpu);
-		KEXPECT_TRUE(r.in_hardirq);
-		KEXPECT_TRUE(r.irqs_off);
+		expect_hardirq_record(&r, cpu);
 	}
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		rec[cpu] = (struct call_record){.cpu = -1};
 	smp_call_function_many(cpu_online_mask, record_context_in_slot, rec,
 			       true);
-	for_each_online_cpu(cpu) {
-		if (cpu == self)
-			continue;
-		KEXPECT_EQ(rec[cpu].ran, 1);
-		KEXPECT_EQ(rec[cpu].cpu, cpu);
-		KEXPECT_TRUE(rec[cpu].in_hardirq);
-		KEXPECT_TRUE(rec[cpu].irqs_off);
-	}
+	for_each_online_cpu(cpu)
+		if (cpu != self)
+			expect_hardirq_record(&rec[cpu], cpu);
 	KEXPECT_EQ(rec[self].ran, 0);
 	KEXPECT_FALSE(in_irq()); /* the caller is in task context */
 }

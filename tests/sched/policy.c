@@ -288,57 +288,27 @@ KTEST(sched, rr_tasks_share_cpu)
 	KEXPECT_GE(rr.changes_seen[1], 3);
 }
 
-#define MAX_NORMAL_TASKS 48
-
-static struct {
-	volatile int stop;
-	volatile long count[MAX_NORMAL_TASKS];
-} fair;
-
-static int normal_spinner(void *arg)
-{
-	volatile long *count = &fair.count[(long)arg];
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(&fair.stop) && ns_since(t0) < HELPER_MAX_NS) {
-		__atomic_store_n(count, *count + 1, __ATOMIC_RELAXED);
-		cpu_relax();
-	}
-	return 0;
-}
-
-static bool all_counted(int n)
-{
-	for (int i = 0; i < n; i++)
-		if (!load_long(&fair.count[i]))
-			return false;
-	return true;
-}
-
 /* 3*N busy NORMAL tasks on one CPU all make progress within ~200 ms (a
  * round of 4 ms slices; up to 5 s are allowed for a descheduled vCPU). */
 KTEST(sched, normal_tasks_all_progress)
 {
-	static struct task *t[MAX_NORMAL_TASKS];
-	int n = 3 * (int)num_online_cpus(), cpu = last_cpu();
+	static struct task *t[MAX_BUSY_TASKS];
+	int n, cpu = last_cpu();
 	long lo = -1, hi = 0;
 
-	if (n > MAX_NORMAL_TASKS)
-		n = MAX_NORMAL_TASKS;
-	fair = (typeof(fair)){.stop = 0};
 	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 80), 0);
-	start_group(t, n, normal_spinner, "normal", cpu, SCHED_NORMAL, 0);
+	n = busy_start(t, 3 * num_online_cpus(), "normal", cpu);
 	msleep(200);
-	ktest_poll_until(all_counted(n), 5000, POLL_SLEEP);
-	store_int(&fair.stop, 1);
+	ktest_poll_until(busy_all_counted(n), 5000, POLL_SLEEP);
+	store_int(&busy.stop, 1);
 	become_normal();
 	ktest_join_all(t, n);
 	for (int i = 0; i < n; i++) {
-		KEXPECT_GT(fair.count[i], 0);
-		if (lo < 0 || fair.count[i] < lo)
-			lo = fair.count[i];
-		if (fair.count[i] > hi)
-			hi = fair.count[i];
+		KEXPECT_GT(busy.count[i], 0);
+		if (lo < 0 || busy.count[i] < lo)
+			lo = busy.count[i];
+		if (busy.count[i] > hi)
+			hi = busy.count[i];
 	}
 	ktest_log("%d NORMAL tasks on CPU %d: fewest iterations %ld, most %ld",
 		  n, cpu, lo, hi);

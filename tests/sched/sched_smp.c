@@ -125,77 +125,22 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 	KEXPECT_EQ(ping.count[1], PING_PONG_ROUNDS);
 }
 
-#define MAX_BUSY_TASKS 48
-
-static struct {
-	volatile int stop;
-	cpumask_t seen;                  /* CPUs that ran any of them */
-	volatile long count[NR_CPUS];
-	cpumask_t seen_by[MAX_BUSY_TASKS];
-} spread;
-
-static int spread_spinner(void *arg)
-{
-	int id = (int)(long)arg;
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(&spread.stop) && ns_since(t0) < HELPER_MAX_NS) {
-		int cpu;
-
-		preempt_disable();
-		cpu = raw_smp_processor_id();
-		cpumask_set_cpu(cpu, &spread.seen);
-		cpumask_set_cpu(cpu, &spread.seen_by[id]);
-		preempt_enable();
-		__atomic_fetch_add(&spread.count[id], 1, __ATOMIC_RELAXED);
-		cpu_relax();
-	}
-	return 0;
-}
-
-/* As many busy NORMAL tasks as CPUs (at most MAX_BUSY_TASKS), bound to
- * cpu or, with -1, free to go anywhere; returns how many. */
-static int spread_start(struct task **t, const char *name, int cpu)
-{
-	int n = (int)num_online_cpus();
-
-	if (n > MAX_BUSY_TASKS)
-		n = MAX_BUSY_TASKS;
-	spread.stop = 0;
-	cpumask_clear(&spread.seen);
-	for (int i = 0; i < n; i++) {
-		spread.count[i] = 0;
-		cpumask_clear(&spread.seen_by[i]);
-		t[i] = ktest_spawn(spread_spinner, (void *)(long)i, name, cpu,
-				   SCHED_NORMAL, 0, true);
-	}
-	return n;
-}
-
-static bool all_spinning(int n)
-{
-	for (int i = 0; i < n; i++)
-		if (!load_long(&spread.count[i]))
-			return false;
-	return true;
-}
-
 /* N busy NORMAL tasks, not bound, started from CPU 0 on an N-CPU machine:
  * within their first 300 ms (or up to 5 s, for vCPUs the host did not run
  * meanwhile) every CPU has run at least one of them. */
 KTEST(sched, cpu_bound_tasks_spread_over_cpus)
 {
 	static struct task *t[MAX_BUSY_TASKS];
-	int n = spread_start(t, "spread", -1);
+	int n = busy_start(t, num_online_cpus(), "spread", -1);
 
 	msleep(300);
-	ktest_poll_until(cpumask_weight(&spread.seen) >= n, 5000, POLL_SLEEP);
-	store_int(&spread.stop, 1);
+	ktest_poll_until(cpumask_weight(&busy.seen) >= n, 5000, POLL_SLEEP);
+	store_int(&busy.stop, 1);
 	ktest_join_all(t, n);
 	for (int i = 0; i < n; i++)
 		ktest_log("task %d: %ld iterations on %d CPU(s)", i,
-			  spread.count[i], cpumask_weight(&spread.seen_by[i]));
-	KEXPECT_EQ(cpumask_weight(&spread.seen), n);
+			  busy.count[i], cpumask_weight(&busy.seen_by[i]));
+	KEXPECT_EQ(cpumask_weight(&busy.seen), n);
 }
 
 /* N busy NORMAL tasks all start on CPU 0 (affinity {0}), then may go
@@ -208,9 +153,9 @@ KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 	uint64_t t0, t1;
 
 	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 80), 0);
-	n = spread_start(t, "pulled", 0);
+	n = busy_start(t, num_online_cpus(), "pulled", 0);
 	/* They all run on CPU 0 (we are above them, but sleep). */
-	ktest_poll_until(all_spinning(n), 5000, POLL_SLEEP);
+	ktest_poll_until(busy_all_counted(n), 5000, POLL_SLEEP);
 	for (int i = 0; i < n; i++)
 		if (t[i])
 			KEXPECT_EQ(set_cpus_allowed(t[i], cpu_online_mask), 0);
@@ -225,19 +170,19 @@ KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 	} while (cpumask_weight(&on) < n && ns_since(t0) < 5000 * NS_PER_MS);
 	/* Then each CPU runs its task: on a loaded host a vCPU may wait a
 	 * while for a host core, so the bound is generous. */
-	cpumask_clear(&spread.seen);
+	cpumask_clear(&busy.seen);
 	t1 = ktime_get_ns();
-	ktest_poll_until(cpumask_weight(&spread.seen) >= n, 5000, POLL_SLEEP);
-	store_int(&spread.stop, 1);
+	ktest_poll_until(cpumask_weight(&busy.seen) >= n, 5000, POLL_SLEEP);
+	store_int(&busy.stop, 1);
 	become_normal();
 	ktest_join_all(t, n);
 	ktest_log("after %lu ms the %d tasks were on %d CPU(s); %d CPU(s) ran "
 		  "them in the next %lu ms",
 		  (unsigned long)((t1 - t0) / NS_PER_MS), n,
-		  cpumask_weight(&on), cpumask_weight(&spread.seen),
+		  cpumask_weight(&on), cpumask_weight(&busy.seen),
 		  (unsigned long)(ns_since(t1) / NS_PER_MS));
 	KEXPECT_EQ(cpumask_weight(&on), n);
-	KEXPECT_EQ(cpumask_weight(&spread.seen), n);
+	KEXPECT_EQ(cpumask_weight(&busy.seen), n);
 }
 
 /* ---- affinity ---- */

@@ -1,8 +1,52 @@
 /*
- * The preemptor and the pin watch the scheduler tests share
- * (sched_util.h).
+ * The busy tasks, the preemptor and the pin watch the scheduler tests
+ * share (sched_util.h).
  */
 #include "sched_util.h"
+
+struct busy_tasks busy;
+
+static int busy_fn(void *arg)
+{
+	int id = (int)(long)arg;
+	uint64_t t0 = ktime_get_ns();
+
+	while (!load_int(&busy.stop) && ns_since(t0) < HELPER_MAX_NS) {
+		int cpu;
+
+		preempt_disable();
+		cpu = raw_smp_processor_id();
+		cpumask_set_cpu(cpu, &busy.seen);
+		cpumask_set_cpu(cpu, &busy.seen_by[id]);
+		preempt_enable();
+		__atomic_fetch_add(&busy.count[id], 1, __ATOMIC_RELAXED);
+		cpu_relax();
+	}
+	return 0;
+}
+
+int busy_start(struct task **t, int n, const char *name, int cpu)
+{
+	if (n > MAX_BUSY_TASKS)
+		n = MAX_BUSY_TASKS;
+	busy.stop = 0;
+	cpumask_clear(&busy.seen);
+	for (int i = 0; i < n; i++) {
+		busy.count[i] = 0;
+		cpumask_clear(&busy.seen_by[i]);
+		t[i] = ktest_spawn(busy_fn, (void *)(long)i, name, cpu,
+				   SCHED_NORMAL, 0, true);
+	}
+	return n;
+}
+
+bool busy_all_counted(int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!load_long(&busy.count[i]))
+			return false;
+	return true;
+}
 
 static int preemptor_fn(void *arg)
 {

@@ -1,8 +1,8 @@
 /*
- * What the scheduler tests share: a CPU's ticks as a clock, the preemptor
- * (a FIFO task that preempts whatever runs on its CPU) and the pin watch (a
- * task that holds migrate_disable() and counts its preemptions and any run
- * elsewhere).
+ * What the scheduler tests share: a CPU's ticks as a clock, busy tasks
+ * that count where they ran, the preemptor (a FIFO task that preempts
+ * whatever runs on its CPU) and the pin watch (a task that holds
+ * migrate_disable() and counts its preemptions and any run elsewhere).
  *
  * Under TCG on a shared host a vCPU can be descheduled for milliseconds, so
  * these tests check orders, counts and invariants, never durations, and
@@ -39,6 +39,23 @@ static inline void spin_ticks(unsigned long ticks, uint64_t max_ms)
 	ktest_poll_until(per_cpu(cpu_ticks, cpu) - t0 >= ticks, max_ms,
 			 POLL_SPIN);
 }
+
+/* Busy NORMAL tasks: task i counts its iterations in busy.count[i] and
+ * the CPUs it ran on, until busy.stop is set. */
+#define MAX_BUSY_TASKS 48
+
+extern struct busy_tasks {
+	volatile int stop;
+	cpumask_t seen;                  /* CPUs that ran any of them */
+	volatile long count[MAX_BUSY_TASKS];
+	cpumask_t seen_by[MAX_BUSY_TASKS];
+} busy;
+
+/* n of them (at most MAX_BUSY_TASKS: returns how many), bound to cpu or,
+ * with -1, free to go anywhere. */
+int busy_start(struct task **t, int n, const char *name, int cpu);
+/* Whether each of the n has counted at least once. */
+bool busy_all_counted(int n);
 
 /*
  * A FIFO 50 task bound to a CPU to preempt whatever runs there: it sleeps
