@@ -106,6 +106,28 @@ static inline int last_cpu(void)
 	return (int)num_online_cpus() - 1;
 }
 
+/* Every online CPU but self, the caller's (the test task is bound). The
+ * if-else form, as Linux's for_each_pci_bridge(), keeps a trailing else
+ * from binding to it. */
+#define for_each_other_online_cpu(cpu, self)                                  \
+	for_each_online_cpu(cpu)                                              \
+		if ((cpu) == (self)) {                                        \
+		} else
+
+/* Where and in what context a function ran: record_context(r) is an
+ * smp_call_func_t (for a call to another CPU, or ktest_in_hardirq()),
+ * which only records; the test checks the record afterwards. */
+struct call_record {
+	int ran;                         /* times it ran */
+	int cpu;
+	bool irqs_off;
+	bool in_hardirq;
+};
+
+void record_context(void *r);
+/* The function ran once, on cpu, in hard-IRQ context, interrupts off. */
+void expect_hardirq_record(const struct call_record *r, int cpu);
+
 /* For the validator's suites: exactly n reports of kind since the last
  * lockdep_reset(), and none of any other kind. */
 #define KEXPECT_LOCKDEP_ONLY(kind, n)                                         \

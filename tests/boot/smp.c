@@ -26,11 +26,9 @@ static void expect_round_trip_to_each_cpu(void)
 {
 	int cpu, self = raw_smp_processor_id();
 
-	for_each_online_cpu(cpu) {
+	for_each_other_online_cpu(cpu, self) {
 		int ran = 0;
 
-		if (cpu == self)
-			continue;
 		KEXPECT_EQ(smp_call_function_single(cpu, add_one, &ran, true), 0);
 		KEXPECT_EQ(ran, 1);
 	}
@@ -114,12 +112,10 @@ KTEST_CPUS(smp, ipi_round_trip_every_cpu, 2)
 {
 	int cpu, self = raw_smp_processor_id();
 
-	for_each_online_cpu(cpu) {
+	for_each_other_online_cpu(cpu, self) {
 		int ran = 0;
 		uint64_t t0;
 
-		if (cpu == self)
-			continue;
 		t0 = ktime_get_ns();
 		for (int i = 0; i < ROUND_TRIPS; i++)
 			KASSERT_EQ(smp_call_function_single(cpu, add_one, &ran,
@@ -149,32 +145,6 @@ KTEST(smp, call_to_offline_or_invalid_cpu_fails)
 	KEXPECT_EQ(ran, 0);
 }
 
-struct call_record {
-	int ran;
-	int cpu;
-	bool irqs_off;
-	bool in_hardirq;
-};
-
-/* A call that ran once on cpu, in hard-IRQ context with interrupts off. */
-static void expect_hardirq_record(const struct call_record *r, int cpu)
-{
-	KEXPECT_EQ(r->ran, 1);
-	KEXPECT_EQ(r->cpu, cpu);
-	KEXPECT_TRUE(r->in_hardirq);
-	KEXPECT_TRUE(r->irqs_off);
-}
-
-static void record_context(void *arg)
-{
-	struct call_record *r = arg;
-
-	r->cpu = raw_smp_processor_id();
-	r->irqs_off = irqs_disabled();
-	r->in_hardirq = in_irq();
-	__atomic_fetch_add(&r->ran, 1, __ATOMIC_RELEASE);
-}
-
 /* A call to this CPU runs here, before the call returns, with interrupts
  * off inside and back on after. */
 KTEST(smp, call_to_self_runs_synchronously_irqs_off)
@@ -196,16 +166,12 @@ KTEST_CPUS(smp, call_without_wait_runs, 2)
 	static struct call_record rec[NR_CPUS]; /* outlives the calls */
 	int cpu, self = raw_smp_processor_id();
 
-	for_each_online_cpu(cpu) {
-		if (cpu == self)
-			continue;
+	for_each_other_online_cpu(cpu, self) {
 		rec[cpu] = (struct call_record){.cpu = -1};
 		KEXPECT_EQ(smp_call_function_single(cpu, record_context,
 						    &rec[cpu], false), 0);
 	}
-	for_each_online_cpu(cpu) {
-		if (cpu == self)
-			continue;
+	for_each_other_online_cpu(cpu, self) {
 		if (!ktest_poll_until(load_int(&rec[cpu].ran) >= 1, 2000,
 				      POLL_SPIN)) {
 			ktest_fail_msg(__FILE__, __LINE__,
@@ -215,9 +181,8 @@ KTEST_CPUS(smp, call_without_wait_runs, 2)
 		KEXPECT_EQ(rec[cpu].cpu, cpu);
 	}
 	udelay(2000);
-	for_each_online_cpu(cpu)
-		if (cpu != self)
-			KEXPECT_EQ(load_int(&rec[cpu].ran), 1);
+	for_each_other_online_cpu(cpu, self)
+		KEXPECT_EQ(load_int(&rec[cpu].ran), 1);
 }
 
 static unsigned long resched_ipis(int cpu)
@@ -317,11 +282,9 @@ KTEST_CPUS(smp, calls_run_in_hardirq_irqs_off, 2)
 	static struct call_record rec[NR_CPUS];
 	int cpu, self = raw_smp_processor_id();
 
-	for_each_online_cpu(cpu) {
+	for_each_other_online_cpu(cpu, self) {
 		struct call_record r = {.cpu = -1};
 
-		if (cpu == self)
-			continue;
 		KASSERT_EQ(smp_call_function_single(cpu, record_context, &r,
 						    true), 0);
 		expect_hardirq_record(&r, cpu);
@@ -330,9 +293,8 @@ KTEST_CPUS(smp, calls_run_in_hardirq_irqs_off, 2)
 		rec[cpu] = (struct call_record){.cpu = -1};
 	smp_call_function_many(cpu_online_mask, record_context_in_slot, rec,
 			       true);
-	for_each_online_cpu(cpu)
-		if (cpu != self)
-			expect_hardirq_record(&rec[cpu], cpu);
+	for_each_other_online_cpu(cpu, self)
+		expect_hardirq_record(&rec[cpu], cpu);
 	KEXPECT_EQ(rec[self].ran, 0);
 	KEXPECT_FALSE(in_irq()); /* the caller is in task context */
 }

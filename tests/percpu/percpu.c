@@ -22,14 +22,10 @@ static DEFINE_PER_CPU(int, initialised) = 4242;
 /* One field of each operand size, each followed by a guard of its own
  * size: an operation of the wrong width would change the guard. */
 struct op_sizes {
-	char c;
-	char c_guard;
-	short s;
-	short s_guard;
-	int i;
-	int i_guard;
-	long l;
-	long l_guard;
+	char c, c_guard;
+	short s, s_guard;
+	int i, i_guard;
+	long l, l_guard;
 };
 static DEFINE_PER_CPU(struct op_sizes, op_sizes);
 
