@@ -3,10 +3,7 @@
  * arch/x86_64/smpboot.c): every CPU the firmware reported came up with its
  * own APIC id, IPIs reach each CPU and come back, calls run in hard-IRQ
  * context with interrupts off, and asking for a CPU that is not there fails
- * cleanly.
- *
- * Functions run on other CPUs only record what they saw; the test task
- * (on CPU 0) checks the record.
+ * cleanly. Functions run on other CPUs only record what they saw.
  */
 #include "asm/acpi.h"
 #include "asm/apic.h"

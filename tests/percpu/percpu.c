@@ -4,12 +4,9 @@
  * operations on every operand size act on the running CPU's copy only.
  *
  * These tests check the mechanism itself, so they reach copies through the
- * unchecked raw_* accessors; the per-CPU checker has its own suite
- * (lockdep_percpu).
- *
- * Work on other CPUs runs through smp_call_function_*() in their interrupt
- * context; it only records what it saw (KEXPECT_* and KASSERT_* belong to
- * the test task on CPU 0), and the test checks the record afterwards.
+ * unchecked raw_* accessors (the per-CPU checker has its own suite,
+ * lockdep_percpu). Work sent to other CPUs only records what it saw: the
+ * test task checks the record afterwards.
  */
 #include "ktest_util.h"
 
