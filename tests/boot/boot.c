@@ -4,15 +4,12 @@
  * boot loader (arch/x86_64/multiboot.c, kernel/bootinfo.h) and the symbol
  * table (kernel/ksyms.c).
  */
-#include <stdint.h>
-
-#include "asm/processor.h"
-#include "ktest.h"
-#include "ksyms.h"
 #include "asm/page.h"
-#include "bootinfo.h"
-#include "page_alloc.h"
 #include "asm/pgtable.h"
+#include "bootinfo.h"
+#include "ksyms.h"
+#include "ktest_util.h"
+#include "page_alloc.h"
 #include "string.h"
 
 extern char boot_stack_guard[], boot_stack_bottom[];
