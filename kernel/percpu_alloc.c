@@ -184,6 +184,9 @@ void *__alloc_percpu(size_t size, size_t align)
 	} else {
 		claim(s, n, site);
 		p = unit_addr(s);
+		/* A new variable: nothing the checker knew of the range's
+		 * past holds for it. */
+		lockdep_percpu_forget(p, (size_t)n * PCPU_MIN_ALLOC_SIZE);
 	}
 	mutex_unlock(&pcpu_alloc_mutex);
 	if (!p)
@@ -241,6 +244,9 @@ void free_percpu(void *p)
 		printk("BUG: free_percpu(%p): %s; ignored\n", p, why);
 		dump_stack();
 	} else {
+		/* Under the mutex: forgotten before anyone can reuse it. */
+		lockdep_percpu_forget(p, (size_t)pcpu_len[s] *
+						 PCPU_MIN_ALLOC_SIZE);
 		release(s);
 	}
 	mutex_unlock(&pcpu_alloc_mutex);
