@@ -99,19 +99,6 @@ static size_t largest_free(void)
 	return (size_t)best * PCPU_MIN_ALLOC_SIZE;
 }
 
-/* "name+0xoff/0xsize" of a code address, in buf. */
-static void site_name(char *buf, size_t size, unsigned long ip)
-{
-	uintptr_t off, len;
-	const char *name = ksym_lookup(ip, &off, &len);
-
-	if (name)
-		snprintf(buf, size, "%s+%#lx/%#lx", name, (unsigned long)off,
-			 (unsigned long)len);
-	else
-		snprintf(buf, size, "%#lx", ip);
-}
-
 /* Mutex held. */
 static void report_failure(size_t size, size_t align, unsigned long site,
 			   const char *why)
@@ -119,7 +106,7 @@ static void report_failure(size_t size, size_t align, unsigned long site,
 	char s[96];
 
 	pcpu_info.nr_failed++;
-	site_name(s, sizeof(s), site);
+	ksym_snprint(s, sizeof(s), site);
 	printk("percpu: alloc_percpu(%zu bytes, align %zu) from %s failed: %s "
 	       "(%zu of %u bytes free, largest free run %zu)\n",
 	       size, align, s, why, PERCPU_DYNAMIC_SIZE - pcpu_info.used,
@@ -280,8 +267,8 @@ bool percpu_dynamic_describe(const void *addr, char *buf, size_t size)
 			break;
 	if (s < 0 || u >= s + len)
 		return false; /* free space */
-	site_name(site, sizeof(site),
-		  __atomic_load_n(&pcpu_site[s], __ATOMIC_RELAXED));
+	ksym_snprint(site, sizeof(site),
+		     __atomic_load_n(&pcpu_site[s], __ATOMIC_RELAXED));
 	snprintf(buf, size, "alloc_percpu(%u)+0x%lx from %s",
 		 len * PCPU_MIN_ALLOC_SIZE,
 		 (unsigned long)((uintptr_t)addr - (uintptr_t)unit_addr(s)),
