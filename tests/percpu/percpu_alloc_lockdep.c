@@ -43,10 +43,12 @@ static void run_against(void (*path)(void), void (*mine)(void))
 
 KTEST(lockdep_percpu_dynamic, unprotected_reported)
 {
+	struct touch_job rival;
 	struct task *t;
 
 	KASSERT_NE(dyn_alloc(), 0);
-	t = rival_start(0, rival_touch_bare, dyn);
+	rival = BARE_JOB(dyn);
+	t = rival_start(0, touch_fn, &rival);
 	TOUCH(this_cpu_ptr(dyn));
 	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
@@ -105,10 +107,12 @@ KTEST(lockdep_percpu_dynamic, hardirq_and_task_irqs_on)
 
 KTEST(lockdep_percpu_dynamic, preempt_disabled_silent)
 {
+	struct touch_job rival;
 	struct task *t;
 
 	KASSERT_NE(dyn_alloc(), 0);
-	t = rival_start(0, rival_touch_preempt_off, dyn);
+	rival = PREEMPT_OFF_JOB(dyn);
+	t = rival_start(0, touch_fn, &rival);
 	preempt_disable();
 	TOUCH(this_cpu_ptr(dyn));
 	preempt_enable();
@@ -171,7 +175,8 @@ KTEST(lockdep_percpu_dynamic, hardirq_and_task_irqs_off_silent)
  * old one's "reported once" remembered, the new race would be missed). */
 static void race_on(long *p)
 {
-	struct task *t = rival_start(0, rival_touch_bare, p);
+	struct touch_job rival = BARE_JOB(p);
+	struct task *t = rival_start(0, touch_fn, &rival);
 
 	TOUCH(this_cpu_ptr(p));
 	ktest_join(t);
