@@ -1,6 +1,6 @@
 /*
  * Boot options (cmdline.h): the command line the loader gave
- * (boot_info.cmdline, multiboot.c) looked up by key, and numbers read
+ * (boot_info.cmdline, filled by the arch: bootinfo.h) looked up by key, and numbers read
  * from it with their range checked. Before, each option was read with
  * simple_strtoul() wherever it was used: "abc" meant 0, a number too large
  * wrapped (ktest_timeout=18446744074 became a 0.29 s time bound) and a CPU
@@ -8,7 +8,7 @@
  * silently turned into another.
  */
 #include "cmdline.h"
-#include "multiboot.h"
+#include "bootinfo.h"
 #include "printk.h"
 #include "string.h"
 #include "vsprintf.h"

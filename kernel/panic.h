@@ -5,14 +5,9 @@
 #include "compiler.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include "asm/stacktrace.h" /* dump_stack(), for the reports made here */
 
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
-
-/* Print the caller's symbolised call trace. */
-void dump_stack(void);
-
-/* Print the call trace starting at (rip, rbp). */
-void show_stack(uintptr_t rip, uintptr_t rbp);
 
 /*
  * An oops (exception report) or panic: oops_begin() takes the console and

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include "cpumask.h"
 
+struct trap_frame;
+
 typedef void (*smp_call_func_t)(void *arg);
 
 /*
@@ -32,7 +34,7 @@ void set_cpu_possible(int cpu);
  * smp_prepare_boot_cpu(). */
 void smp_call_function_interrupt(void);
 void scheduler_ipi(void);
-void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp, bool user);
+void smp_nmi_interrupt(const struct trap_frame *regs);
 
 /* From each CPU's tick: print what NMIs could not (the unexpected ones
  * counted on this CPU, and on CPU 0 those before the handler existed). */

@@ -39,7 +39,7 @@ enum task_state {
 };
 
 struct task {
-	uint64_t saved_sp;           /* switch.asm: valid while not running */
+	uint64_t saved_sp;           /* asm/switch_to.h: valid while not running */
 	int saved_preempt_count;     /* the CPU's count while switched out */
 	void *stack;                 /* lowest usable address (stack.h) */
 	volatile int state;          /* enum task_state; written by the task

@@ -8,11 +8,11 @@
  *
  * The CPU is the last one, or rtlat_cpu=N on the command line.
  */
+#include "compiler.h"
 #include "kbench.h"
-#include "multiboot.h"
+#include "cmdline.h"
 #include "rtlat.h"
 #include "smp.h"
-#include "compiler.h"
 
 #define PERIOD_US 3000
 #define LOOPS 100

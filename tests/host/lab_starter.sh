@@ -19,6 +19,25 @@ for f in good.c good.asm block.c; do
 	fi
 done
 
+# A doc region: a Markdown file's markers are HTML comment lines, and a
+# marker quoted in its prose is not one.
+md=$(mktemp -d) || exit 1
+cp "$fix/good.md.in" "$md/good.md"
+if ! out=$(python3 "$gen" --file 7 "$md/good.md" 2>&1); then
+	fail "good.md: $out"
+elif ! diff -u "$fix/good.md.lab7" - <<<"$out"; then
+	fail "good.md: starter differs from $fix/good.md.lab7"
+fi
+rm -rf "$md"
+
+# --leaks finds a line of a solution region written anywhere in a tree.
+leak=$(mktemp -d) || exit 1
+sed -n "/${L}3 BEGIN/,/${L}3 END/p" kernel/sched/migrate.c | grep -v "${L}3" |
+	awk 'length > 30' | head -n 1 >"$leak/notes.md"
+[[ -s $leak/notes.md ]] || fail "no solution line of lab 3 to plant"
+python3 "$gen" --leaks 3 "$leak" >/dev/null && fail "--leaks missed a planted solution line"
+rm -rf "$leak"
+
 # expect_error FIXTURE TEXT [LAB]: the generator exits 1 and says TEXT.
 # ($L spells the markers' prefix: this file is a source the generator
 # checks, and a marker's text outside a marker line is an error.)

@@ -10,7 +10,6 @@
  * answers to registrations, and a descriptor that breaks any rule kills
  * its process.
  */
-#include "ktest.h"
 #include "ktest_util.h"
 #include "process.h"
 #include "shm.h"

@@ -4,7 +4,6 @@
  * report their own failures by exit status (usertest: the number of the
  * check that failed, also in the output shown on failure).
  */
-#include "ktest.h"
 #include "ktest_util.h"
 #include "kmalloc.h"
 #include "process.h"
@@ -14,7 +13,6 @@
 #include "uaccess.h"
 #include "user/user_util.h"
 #include "vsprintf.h"
-#include "asm/processor.h"
 #include "asm/ptrace.h"
 
 struct process_output *user_out;
