@@ -217,6 +217,15 @@ static void check_lockdep_reports(const struct ktest *t, unsigned long before)
 			       after - before);
 }
 
+/* The limit that switched the validator off, for a message: never NULL
+ * (with LOCKDEP=0 there is none, and the callers below never print). */
+static const char *overflow_limit(void)
+{
+	const char *limit = lockdep_overflow_limit();
+
+	return limit ? limit : "no limit";
+}
+
 /*
  * A validator that switched itself off (a full table) checks nothing: a
  * test it watched while off passed vacuously, whether it expected reports
@@ -229,12 +238,12 @@ static void check_lockdep_on(const struct ktest *t)
 		ktest_fail_msg(t->file, t->line,
 			       "the lock validator switched itself off during "
 			       "this test (%s too low): its checks were not made",
-			       lockdep_overflow_limit());
+			       overflow_limit());
 	else if (cur.lockdep_off)
 		ktest_fail_msg(t->file, t->line,
 			       "the lock validator was off (%s too low, since "
 			       "an earlier test): nothing was checked",
-			       lockdep_overflow_limit());
+			       overflow_limit());
 }
 
 void ktest_expect_lockdep_reports(const char *file, int line, const char *name,
@@ -249,7 +258,7 @@ void ktest_expect_lockdep_reports(const char *file, int line, const char *name,
 		   lockdep_overflows() != cur.overflows) {
 		ktest_fail_msg(file, line, "expected %lu %s report(s), but the "
 			       "lock validator is off (%s too low): got %lu",
-			       n, name, lockdep_overflow_limit(), got);
+			       n, name, overflow_limit(), got);
 		lockdep_reset();
 		return;
 	}
@@ -396,7 +405,7 @@ int ktest_run_all(const char *glob)
 	if (lockdep_overflows()) {
 		printk("# ktest: the lock validator switched itself off before "
 		       "the tests (%s too low): counted as a failure\n",
-		       lockdep_overflow_limit());
+		       overflow_limit());
 		tally.failed++;
 	}
 	ktest_options(&tally);
