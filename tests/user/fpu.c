@@ -6,7 +6,6 @@
  * (user/fpu.c); every process starts with the clean state whatever ran
  * before it.
  */
-#include "ktest.h"
 #include "ktest_util.h"
 #include "kmalloc.h"
 #include "process.h"

@@ -6,7 +6,6 @@
  * injects NMIs at every CPU, so that they land in ring 3, in system
  * calls and in the swapgs windows, and reads the counts it logs.
  */
-#include "ktest.h"
 #include "ktest_util.h"
 #include "kmalloc.h"
 #include "process.h"
