@@ -3,11 +3,14 @@
  * the console lock with interrupts off, so lines from different CPUs (and
  * from an interrupt on this CPU) never interleave. Each message is also
  * kept in log_buf, a ring a debugger reads (`dmesg` in scripts/kernel.gdb)
- * when the serial log is not at hand.
+ * when the serial log is not at hand. In NMI context nothing goes to the
+ * console: the text waits in a per-CPU buffer (below).
  */
 #include "irqflags.h"
 #include "printk.h"
 #include "percpu.h"
+#include "preempt.h"
+#include "string.h"
 #include "asm/serial.h"
 #include "asm/spinlock.h"
 #include "vsprintf.h"
@@ -47,6 +50,9 @@ unsigned long console_lock(void)
 	unsigned long flags;
 
 	local_irq_save(flags);
+	/* Nothing to take: printk() in NMI context writes no console. */
+	if (in_nmi())
+		return flags;
 	uint32_t me = raw_smp_processor_id();
 
 	if (console_owner == me) {
@@ -67,11 +73,129 @@ unsigned long console_lock(void)
 
 void console_unlock(unsigned long flags)
 {
-	if (--console_depth == 0) {
+	if (!in_nmi() && --console_depth == 0) {
 		console_owner = NO_CPU;
 		arch_spin_unlock(&console_spin);
 	}
 	local_irq_restore(flags);
+}
+
+/* Out to the console and into log_buf; the caller holds the console
+ * (or is past caring: an oops in NMI context). */
+static void console_write(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		log_buf[log_next++ % LOG_BUF_LEN] = s[i];
+		serial_putc(s[i]);
+	}
+}
+
+/*
+ * printk() in NMI context (a requested backtrace). An NMI can land on a
+ * CPU between its taking console_spin and recording itself the owner, or
+ * on one that holds the console while the NMI's sender waits for its
+ * answer: a console lock taken there may never be had. So the text goes
+ * to the CPU's nmi_log, and printk_nmi_flush() writes it out from
+ * ordinary context: the CPU that asked for it, once answered, and the
+ * tick for anything else. As Linux's printk_safe buffers did (before its
+ * lockless ring buffer made printk itself NMI-safe).
+ *
+ * The only writer is the buffer's own CPU in NMI context (NMIs do not
+ * nest); flushers are serialised by nmi_flush_lock. Both move len by
+ * compare-and-swap: the writer copies its text past len and then claims
+ * it, retrying at the new len if a flush emptied the buffer meanwhile; a
+ * flusher prints [0, len) and empties the buffer only if len is still
+ * what it printed up to, else it prints the rest and tries again.
+ */
+#define NMI_LOG_LEN 2048 /* a whole backtrace: 32 frames of ~60 bytes */
+
+struct nmi_log {
+	unsigned len;       /* bytes of buf claimed, not yet flushed */
+	unsigned long lost; /* bytes dropped because buf was full */
+	char buf[NMI_LOG_LEN];
+};
+
+static DEFINE_PER_CPU(struct nmi_log, nmi_log);
+static arch_spinlock_t nmi_flush_lock = ARCH_SPIN_LOCK_UNLOCKED;
+
+static void nmi_log_store(const char *s, unsigned n)
+{
+	struct nmi_log *l = raw_cpu_ptr(&nmi_log);
+	unsigned len = __atomic_load_n(&l->len, __ATOMIC_ACQUIRE);
+
+	do {
+		if (n > NMI_LOG_LEN - len) {
+			__atomic_fetch_add(&l->lost, n, __ATOMIC_RELAXED);
+			return;
+		}
+		memcpy(l->buf + len, s, n);
+		/* Release: the text before the length that covers it. */
+	} while (!__atomic_compare_exchange_n(&l->len, &len, len + n, false,
+					      __ATOMIC_RELEASE,
+					      __ATOMIC_ACQUIRE));
+}
+
+/* Print cpu's buffered NMI text; the caller holds nmi_flush_lock. */
+static void nmi_log_flush_locked(int cpu)
+{
+	struct nmi_log *l = raw_per_cpu_ptr(&nmi_log, cpu);
+	unsigned printed = 0, len;
+	unsigned long lost, flags = console_lock();
+
+	len = __atomic_load_n(&l->len, __ATOMIC_ACQUIRE);
+	while (len) {
+		console_write(l->buf + printed, len - printed);
+		printed = len;
+		if (__atomic_compare_exchange_n(&l->len, &len, 0, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			break;
+	}
+	console_unlock(flags);
+	lost = __atomic_exchange_n(&l->lost, 0, __ATOMIC_RELAXED);
+	if (lost)
+		printk("printk: %lu byte(s) printed in NMI context on CPU %d "
+		       "were lost (the buffer was full)\n", lost, cpu);
+}
+
+static bool nmi_log_empty(int cpu)
+{
+	const struct nmi_log *l = raw_per_cpu_ptr(&nmi_log, cpu);
+
+	return !__atomic_load_n(&l->len, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&l->lost, __ATOMIC_RELAXED);
+}
+
+void printk_nmi_flush_cpu(int cpu)
+{
+	unsigned long flags;
+
+	if (nmi_log_empty(cpu))
+		return;
+	local_irq_save(flags);
+	arch_spin_lock(&nmi_flush_lock);
+	nmi_log_flush_locked(cpu);
+	arch_spin_unlock(&nmi_flush_lock);
+	local_irq_restore(flags);
+}
+
+void printk_nmi_flush(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		printk_nmi_flush_cpu(cpu);
+}
+
+unsigned printk_nmi_pending(int cpu)
+{
+	return __atomic_load_n(&raw_per_cpu_ptr(&nmi_log, cpu)->len,
+			       __ATOMIC_ACQUIRE);
+}
+
+unsigned long printk_log_pos(void)
+{
+	return __atomic_load_n(&log_next, __ATOMIC_RELAXED);
 }
 
 int vprintk(const char *fmt, va_list ap)
@@ -83,12 +207,13 @@ int vprintk(const char *fmt, va_list ap)
 	/* A cut line still ends its line, so the next one starts clean. */
 	if (n >= (int)sizeof(buf))
 		buf[sizeof(buf) - 2] = '\n';
-	flags = console_lock();
-
-	for (const char *p = buf; *p; p++) {
-		log_buf[log_next++ % LOG_BUF_LEN] = *p;
-		serial_putc(*p);
+	if (in_nmi() && !oops_in_progress) {
+		nmi_log_store(buf, strlen(buf));
+		return n;
 	}
+	/* Out now, and in NMI context (an oops there) with no lock. */
+	flags = console_lock();
+	console_write(buf, strlen(buf));
 	console_unlock(flags);
 	return n;
 }

@@ -19,8 +19,25 @@ void vprintk_line(const char *prefix, const char *fmt, va_list ap);
 extern volatile bool oops_in_progress;
 
 /* Whole lines from several CPUs must not interleave: a caller that prints a
- * multi-line report holds the console across it. Nests on one CPU. */
+ * multi-line report holds the console across it. Nests on one CPU. In NMI
+ * context it takes nothing (printk() there writes no console). */
 unsigned long console_lock(void);
 void console_unlock(unsigned long flags);
+
+/*
+ * What printk() is given in NMI context waits in a per-CPU buffer (never
+ * a console lock in NMI: it may be held by the CPU the NMI interrupted):
+ * printk_nmi_flush_cpu() prints cpu's, printk_nmi_flush() every online
+ * CPU's, from any context but NMI. The tick flushes its own CPU's; a CPU
+ * that asks others for NMI output flushes once they have answered.
+ * printk_nmi_pending() is how many bytes cpu holds unprinted.
+ */
+void printk_nmi_flush_cpu(int cpu);
+void printk_nmi_flush(void);
+unsigned printk_nmi_pending(int cpu);
+
+/* Bytes printed to the console since boot (its position in log_buf's
+ * stream), for a test that checks whether something was printed. */
+unsigned long printk_log_pos(void);
 
 #endif

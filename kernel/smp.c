@@ -270,6 +270,8 @@ void nmi_report_deferred(void)
 	unsigned long seen = __this_cpu_read(nmi_reported), early;
 	int cpu = raw_smp_processor_id();
 
+	/* Whatever NMI context printed here that no requester took. */
+	printk_nmi_flush_cpu(cpu);
 	if (n != seen) {
 		__this_cpu_write(nmi_reported, n);
 		printk("NMI: %lu unexpected NMI(s) on CPU %d (%lu in user mode "
@@ -290,35 +292,76 @@ unsigned long nmi_unexpected_count(int cpu, bool user_only)
 			 : *raw_per_cpu_ptr(&nmi_unexpected, cpu);
 }
 
-/* Send req to every other online CPU and wait (bounded) for each to
- * answer through its stop_state. */
+/* Ask cpu for req over an NMI; it answers through its stop_state. */
+static void nmi_request_cpu(int cpu, int req)
+{
+	raw_per_cpu_ptr(&stop_state, cpu)->stopped = false;
+	__atomic_store_n(raw_per_cpu_ptr(&nmi_request, cpu), req,
+			 __ATOMIC_RELEASE);
+	arch_send_ipi(cpu, IPI_STOP);
+}
+
+/* Wait (bounded: it may never answer) for cpu's answer. */
+static bool nmi_answered(int cpu)
+{
+	for (long i = 0; i < 20000000; i++) {
+		if (raw_per_cpu_ptr(&stop_state, cpu)->stopped)
+			return true;
+		cpu_relax();
+	}
+	return false;
+}
+
+/* Send req to every other online CPU and wait for each to answer. */
 static void nmi_others(int req)
 {
 	int self = raw_smp_processor_id(), cpu;
 
-	for_each_online_cpu(cpu) {
-		if (cpu == self)
-			continue;
-		raw_per_cpu_ptr(&stop_state, cpu)->stopped = false;
-		__atomic_store_n(raw_per_cpu_ptr(&nmi_request, cpu), req,
-				 __ATOMIC_RELEASE);
-		arch_send_ipi(cpu, IPI_STOP);
-	}
-	for_each_online_cpu(cpu) {
-		for (long i = 0; i < 20000000 && cpu != self &&
-				 !raw_per_cpu_ptr(&stop_state, cpu)->stopped; i++)
-			cpu_relax();
-	}
+	for_each_online_cpu(cpu)
+		if (cpu != self)
+			nmi_request_cpu(cpu, req);
+	for_each_online_cpu(cpu)
+		if (cpu != self)
+			nmi_answered(cpu);
 }
 
-void trigger_all_cpu_backtrace(void)
+/* The requester's own stack, printed directly (preemption off). */
+static void backtrace_self(void)
 {
-	preempt_disable();
 	printk("NMI backtrace for CPU %d (running %s, the requester):\n",
 	       raw_smp_processor_id(), current->name);
 	dump_stack();
+}
+
+/* The others print from NMI context into their printk buffers; their
+ * text comes out here, once they have answered, in CPU order. */
+void trigger_all_cpu_backtrace(void)
+{
+	preempt_disable();
+	backtrace_self();
 	nmi_others(NMI_BACKTRACE);
+	printk_nmi_flush();
 	preempt_enable();
+}
+
+bool trigger_single_cpu_backtrace(int cpu)
+{
+	bool answered = true;
+
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return false;
+	preempt_disable();
+	if (cpu == raw_smp_processor_id()) {
+		backtrace_self();
+	} else {
+		nmi_request_cpu(cpu, NMI_BACKTRACE);
+		answered = nmi_answered(cpu);
+		printk_nmi_flush_cpu(cpu);
+		if (!answered)
+			printk("CPU %d: did not answer the backtrace NMI\n", cpu);
+	}
+	preempt_enable();
+	return answered;
 }
 
 static void show_stopped_cpu(int cpu)

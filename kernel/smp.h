@@ -36,16 +36,22 @@ void smp_call_function_interrupt(void);
 void scheduler_ipi(void);
 void smp_nmi_interrupt(const struct trap_frame *regs);
 
-/* From each CPU's tick: print what NMIs could not (the unexpected ones
- * counted on this CPU, and on CPU 0 those before the handler existed). */
+/* From each CPU's tick: print what NMIs could not (this CPU's printk
+ * text from NMI context that nobody flushed, the unexpected NMIs counted
+ * on it, and on CPU 0 those before the handler existed). */
 void nmi_report_deferred(void);
 
 /* Unexpected NMIs cpu has taken since boot (user_only: those that
  * interrupted ring 3), counted and ignored. */
 unsigned long nmi_unexpected_count(int cpu, bool user_only);
 
-/* Print every online CPU's stack (the others' through an NMI). */
+/* Print every online CPU's stack (the others' through an NMI, whose
+ * text waits in their printk buffers until they have answered). */
 void trigger_all_cpu_backtrace(void);
+
+/* The same for one online CPU (this one: directly). False if cpu is not
+ * online or did not answer the NMI within the bound (said in a line). */
+bool trigger_single_cpu_backtrace(int cpu);
 
 /* Reschedule IPIs this CPU has taken (the scheduler's, and the tests'). */
 DECLARE_PER_CPU_STAT(unsigned long, resched_ipi_count);
