@@ -31,14 +31,14 @@ void warn_slowpath(const char *file, int line, const char *cond);
 #define WARN_ON(cond)                                                       \
 	({                                                                  \
 		bool warn_c_ = !!(cond);                                    \
-		if (__builtin_expect(warn_c_, 0))                           \
+		if (unlikely(warn_c_))                                      \
 			warn_slowpath(__FILE__, __LINE__, #cond);           \
 		warn_c_;                                                    \
 	})
 
 #define BUG_ON(cond)                                                        \
 	do {                                                                \
-		if (__builtin_expect(!!(cond), 0))                          \
+		if (unlikely(cond))                                         \
 			panic("BUG at %s:%d: %s", __FILE__, __LINE__, #cond); \
 	} while (0)
 

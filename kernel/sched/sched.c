@@ -383,7 +383,7 @@ void schedule(void)
 {
 	struct unwind_state caller;
 
-	if (__builtin_expect(!preemptible() || in_interrupt(), 0)) {
+	if (unlikely(!preemptible() || in_interrupt())) {
 		unwind_start_caller(&caller);
 		schedule_bug(&caller);
 	}
@@ -579,7 +579,7 @@ __attribute__((noinline)) void __might_sleep(void)
 {
 	struct unwind_state caller;
 
-	if (__builtin_expect(!preemptible() || in_interrupt(), 0)) {
+	if (unlikely(!preemptible() || in_interrupt())) {
 		unwind_start_caller(&caller);
 		might_sleep_report(&caller);
 	} else

@@ -167,7 +167,7 @@ static inline void migrate_enable(void)
 		trace_migrate_span(TRACE_MIGRATE_ENABLE);
 	/* LAB3 BEGIN */
 	if (--t->migration_disabled == 0 &&
-	    __builtin_expect(t->migration_pending, 0))
+	    unlikely(t->migration_pending))
 		migrate_enable_slow();
 	/* LAB3 STUB: t->migration_disabled--; */
 	/* LAB3 END */
