@@ -4,7 +4,8 @@
  *   register    the system call's answers: Linux's errors for a bad area,
  *               length, flag, signature or a second registration
  *   good        a valid section that sleeps inside: the kernel sends it
- *               to its abort handler; exit 0
+ *               to its abort handler; exit 0 (a sleep that ended without
+ *               a switch, on a host that held the vCPU back, is retried)
  * and one broken rule each, on top of the good case, which the kernel
  * answers by killing the process (WAIT_KILLED | 0xff):
  *   badsig      registered with another signature than the one before
@@ -102,6 +103,27 @@ static int test_register(void)
 	return 0;
 }
 
+/*
+ * Run the section until the kernel has switched the process out inside
+ * it (cs_run() returns 1); true once it has. A nanosleep whose time has
+ * passed by the time the kernel would switch (a host that held this vCPU
+ * back for that long) returns without switching, and then nothing is
+ * aborted: try again, each sleep twice as long, 1 ms to about 1 s.
+ */
+static bool run_until_switched(uint64_t desc)
+{
+	for (unsigned long ns = 1000000; ns < 2000000000ul; ns *= 2) {
+		struct timespec ts = {ns / 1000000000, ns % 1000000000};
+
+		/* cs_run stores desc itself: the pointer may be one the
+		 * compiler would not store for us (a kernel address). */
+		if (cs_run(&rs.rseq_cs, (struct rseq_cs *)desc, &ts,
+			   SYS_nanosleep) == 1)
+			return true;
+	}
+	return false;
+}
+
 /* Break one rule of the good descriptor (or registration); false if
  * kind names none. */
 static bool break_rule(const char *kind, uint32_t *sig, uint64_t *desc)
@@ -134,7 +156,6 @@ static bool break_rule(const char *kind, uint32_t *sig, uint64_t *desc)
 int main(int argc, char **argv)
 {
 	const char *kind = argc > 1 ? argv[1] : "";
-	struct timespec ts = {0, 1000000};
 	uint64_t desc = (uint64_t)&cs;
 	uint32_t sig = RSEQ_SIG;
 	bool broken;
@@ -153,10 +174,7 @@ int main(int argc, char **argv)
 	}
 	if (rseq(&rs, sizeof(rs), 0, sig))
 		return 3;
-	/* cs_run stores desc itself: the pointer may be one the compiler
-	 * would not store for us (a kernel address). */
-	if (cs_run(&rs.rseq_cs, (struct rseq_cs *)desc, &ts, SYS_nanosleep) !=
-	    1) {
+	if (!run_until_switched(desc)) {
 		printf("rseqabi: %s: the section was not aborted\n", kind);
 		return 2;
 	}
