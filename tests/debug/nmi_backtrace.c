@@ -38,19 +38,30 @@ static int hold_console(void *arg)
 	return 0;
 }
 
-/* The requester sends the NMI while the target holds the console: the
+/*
+ * The requester sends the NMI while the target holds the console: the
  * target's text is buffered, not printed, and comes out once the
- * target lets go. */
+ * target lets go. The requester waits with interrupts off, so that its
+ * own tick (which prints, e.g. the NMIs tests/host/nmi.sh injects)
+ * cannot stall on the held console before the request is sent.
+ */
 KTEST_CPUS(nmi, backtrace_text_waits_out_of_nmi, 2)
 {
 	struct console_holder h = {.cpu = last_cpu()};
 	struct task *t = kthread_create(hold_console, &h, "console-holder");
+	unsigned long flags;
+	bool held, answered = false;
 
 	KASSERT_TRUE(t);
 	kthread_bind(t, h.cpu);
 	wake_up_process(t);
-	KASSERT_TRUE(ktest_poll_int(&h.holding, 1, HOLD_CAP_MS));
-	KEXPECT_TRUE(trigger_single_cpu_backtrace(h.cpu));
+	local_irq_save(flags);
+	held = ktest_poll_until(load_int(&h.holding), HOLD_CAP_MS, POLL_SPIN);
+	if (held)
+		answered = trigger_single_cpu_backtrace(h.cpu);
+	local_irq_restore(flags);
+	KEXPECT_TRUE(held);
+	KEXPECT_TRUE(answered);
 	KEXPECT_EQ(kthread_join(t), 0);
 	KEXPECT_GT(h.buffered, 0);
 	KEXPECT_EQ(h.pos_after, h.pos_held);
