@@ -8,7 +8,7 @@
 #include "irqflags.h"
 #include "mm/page_alloc.h"
 #include "asm/page.h"
-#include "multiboot.h"
+#include "bootinfo.h"
 #include "panic.h"
 #include "printk.h"
 #include "locking/spinlock.h"

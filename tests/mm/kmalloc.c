@@ -3,9 +3,6 @@
  * disjoint and keep their contents, that freed memory goes back to the page
  * allocator, exhaustion, and the checks on bad frees.
  */
-#include "compiler.h"
-#include <stdint.h>
-
 #include "kmalloc.h"
 #include "ktest.h"
 #include "asm/page.h"
