@@ -1,5 +1,5 @@
 /*
- * CPU hotplug (cpuhotplug.h; docs/scheduler.md, "Taking a CPU offline"):
+ * CPU hotplug (cpuhotplug.h; docs/hotplug.md):
  * the ladder of states each CPU climbs and descends, the hotplug lock
  * that keeps readers' view of the online CPUs still, and the two ends of
  * the ladder that touch the CPU itself: starting it (bringup_cpu, then
@@ -19,6 +19,7 @@
 #include "locking/mutex.h"
 #include "panic.h"
 #include "percpu.h"
+#include "percpu_counter.h"
 #include "printk.h"
 #include "sched/completion.h"
 #include "sched/sched.h"
@@ -60,6 +61,8 @@ static struct cpuhp_step cpuhp_steps[CPUHP_ONLINE + 1] = {
 	[CPUHP_SMPCFD_PREPARE] = {"smp:prepare", smpcfd_prepare_cpu, 0},
 	[CPUHP_TIMERS_PREPARE] = {"timers:prepare", timers_prepare_cpu,
 				  timers_dead_cpu},
+	[CPUHP_PERCPU_CNT_DEAD] = {"lib/percpu_cnt:dead", 0,
+				   percpu_counter_cpu_dead},
 	[CPUHP_BRINGUP_CPU] = {"cpu:bringup", bringup_cpu, 0},
 	[CPUHP_AP_SCHED_STARTING] = {"sched:starting", sched_cpu_starting,
 				     sched_cpu_dying},

@@ -1,6 +1,6 @@
 /*
- * CPU hotplug, as Linux's remove_cpu()/add_cpu() (docs/scheduler.md,
- * "Taking a CPU offline"): a CPU leaves the kernel and comes back from
+ * CPU hotplug, as Linux's remove_cpu()/add_cpu() (docs/hotplug.md): a
+ * CPU leaves the kernel and comes back from
  * inside it. Each CPU walks a fixed ladder of states; every state may
  * name a startup(cpu), run on the way up, and a teardown(cpu), run on the
  * way down, in the reverse order. That table is how subsystems drain a
@@ -20,7 +20,8 @@
  * Wiring a subsystem in is one line, at its initialisation:
  *   cpuhp_setup_state_nocalls(CPUHP_PAGE_ALLOC_DEAD, "mm/page_alloc:dead",
  *                             NULL, page_alloc_cpu_dead);
- * into a state reserved for it below, or into a dynamic one
+ * (the core's own states are filled in kernel/cpu.c's table) into a
+ * state reserved for it below, or into a dynamic one
  * (CPUHP_BP_PREPARE_DYN, CPUHP_AP_ONLINE_DYN), which returns the state
  * it got.
  */
@@ -38,9 +39,12 @@ enum cpuhp_state {
 	/* PREPARE/DEAD: on the controlling CPU, task context. */
 	CPUHP_SMPCFD_PREPARE,        /* cross-CPU calls: open the queue */
 	CPUHP_TIMERS_PREPARE,        /* timers: dead CPU's move here */
-	CPUHP_PAGE_ALLOC_DEAD,       /* page allocator: per-CPU lists */
-	CPUHP_SLAB_DEAD,             /* kmalloc: per-CPU caches */
-	CPUHP_PERCPU_COUNTER_DEAD,   /* percpu_counter: fold the counts */
+	/* Reserved for the allocators' per-CPU caches: their drain of a
+	 * dead CPU goes here, kmalloc's first (it frees slabs to the page
+	 * allocator); free until those caches exist (docs/hotplug.md). */
+	CPUHP_PAGE_ALLOC_DEAD,       /* page allocator: per-CPU page lists */
+	CPUHP_SLUB_DEAD,             /* kmalloc: per-CPU object caches */
+	CPUHP_PERCPU_CNT_DEAD,       /* percpu_counter: fold the deltas */
 	CPUHP_BP_PREPARE_DYN,
 	CPUHP_BP_PREPARE_DYN_END = CPUHP_BP_PREPARE_DYN + 3,
 	CPUHP_BRINGUP_CPU,           /* start the CPU / park it */
@@ -105,7 +109,7 @@ void cpuhp_remove_state_nocalls(enum cpuhp_state state);
  * writer. It sleeps: not in atomic context, and not while pinned
  * (migrate_disable) to a CPU that may be going down, whose cpu_down()
  * waits for the pin. Readers without it see each CPU's online bit flip
- * once per operation (see docs/scheduler.md for the order).
+ * once per operation (see docs/hotplug.md for the order).
  */
 void cpus_read_lock(void);
 void cpus_read_unlock(void);

@@ -1,7 +1,7 @@
 /*
  * The scheduler's part in taking a CPU offline and bringing it back
- * (kernel/cpu.c calls these from its table; docs/scheduler.md, "Taking a
- * CPU offline"). Going down, in the order the table runs them:
+ * (kernel/cpu.c calls these from its table; docs/hotplug.md). Going
+ * down, in the order the table runs them:
  *
  *   sched_cpu_deactivate  the CPU leaves cpu_active_mask, so no wakeup,
  *                         balancing or affinity change places a task there

@@ -202,8 +202,10 @@ void kthread_unpark(struct task *t)
 		t->per_cpu_kthread = false;
 		set_cpus_allowed(t, cpu_possible_mask);
 	}
-	t->parked = false;
+	/* In this order: once should_park reads false, kthread_parkme()
+	 * sets parked no more, so the clear below is the last word. */
 	__atomic_store_n(&t->should_park, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
 	wake_up_process(t);
 }
 

@@ -1,11 +1,11 @@
 /*
- * What leaves a CPU before it parks (docs/scheduler.md, "Taking a CPU
- * offline"): a pinned task is waited for until its outermost
- * migrate_enable(), which moves it; a task bound to that CPU alone has
- * its affinity broken and runs on; timers queued there fire elsewhere,
- * and sleepers whose timers they are wake; a per-CPU thread is parked on
- * the CPU, not moved. Waits count kernel events (ticks, task states);
- * their time bounds only end a broken test.
+ * What leaves a CPU before it parks (docs/hotplug.md): a pinned task
+ * is waited for until its outermost migrate_enable(), which moves it; a
+ * task bound to that CPU alone has its affinity broken and runs on;
+ * timers queued there fire elsewhere, and sleepers whose timers they are
+ * wake; a per-CPU thread is parked on the CPU, not moved. Waits count
+ * kernel events (ticks, task states); their time bounds only end a
+ * broken test.
  */
 #include "cpuhotplug.h"
 #include "ktest.h"
