@@ -107,10 +107,11 @@ static int least_loaded_allowed(const struct task *p)
 /*
  * Where p goes when its CPU is leaving, or has left: the least loaded
  * CPU its affinity allows. When it allows none that is active, the task
- * would have nowhere to run: as Linux's select_fallback_rq(), the kernel
- * breaks the affinity, to every active CPU, and says so on the console.
- * The choice (docs/scheduler.md): the CPUs online now, so that a task
- * bound to one CPU is not dragged back when that CPU returns.
+ * would have nowhere to run: as Linux's select_fallback_rq() (with no
+ * cpusets), the kernel breaks the affinity, widening it to every
+ * possible CPU, and says so on the console. Waiting for the CPU to come
+ * back could wait forever, and refusing cpu_down() would let any task
+ * veto it (docs/hotplug.md).
  *
  * Called with p's pi_lock held and p not queued, or with queued_on, the
  * run queue p is queued on, locked (its count of movable tasks follows
@@ -124,7 +125,7 @@ int select_fallback_rq(struct task *p, struct rq *queued_on)
 		return cpu;
 	if (queued_on)
 		account_movable(queued_on, p, -1);
-	cpumask_copy(&p->cpus_mask, cpu_active_mask);
+	cpumask_copy(&p->cpus_mask, cpu_possible_mask);
 	p->nr_cpus_allowed = cpumask_weight(&p->cpus_mask);
 	p->per_cpu_kthread = false; /* bound to a CPU that is gone: no longer */
 	if (queued_on)
