@@ -17,16 +17,12 @@
 #include "percpu.h"
 #include "percpu_alloc.h"
 #include "percpu_counter.h"
+#include "percpu/percpu_counter_util.h"
 #include "prandom.h"
 #include "sched.h"
 #include "hotplug/hotplug_util.h"
 
 KTEST_SUITE(percpu_hotplug, .exit = hotplug_all_online);
-
-static int32_t delta_of(struct percpu_counter *c, int cpu)
-{
-	return __atomic_load_n(per_cpu_ptr(c->counters, cpu), __ATOMIC_RELAXED);
-}
 
 /* ---- the CPU's copy stays ---- */
 
@@ -79,19 +75,6 @@ KTEST_CPUS(percpu_hotplug, cpu_copy_kept_across_offline, 2)
 
 /* ---- percpu_counter deltas fold ---- */
 
-struct leave_job {
-	struct percpu_counter *c;
-	int64_t amount;
-};
-
-static int leave_delta(void *arg)
-{
-	struct leave_job *j = arg;
-
-	percpu_counter_add(j->c, j->amount);
-	return 0;
-}
-
 /*
  * A delta below the batch stays on its CPU; cpu_down() folds it into
  * the count, so read() sees it and sum() is unchanged. With every CPU
@@ -105,23 +88,21 @@ KTEST_CPUS(percpu_hotplug, counter_delta_folded_on_cpu_down, 2)
 
 	KASSERT_EQ(percpu_counter_init(&c, 100), 0);
 	for (cpu = 1; cpu < n; cpu++) {
-		struct leave_job j = {&c, cpu + 1};
-
-		KEXPECT_EQ(ktest_run_on(cpu, leave_delta, &j, "pcc-leave"), 0);
-		KEXPECT_EQ(delta_of(&c, cpu), cpu + 1);
+		pcc_leave_delta_on(cpu, &c, cpu + 1);
+		KEXPECT_EQ(pcc_delta_of(&c, cpu), cpu + 1);
 	}
 	KEXPECT_EQ(percpu_counter_read(&c), 100);
 	for (cpu = n - 1; cpu >= 1; cpu--) {
 		int64_t sum = percpu_counter_sum(&c);
 
 		KASSERT_EQ(cpu_down(cpu), 0);
-		KEXPECT_EQ(delta_of(&c, cpu), 0);
+		KEXPECT_EQ(pcc_delta_of(&c, cpu), 0);
 		KEXPECT_EQ(percpu_counter_sum(&c), sum);
 	}
 	/* 100 + (2 + 3 + ... + n) */
 	KEXPECT_EQ(percpu_counter_read(&c), 100 + (n * (n + 1)) / 2 - 1);
 	KEXPECT_EQ(percpu_counter_sum(&c) - percpu_counter_read(&c),
-		   delta_of(&c, 0));
+		   pcc_delta_of(&c, 0));
 	for (cpu = 1; cpu < n; cpu++)
 		KEXPECT_EQ(cpu_up(cpu), 0);
 	percpu_counter_destroy(&c);
@@ -175,7 +156,7 @@ KTEST_CPUS(percpu_hotplug, counter_exact_under_offline_cycles, 2)
 		int d = hotplug_random_cpu(&rnd);
 
 		KEXPECT_EQ(cpu_down(d), 0);
-		KEXPECT_EQ(delta_of(&s.c, d), 0);
+		KEXPECT_EQ(pcc_delta_of(&s.c, d), 0);
 		KEXPECT_EQ(cpu_up(d), 0);
 	}
 	for (int i = 0; i < n; i++)
