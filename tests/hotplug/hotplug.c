@@ -190,3 +190,26 @@ KTEST_CPUS(hotplug, reader_holds_cpu_down_off, 2)
 	KEXPECT_FALSE(cpu_online(job.cpu));
 	KEXPECT_EQ(cpu_up(job.cpu), 0);
 }
+
+/* A task pinned to a CPU asking to take that CPU down would wait for its
+ * own migrate_enable(): refused, and the CPU stays as it was. */
+static int down_own_cpu_pinned(void *arg)
+{
+	int ret;
+
+	migrate_disable();
+	ret = cpu_down(raw_smp_processor_id());
+	migrate_enable();
+	return ret;
+}
+
+KTEST_CPUS(hotplug, pinned_caller_refused_its_own_cpu, 2)
+{
+	int c = last_cpu();
+
+	KEXPECT_EQ(ktest_run_on(c, down_own_cpu_pinned, 0, "self-down"),
+		   -EDEADLK);
+	KEXPECT_TRUE(cpu_online(c));
+	KEXPECT_TRUE(cpu_active(c));
+	KEXPECT_EQ(cpuhp_cpu_state(c), CPUHP_ONLINE);
+}
