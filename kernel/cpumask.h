@@ -69,14 +69,23 @@ static inline void cpumask_copy(cpumask_t *dst, const cpumask_t *src)
 /* A mask holding only cpu (a constant table: never written). */
 const cpumask_t *cpumask_of(int cpu);
 
-extern cpumask_t __cpu_online_mask, __cpu_possible_mask;
+/*
+ * possible: found at boot, numbered 0..nr_cpu_ids-1, never changes.
+ * online:   running the kernel and taking IPIs; a CPU leaves it before it
+ *           is torn down and joins it once set up (cpuhotplug.h).
+ * active:   online and taking tasks: the scheduler places tasks only on
+ *           active CPUs. A CPU on its way out is online but not active.
+ */
+extern cpumask_t __cpu_online_mask, __cpu_possible_mask, __cpu_active_mask;
 #define cpu_online_mask ((const cpumask_t *)&__cpu_online_mask)
 #define cpu_possible_mask ((const cpumask_t *)&__cpu_possible_mask)
+#define cpu_active_mask ((const cpumask_t *)&__cpu_active_mask)
 
 /* CPUs found in the MADT: numbered 0..nr_cpu_ids-1. */
 extern int nr_cpu_ids;
 
-/* How many CPUs are online (the weight of cpu_online_mask). */
+/* How many CPUs are online: the weight of cpu_online_mask, counted from
+ * the mask itself, so the two never disagree (cpuhotplug.h). */
 unsigned num_online_cpus(void);
 
 #define for_each_possible_cpu(cpu) for_each_cpu(cpu, cpu_possible_mask)
@@ -85,6 +94,11 @@ unsigned num_online_cpus(void);
 static inline bool cpu_online(int cpu)
 {
 	return cpumask_test_cpu(cpu, cpu_online_mask);
+}
+
+static inline bool cpu_active(int cpu)
+{
+	return cpumask_test_cpu(cpu, cpu_active_mask);
 }
 
 #endif

@@ -1,11 +1,12 @@
 /*
  * irq_work: each CPU's list of pending work, touched only by that CPU with
  * interrupts off (queueing) or from its own interrupt (running), so it
- * needs no lock.
+ * needs no lock. A CPU going offline runs what is left before it parks.
  */
 #include "irq_work.h"
 #include "irqflags.h"
 #include "percpu.h"
+#include "preempt.h"
 #include "asm/smp.h"
 
 static DEFINE_PER_CPU(struct irq_work *, irq_work_list);
@@ -38,4 +39,14 @@ void irq_work_run(void)
 		work->pending = false;
 		work->func(work);
 	}
+}
+
+/* Hotplug (kernel/cpu.c): on the dying CPU, interrupts off, the work
+ * queued here runs as its interrupt would have run it. */
+int irq_work_cpu_dying(unsigned int cpu)
+{
+	irq_enter();
+	irq_work_run();
+	irq_exit();
+	return 0;
 }

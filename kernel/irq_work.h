@@ -19,4 +19,7 @@ bool irq_work_queue(struct irq_work *work);
 /* Run this CPU's queued work (from the IRQ_WORK IPI). */
 void irq_work_run(void);
 
+/* Hotplug callback: the dying CPU runs what is queued (kernel/cpu.c). */
+int irq_work_cpu_dying(unsigned int cpu);
+
 #endif

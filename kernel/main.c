@@ -11,6 +11,7 @@
 #include "mm/kmalloc.h"
 #include "debug/ktest.h"
 #include "bootinfo.h"
+#include "cpuhotplug.h"
 #include "mm/page_alloc.h"
 #include "panic.h"
 #include "percpu.h"
@@ -30,9 +31,6 @@
 #include "asm/setup.h"
 #include "asm/smp.h"
 #include "asm/timer.h"
-
-/* How long the boot CPU waits for another CPU to answer its SIPI. */
-#define AP_BOOT_TIMEOUT_US 5000000ul
 
 static const char *const mem_type_names[] = {
 	"?", "usable", "reserved", "ACPI reclaimable", "ACPI NVS", "bad",
@@ -149,7 +147,8 @@ static void start_work(void)
 }
 
 /* Each other CPU's story: it arrives here from the trampoline on its own
- * stack, with no per-CPU base, descriptor tables of its own or IDT. */
+ * stack, with no per-CPU base, descriptor tables of its own or IDT. A CPU
+ * that comes back from offline (cpu_up) tells the same story again. */
 __noreturn static void ap_main(int cpu)
 {
 	/* LAB2 BEGIN */
@@ -158,30 +157,22 @@ __noreturn static void ap_main(int cpu)
 	sched_init_ap(cpu);                     /* we are its idle task */
 	lockdep_hb_acquire(&__per_cpu_offset[cpu]); /* ordered after the BSP */
 	tick_setup_cpu();                       /* its own tick */
+	notify_cpu_starting(cpu);               /* its hotplug STARTING steps */
 	set_cpu_online(cpu);                    /* IPIs and work from now on */
 	cpu_idle();
 	/* LAB2 STUB: panic("CPU %d reached ap_main(), which is not written yet", cpu); */
 	/* LAB2 END */
 }
 
-/* Start the other CPUs, one at a time. A CPU that does not answer is
- * reported (by arch_boot_cpu) and left offline; the rest boot on. */
+/* Start the other CPUs, one at a time, each up the hotplug ladder as
+ * cpu_up() takes it (kernel/cpu.c): arch_boot_cpu() starts it at
+ * ap_main(), and it is active once its ONLINE steps have run. A CPU that
+ * does not answer is reported and left offline; the rest boot on. */
 static void smp_boot_cpus(int nr_cpus)
 {
 	uint64_t t0 = ktime_get_ns();
 
-	for (int cpu = 1; cpu < nr_cpus; cpu++) {
-		/* What we did so far happens before what the CPU does: the
-		 * per-CPU checker's view of bring-up (lockdep_hb.c). */
-		lockdep_hb_release(&__per_cpu_offset[cpu]);
-		if (!arch_boot_cpu(cpu, arch_cpu_hw_id(cpu), ap_main,
-				   AP_BOOT_TIMEOUT_US))
-			continue;
-		/* Alive; the rest of ap_main() is ours and cannot fail. */
-		while (!cpu_online(cpu))
-			cpu_relax();
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	}
+	bringup_nonboot_cpus(nr_cpus, ap_main);
 	if (nr_cpus > 1)
 		printk("smpboot: %u of %d CPUs online, %lu us from the first "
 		       "SIPI\n", num_online_cpus(), nr_cpus,

@@ -6,6 +6,10 @@
  * target CPU's call queue, followed by an IPI; the target's interrupt
  * handler runs every queued request. A waiting caller spins on the
  * request's done flag, so its request can live on its stack.
+ *
+ * A CPU that goes offline closes its queue and runs what is left in it
+ * (smpcfd_dying_cpu): a request is either run on its CPU or refused at
+ * once, never left waiting in the queue of a CPU that has gone.
  */
 #include "smp.h"
 #include "irq_work.h"
@@ -30,11 +34,14 @@ struct call_data {
 
 /* A CPU's pending calls; any CPU adds under the lock, the owner empties
  * it from its call-function interrupt. Reached with the unchecked raw_*
- * accessors: the lock inside is what protects it. */
+ * accessors: the lock inside is what protects it. closed: the CPU is not
+ * (or no longer) taking calls; set and read under the lock, so a caller
+ * that queued saw it open and the CPU's last flush runs the request. */
 struct call_queue {
 	raw_spinlock_t lock;
 	struct call_data *head;
 	struct call_data **tail;
+	bool closed;
 };
 
 /* Where a CPU was when the stop NMI caught it, for the panic report: the
@@ -46,9 +53,8 @@ struct stop_state {
 	volatile bool stopped;
 };
 
-cpumask_t __cpu_online_mask, __cpu_possible_mask;
+cpumask_t __cpu_online_mask, __cpu_possible_mask, __cpu_active_mask;
 int nr_cpu_ids = 1;
-static volatile unsigned nr_online;
 
 static DEFINE_PER_CPU(struct call_queue, call_queue);
 static DEFINE_PER_CPU(struct stop_state, stop_state);
@@ -63,7 +69,7 @@ const cpumask_t *cpumask_of(int cpu)
 
 unsigned num_online_cpus(void)
 {
-	return nr_online;
+	return cpumask_weight(cpu_online_mask);
 }
 
 void set_cpu_possible(int cpu)
@@ -76,30 +82,47 @@ void set_cpu_possible(int cpu)
 
 void set_cpu_online(int cpu)
 {
-	struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
-
-	raw_spin_lock_init(&q->lock);
-	q->head = 0;
-	q->tail = &q->head;
 	/* Everything this CPU set up before is seen by whoever sees it
-	 * online (the boot CPU waits for that in smp_boot_cpus()). */
+	 * online (the CPU that started it waits for that, kernel/cpu.c). */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	cpumask_set_cpu(cpu, &__cpu_online_mask);
-	__atomic_fetch_add(&nr_online, 1, __ATOMIC_SEQ_CST);
 }
 
-static void call_enqueue(int cpu, struct call_data *cd)
+void set_cpu_offline(int cpu)
+{
+	cpumask_clear_cpu(cpu, &__cpu_online_mask);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void set_cpu_active(int cpu, bool active)
+{
+	if (active)
+		cpumask_set_cpu(cpu, &__cpu_active_mask);
+	else
+		cpumask_clear_cpu(cpu, &__cpu_active_mask);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Queue cd on cpu and send the IPI; false (nothing queued) when the CPU
+ * has closed its queue on its way offline. */
+static bool call_enqueue(int cpu, struct call_data *cd)
 {
 	struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
 	unsigned long flags;
+	bool open;
 
 	lockdep_hb_release(cd); /* the caller's work happens before fn's */
 	raw_spin_lock_irqsave(&q->lock, flags);
-	cd->next = 0;
-	*q->tail = cd;
-	q->tail = &cd->next;
+	open = !q->closed;
+	if (open) {
+		cd->next = 0;
+		*q->tail = cd;
+		q->tail = &cd->next;
+	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
-	arch_send_ipi(cpu, IPI_CALL_FUNCTION);
+	if (open)
+		arch_send_ipi(cpu, IPI_CALL_FUNCTION);
+	return open;
 }
 
 static void call_wait(struct call_data *cd)
@@ -142,9 +165,13 @@ int smp_call_function_single(int cpu, smp_call_func_t fn, void *arg,
 			panic("smp_call_function_single: out of memory");
 		*cd = (struct call_data){.fn = fn, .arg = arg, .free_after = true};
 	}
-	call_enqueue(cpu, cd);
-	if (wait)
+	if (!call_enqueue(cpu, cd)) {
+		ret = -1; /* it went offline since we looked */
+		if (!wait)
+			kfree(cd);
+	} else if (wait) {
 		call_wait(cd);
+	}
 out:
 	preempt_enable();
 	return ret;
@@ -169,7 +196,8 @@ void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
 			continue;
 		}
 		cds[n] = (struct call_data){.fn = fn, .arg = arg};
-		call_enqueue(cpu, &cds[n++]);
+		if (call_enqueue(cpu, &cds[n]))
+			n++;
 	}
 	for (int i = 0; i < n; i++)
 		call_wait(&cds[i]);
@@ -177,16 +205,26 @@ void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
 	kfree(cds);
 }
 
-void smp_call_function_interrupt(void)
+/* Take this CPU's queued calls, and close the queue if asked. */
+static struct call_data *call_take_all(bool close)
 {
 	struct call_queue *q = raw_cpu_ptr(&call_queue);
-	struct call_data *cd, *next;
+	struct call_data *cd;
 
 	raw_spin_lock(&q->lock);
 	cd = q->head;
 	q->head = 0;
 	q->tail = &q->head;
+	if (close)
+		q->closed = true;
 	raw_spin_unlock(&q->lock);
+	return cd;
+}
+
+static void call_run_list(struct call_data *cd)
+{
+	struct call_data *next;
+
 	for (; cd; cd = next) {
 		next = cd->next; /* cd may be gone once done is set */
 		lockdep_hb_acquire(cd);
@@ -198,6 +236,33 @@ void smp_call_function_interrupt(void)
 			__atomic_store_n(&cd->done, true, __ATOMIC_RELEASE);
 		}
 	}
+}
+
+void smp_call_function_interrupt(void)
+{
+	call_run_list(call_take_all(false));
+}
+
+/* Hotplug (kernel/cpu.c): before cpu starts, its queue opens; the CPU
+ * itself closes it on its way out, interrupts off, and runs what was
+ * queued as its interrupt handler would have. */
+int smpcfd_prepare_cpu(unsigned int cpu)
+{
+	struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&q->lock, flags);
+	q->closed = false;
+	raw_spin_unlock_irqrestore(&q->lock, flags);
+	return 0;
+}
+
+int smpcfd_dying_cpu(unsigned int cpu)
+{
+	irq_enter();
+	call_run_list(call_take_all(true));
+	irq_exit();
+	return 0;
 }
 
 /* The flag that asks for the reschedule is already set (resched_curr):
@@ -393,7 +458,18 @@ static void smp_send_stop(void)
  * the IPIs and the stop NMI get their handlers. */
 void smp_prepare_boot_cpu(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
+
+		raw_spin_lock_init(&q->lock);
+		q->tail = &q->head;
+		q->closed = true;
+	}
+	smpcfd_prepare_cpu(0);
 	set_cpu_online(0);
+	set_cpu_active(0, true);
 	arch_set_ipi_handler(IPI_RESCHEDULE, scheduler_ipi);
 	arch_set_ipi_handler(IPI_CALL_FUNCTION, smp_call_function_interrupt);
 	arch_set_ipi_handler(IPI_IRQ_WORK, irq_work_run);

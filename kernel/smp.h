@@ -13,7 +13,8 @@ typedef void (*smp_call_func_t)(void *arg);
 /*
  * Run fn(arg) on cpu (in its interrupt context, interrupts off), or here
  * with interrupts off when cpu is this CPU. With wait, return once it has
- * run. Returns 0, or -1 when cpu is not online.
+ * run. Returns 0, or -1 when cpu is not online. A call queued to a CPU
+ * that then goes offline runs there before the CPU leaves.
  */
 int smp_call_function_single(int cpu, smp_call_func_t fn, void *arg,
 			     bool wait);
@@ -26,9 +27,17 @@ void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
  * after setup_per_cpu_areas() and set_cpu_possible() of every CPU. */
 void smp_prepare_boot_cpu(void);
 
-/* Mark the calling CPU online (it takes IPIs from now on). */
+/* Mark the calling CPU online (it takes IPIs from now on), or no longer
+ * online (on its way out, kernel/cpu.c); active: it takes tasks. */
 void set_cpu_online(int cpu);
+void set_cpu_offline(int cpu);
+void set_cpu_active(int cpu, bool active);
 void set_cpu_possible(int cpu);
+
+/* Hotplug callbacks (kernel/cpu.c): open cpu's call queue before it
+ * starts; on the dying CPU, close it and run what it holds. */
+int smpcfd_prepare_cpu(unsigned int cpu);
+int smpcfd_dying_cpu(unsigned int cpu);
 
 /* Interrupt-side entry points, registered with arch by
  * smp_prepare_boot_cpu(). */

@@ -197,6 +197,12 @@ void arch_timer_oneshot(uint64_t ns)
 	apic_write(APIC_TIMER_INIT, (uint32_t)count);
 }
 
+void arch_timer_stop(void)
+{
+	apic_write(APIC_LVT_TIMER, LVT_MASKED);
+	apic_write(APIC_TIMER_INIT, 0); /* a count of 0 stops it */
+}
+
 uint64_t arch_timer_hz(void)
 {
 	return timer_hz;

@@ -5,10 +5,12 @@
  * STARTUP IPIs, and waits, with a bound, for the CPU to reach
  * arch_cpu_init_ap(). What the CPU then sets up in the core is the core's
  * business (ap_main()). One CPU at a time, so the trampoline's single
- * parameter block is enough.
+ * parameter block is enough. A CPU that went offline (arch_cpu_play_dead)
+ * is started the same way again, on the tables and stacks it had.
  */
 #include "asm/smp.h"
 #include "asm/acpi.h"
+#include "asm/irqflags.h"
 #include "asm/apic.h"
 #include "asm/page.h"
 #include "asm/pgtable.h"
@@ -113,11 +115,17 @@ static void ap_boot_free(int cpu)
 	ap_boot[cpu] = 0;
 }
 
+/* Stacks and tables for cpu: those of its last start when it has been
+ * online before (it is parked: nothing of it is in use), else new. */
 static bool ap_boot_prepare(int cpu)
 {
-	struct ap_boot *b = kzalloc(sizeof(*b));
+	struct ap_boot *b = ap_boot[cpu];
 
-	if (!b)
+	if (b) {
+		__atomic_store_n(&b->alive, false, __ATOMIC_RELAXED);
+		return true;
+	}
+	if (!(b = kzalloc(sizeof(*b))))
 		return false;
 	ap_boot[cpu] = b;
 	b->tables = kzalloc(sizeof(*b->tables));
@@ -188,4 +196,12 @@ bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
 		ap_boot_free(cpu);
 	}
 	return ok;
+}
+
+__attribute__((noreturn)) void arch_cpu_play_dead(volatile bool *dead)
+{
+	arch_local_irq_disable();
+	__atomic_store_n(dead, true, __ATOMIC_RELEASE);
+	for (;;)
+		halt(); /* interrupts stay off: only an NMI or INIT wakes us */
 }

@@ -9,11 +9,16 @@
  * stack from the tick, whose walk goes on into the interrupted code. It
  * is made once per threshold while the CPU stays stuck.
  *
+ * The watchdog tasks are per-CPU threads, set up and parked through a
+ * CPU hotplug state, as Linux's: a CPU that goes offline parks its
+ * watchdog first, and one that comes back unparks it.
+ *
  * Under QEMU a vCPU may not run at all for a while (the host runs
  * something else); its clock goes on, and the first tick after the gap
  * would see a stale stamp. A stuck CPU still ticks every millisecond, so
  * a gap of many ticks means the vCPU was away: the count starts again.
  */
+#include "cpuhotplug.h"
 #include "percpu.h"
 #include "panic.h"
 #include "printk.h"
@@ -24,6 +29,7 @@
 static volatile unsigned int thresh_ms;    /* 0: off */
 static volatile int stopping;
 static struct task *watchdog_task[NR_CPUS];
+static int watchdog_state;                 /* its hotplug state, when on */
 static DEFINE_PER_CPU_STAT(uint64_t, watchdog_touch_ts);
 static DEFINE_PER_CPU_STAT(unsigned long, soft_lockups);
 static DEFINE_PER_CPU_STAT(uint64_t, watchdog_last_tick);
@@ -33,6 +39,8 @@ static DEFINE_PER_CPU_STAT(uint64_t, watchdog_last_tick);
 static int watchdog_fn(void *arg)
 {
 	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+		if (kthread_should_park())
+			kthread_parkme();
 		this_cpu_write(watchdog_touch_ts, ktime_get_ns());
 		/* Five stamps per threshold: a late one is not a lockup. */
 		msleep(thresh_ms / 5);
@@ -65,39 +73,75 @@ void softlockup_tick(uint64_t now)
 	dump_stack();
 }
 
+/* Hotplug startup: cpu's watchdog starts, or comes back from parking.
+ * Until it stamps, the tick does not judge (a stamp of 0). */
+static int watchdog_cpu_online(unsigned int cpu)
+{
+	struct task *t = watchdog_task[cpu];
+
+	per_cpu(watchdog_touch_ts, cpu) = 0;
+	if (t) {
+		kthread_unpark(t);
+		return 0;
+	}
+	t = kthread_create_on_cpu(watchdog_fn, 0, cpu, "watchdog");
+	if (!t)
+		return -ENOMEM;
+	sched_setscheduler(t, SCHED_FIFO, 99);
+	watchdog_task[cpu] = t;
+	wake_up_process(t);
+	return 0;
+}
+
+/* Hotplug teardown: cpu is leaving; its watchdog parks there. */
+static int watchdog_cpu_offline(unsigned int cpu)
+{
+	kthread_park(watchdog_task[cpu]);
+	return 0;
+}
+
 int softlockup_start(unsigned int thresh)
 {
-	int cpu;
-
 	stopping = 0;
-	for_each_online_cpu(cpu) {
-		struct task *t = kthread_create(watchdog_fn, 0, "watchdog");
-
-		if (!t)
-			return -1;
-		per_cpu(watchdog_touch_ts, cpu) = 0;
-		kthread_bind(t, cpu);
-		sched_setscheduler(t, SCHED_FIFO, 99);
-		watchdog_task[cpu] = t;
-	}
 	__atomic_store_n(&thresh_ms, thresh, __ATOMIC_RELEASE);
-	for_each_online_cpu(cpu)
-		wake_up_process(watchdog_task[cpu]);
+	watchdog_state = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN,
+					   "watchdog:online",
+					   watchdog_cpu_online,
+					   watchdog_cpu_offline);
+	if (watchdog_state < 0) {
+		__atomic_store_n(&thresh_ms, 0, __ATOMIC_RELEASE);
+		return -1;
+	}
 	printk("watchdog: soft-lockup detection on, threshold %u ms\n", thresh);
 	return 0;
 }
 
+/* The tasks of offline CPUs are parked: unparked, they run elsewhere, see
+ * stopping and end. */
 void softlockup_stop(void)
 {
 	int cpu;
 
 	__atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&thresh_ms, 0, __ATOMIC_RELEASE);
-	for_each_online_cpu(cpu) {
-		if (watchdog_task[cpu])
-			kthread_join(watchdog_task[cpu]);
+	cpuhp_remove_state_nocalls(watchdog_state);
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		struct task *t = watchdog_task[cpu];
+
+		if (!t)
+			continue;
+		if (t->parked)
+			kthread_unpark(t);
+		kthread_join(t);
 		watchdog_task[cpu] = 0;
 	}
+	cpus_read_unlock();
+}
+
+struct task *softlockup_task(int cpu)
+{
+	return watchdog_task[cpu];
 }
 
 unsigned long softlockup_reports(int cpu)

@@ -11,15 +11,21 @@
  */
 #include "sched/sched.h"
 #include "sched/sched_internal.h"
+#include "printk.h"
 
 static bool rq_idle(const struct rq *rq)
 {
 	return rq->curr == rq->idle && rq->nr_running == 0;
 }
 
-static bool allowed(const struct task *p, int cpu)
+/* Whether p may be placed on cpu: its affinity allows it and the CPU
+ * takes tasks. A per-CPU thread keeps its CPU until the CPU is gone; the
+ * others only go where the scheduler places tasks (cpu_active). */
+bool is_cpu_allowed(const struct task *p, int cpu)
 {
-	return cpumask_test_cpu(cpu, &p->cpus_mask) && cpu_online(cpu);
+	if (!cpumask_test_cpu(cpu, &p->cpus_mask))
+		return false;
+	return p->per_cpu_kthread ? cpu_online(cpu) : cpu_active(cpu);
 }
 
 /* An allowed CPU whose running task p would preempt, the lowest first. */
@@ -31,7 +37,7 @@ static int lowest_prio_cpu(const struct task *p)
 		int prio = __atomic_load_n(&cpu_rq(cpu)->curr->prio,
 					   __ATOMIC_RELAXED);
 
-		if (allowed(p, cpu) && prio > best_prio) {
+		if (is_cpu_allowed(p, cpu) && prio > best_prio) {
 			best = cpu;
 			best_prio = prio;
 		}
@@ -46,24 +52,88 @@ int select_task_rq(struct task *p)
 
 	if (p->migration_disabled)
 		return prev; /* it went to sleep pinned: it wakes pinned */
-	if (allowed(p, prev) && rq_idle(cpu_rq(prev)))
+	if (is_cpu_allowed(p, prev) && rq_idle(cpu_rq(prev)))
 		return prev;
 	for_each_cpu(cpu, &p->cpus_mask)
-		if (cpu_online(cpu) && rq_idle(cpu_rq(cpu)))
+		if (is_cpu_allowed(p, cpu) && rq_idle(cpu_rq(cpu)))
 			return cpu;
-	if (p->prio < MAX_RT_PRIO && !allowed(p, prev) &&
+	if (p->prio < MAX_RT_PRIO && !is_cpu_allowed(p, prev) &&
 	    (cpu = lowest_prio_cpu(p)) >= 0)
 		return cpu;
-	if (p->prio < MAX_RT_PRIO && allowed(p, prev) &&
+	if (p->prio < MAX_RT_PRIO && is_cpu_allowed(p, prev) &&
 	    cpu_rq(prev)->curr->prio <= p->prio &&
 	    (cpu = lowest_prio_cpu(p)) >= 0)
 		return cpu;
-	if (allowed(p, prev))
+	if (is_cpu_allowed(p, prev))
 		return prev;
+	return select_fallback_rq(p, 0);
+}
+
+/*
+ * select_task_rq(), and the chosen run queue returned locked. The choice
+ * is made without that lock, so it is checked again under it: a CPU that
+ * stopped taking tasks meanwhile (sched_cpu_deactivate clears it from
+ * cpu_active_mask, then takes this lock) is not used. Either the check
+ * came first and the task is queued before the CPU's leaving looks at
+ * its queue, or the check sees the CPU inactive. pi_lock held, p not
+ * queued, interrupts off.
+ */
+struct rq *select_task_rq_lock(struct task *p)
+{
+	for (;;) {
+		int cpu = select_task_rq(p);
+		struct rq *rq = cpu_rq(cpu);
+
+		arch_spin_lock(&rq->lock);
+		if (p->migration_disabled || is_cpu_allowed(p, cpu))
+			return rq;
+		arch_spin_unlock(&rq->lock);
+	}
+}
+
+/* The allowed CPU with the fewest tasks queued, or -1. */
+static int least_loaded_allowed(const struct task *p)
+{
+	int cpu, best = -1;
+
 	for_each_cpu(cpu, &p->cpus_mask)
-		if (cpu_online(cpu))
-			return cpu;
-	return prev; /* nowhere allowed is online: stay */
+		if (is_cpu_allowed(p, cpu) &&
+		    (best < 0 || cpu_rq(cpu)->nr_running <
+				     cpu_rq(best)->nr_running))
+			best = cpu;
+	return best;
+}
+
+/*
+ * Where p goes when its CPU is leaving, or has left: the least loaded
+ * CPU its affinity allows. When it allows none that is active, the task
+ * would have nowhere to run: as Linux's select_fallback_rq() (with no
+ * cpusets), the kernel breaks the affinity, widening it to every
+ * possible CPU, and says so on the console. Waiting for the CPU to come
+ * back could wait forever, and refusing cpu_down() would let any task
+ * veto it (docs/hotplug.md).
+ *
+ * Called with p's pi_lock held and p not queued, or with queued_on, the
+ * run queue p is queued on, locked (its count of movable tasks follows
+ * the new affinity).
+ */
+int select_fallback_rq(struct task *p, struct rq *queued_on)
+{
+	int cpu = least_loaded_allowed(p);
+
+	if (cpu >= 0)
+		return cpu;
+	if (queued_on)
+		account_movable(queued_on, p, -1);
+	cpumask_copy(&p->cpus_mask, cpu_possible_mask);
+	p->nr_cpus_allowed = cpumask_weight(&p->cpus_mask);
+	p->per_cpu_kthread = false; /* bound to a CPU that is gone: no longer */
+	if (queued_on)
+		account_movable(queued_on, p, 1);
+	printk("process %d (%s) no longer affine to cpu%d\n", p->id, p->name,
+	       task_cpu(p));
+	cpu = least_loaded_allowed(p);
+	return cpu >= 0 ? cpu : 0; /* the boot CPU never leaves */
 }
 
 /* The best task on src that could run on dest, not running, and better
@@ -111,6 +181,8 @@ void pull_tasks(struct rq *rq)
 {
 	int cpu;
 
+	if (rq->balance_push)
+		return; /* a CPU on its way out takes nothing */
 	for_each_cpu(cpu, &rt_overload_mask)
 		if (cpu != rq->cpu && cpu_online(cpu))
 			pull_from(rq, cpu_rq(cpu));
@@ -119,7 +191,10 @@ void pull_tasks(struct rq *rq)
 	for_each_online_cpu(cpu) {
 		struct rq *src = cpu_rq(cpu);
 
-		if (src != rq && src->nr_movable > 0 && pull_from(rq, src))
+		/* Only a queue with a movable task besides the running one
+		 * is worth its lock (the scan is a hint; pull_from checks). */
+		if (src != rq && src->nr_movable - movable_curr(src, false) > 0 &&
+		    pull_from(rq, src))
 			return;
 	}
 }

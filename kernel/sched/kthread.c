@@ -145,6 +145,70 @@ struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
 	return t;
 }
 
+struct task *kthread_create_on_cpu(int (*fn)(void *arg), void *arg, int cpu,
+				   const char *name)
+{
+	struct task *t = kthread_create(fn, arg, name);
+
+	if (t) {
+		kthread_bind(t, cpu);
+		t->per_cpu_kthread = true;
+	}
+	return t;
+}
+
+/* ---- parking per-CPU threads while their CPU is away ---- */
+
+static DECLARE_WAIT_QUEUE_HEAD(park_wq); /* kthread_park() waits here */
+
+bool kthread_should_park(void)
+{
+	return __atomic_load_n(&current->should_park, __ATOMIC_ACQUIRE);
+}
+
+/* Sleep until unparked; the first time round, tell kthread_park(). */
+void kthread_parkme(void)
+{
+	struct task *self = current;
+
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (!kthread_should_park())
+			break;
+		if (!self->parked) {
+			__atomic_store_n(&self->parked, true, __ATOMIC_RELEASE);
+			wake_up(&park_wq);
+		}
+		schedule();
+	}
+	set_current_state(TASK_RUNNING);
+}
+
+/* Returns once t has said it parks; it is off its CPU's queue soon after
+ * (sched_cpu_wait_empty waits for that). A thread asleep elsewhere
+ * parks at its next look at kthread_should_park(). */
+void kthread_park(struct task *t)
+{
+	__atomic_store_n(&t->should_park, true, __ATOMIC_RELEASE);
+	wake_up_process(t);
+	wait_event(park_wq, __atomic_load_n(&t->parked, __ATOMIC_ACQUIRE));
+}
+
+/* Let t go on, on its CPU. A thread whose CPU is gone (it is being
+ * stopped) stops being a per-CPU thread and may run anywhere. */
+void kthread_unpark(struct task *t)
+{
+	if (t->per_cpu_kthread && !cpu_online(task_cpu(t))) {
+		t->per_cpu_kthread = false;
+		set_cpus_allowed(t, cpu_possible_mask);
+	}
+	/* In this order: once should_park reads false, kthread_parkme()
+	 * sets parked no more, so the clear below is the last word. */
+	__atomic_store_n(&t->should_park, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
+	wake_up_process(t);
+}
+
 struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
 {
 	struct task *t = kthread_create(fn, arg, name);

@@ -7,9 +7,12 @@
  * on an allowed CPU (migrate_switched_out).
  *
  * A task with migration disabled is never moved: not by balancing, not by
- * push/pull, not by an affinity change. An affinity change that excludes
- * its CPU only sets migration_pending; the outermost migrate_enable()
- * sees it and goes through the scheduler to leave.
+ * push/pull, not by an affinity change, not by its CPU going offline. An
+ * affinity change that excludes its CPU (or the CPU leaving) only sets
+ * migration_pending; the outermost migrate_enable() sees it and leaves
+ * through the preemption path: preempted, not put to sleep, whatever
+ * state the task had set (it may be on its way to sleep, or a lock's
+ * unlock may be what called migrate_enable()).
  */
 #include "sched/sched.h"
 #include "sched/sched_internal.h"
@@ -20,7 +23,7 @@ bool task_can_move(struct rq *rq, struct task *p, int dest_cpu)
 {
 	/* LAB3 BEGIN */
 	return p->on_rq && rq->curr != p && !p->migration_disabled &&
-	       cpumask_test_cpu(dest_cpu, &p->cpus_mask) && cpu_online(dest_cpu);
+	       cpumask_test_cpu(dest_cpu, &p->cpus_mask) && cpu_active(dest_cpu);
 	/* LAB3 STUB: return false; */
 	/* LAB3 END */
 }
@@ -44,22 +47,33 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
 	check_preempt_curr(dst, p);
 }
 
-/* From finish_task_switch(): p was running, is runnable, and was taken off
- * its queue to leave the CPU; now that it is off, queue it where allowed. */
+/* Must p, running on rq (locked) and switching out, leave rq's CPU? When
+ * its affinity excludes the CPU, or the CPU is leaving (balance_push),
+ * unless p is pinned, or a per-CPU thread staying until it parks. */
+bool must_move_off(struct rq *rq, struct task *p)
+{
+	if (p->migration_disabled || p == rq->idle)
+		return false;
+	if (p->migration_pending && !cpumask_test_cpu(rq->cpu, &p->cpus_mask))
+		return true;
+	return rq->balance_push && !p->per_cpu_kthread;
+}
+
+/* From finish_task_switch(): p was running and was taken off its queue
+ * to leave the CPU (migrating); now that it is off, queue it where
+ * allowed, in the state it had (a wakeup meanwhile made it RUNNING). */
 void migrate_switched_out(struct task *p)
 {
 	unsigned long flags;
 	struct rq *rq;
-	int cpu;
 
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
-	cpu = select_task_rq(p);
-	rq = cpu_rq(cpu);
-	arch_spin_lock(&rq->lock);
-	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
+	rq = select_task_rq_lock(p);
+	__atomic_store_n(&p->cpu, rq->cpu, __ATOMIC_RELAXED);
 	p->migration_pending = false;
 	enqueue_task(rq, p, false);
+	p->migrating = false;
 	check_preempt_curr(rq, p);
 	arch_spin_unlock(&rq->lock);
 	arch_spin_unlock(&p->pi_lock);
@@ -90,10 +104,10 @@ int set_cpus_allowed(struct task *p, const cpumask_t *mask)
 	bool running;
 
 	for_each_cpu(cpu, mask)
-		if (cpu_online(cpu) && dest < 0)
+		if (cpu_active(cpu) && dest < 0)
 			dest = cpu;
 	if (dest < 0)
-		return -1; /* no online CPU in the mask */
+		return -1; /* no active CPU in the mask */
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
 	rq = task_rq_lock(p);
@@ -104,7 +118,9 @@ int set_cpus_allowed(struct task *p, const cpumask_t *mask)
 	if (p->on_rq)
 		account_movable(rq, p, 1);
 	update_rt_overload(rq);
-	p->migration_pending = !cpumask_test_cpu(rq->cpu, mask);
+	/* A CPU on its way out keeps its pinned tasks told to leave. */
+	p->migration_pending = !cpumask_test_cpu(rq->cpu, mask) ||
+			       rq->balance_push;
 	running = rq->curr == p;
 	/* A running task decides on its own CPU (__schedule() reads its
 	 * migration_disabled there): deciding here from its count could race
@@ -117,10 +133,11 @@ int set_cpus_allowed(struct task *p, const cpumask_t *mask)
 		move_now(p, dest);
 	arch_spin_unlock(&p->pi_lock);
 	local_irq_restore(flags);
-	/* A task that changes its own affinity leaves at once. */
+	/* A task that changes its own affinity leaves at once, as if
+	 * preempted: its state, if it set one, is kept. */
 	if (p == current && p->migration_pending && !p->migration_disabled &&
 	    preemptible())
-		schedule();
+		preempt_schedule();
 	return 0;
 }
 
@@ -134,9 +151,13 @@ void kthread_bind(struct task *p, int cpu)
 }
 
 /*
- * The outermost migrate_enable() found an affinity change waiting: if this
- * CPU is still allowed there is nothing to do, else switch out and let
- * finish_task_switch() move us.
+ * The outermost migrate_enable() found an affinity change waiting (or its
+ * CPU going offline): if this CPU is still allowed there is nothing to do,
+ * else switch out and let finish_task_switch() move us. The switch is a
+ * preemption, never a sleep: the caller may have set a sleeping state
+ * (set_current_state(); spin_unlock(); on RT=1), and schedule() would
+ * take that state as its own and dequeue us, with no wakeup to come.
+ * A caller that is not preemptible leaves at its preempt_enable().
  */
 void migrate_enable_slow(void)
 {
@@ -147,7 +168,7 @@ void migrate_enable_slow(void)
 
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
-	leave = !cpumask_test_cpu(raw_smp_processor_id(), &p->cpus_mask);
+	leave = must_move_off(this_rq(), p);
 	if (!leave)
 		p->migration_pending = false;
 	arch_spin_unlock(&p->pi_lock);
@@ -155,6 +176,6 @@ void migrate_enable_slow(void)
 		raw_cpu_write(need_resched_flag, true);
 	local_irq_restore(flags);
 	if (leave && preemptible())
-		schedule();
+		preempt_schedule();
 	/* LAB3 END */
 }

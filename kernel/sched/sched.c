@@ -25,6 +25,7 @@
 #include "asm/switch_to.h"
 #include "mm/stack.h"
 #include "sched/timer.h"
+#include "cpuhotplug.h"
 
 DEFINE_PER_CPU(struct rq, runqueues);
 DEFINE_PER_CPU(struct task *, current_task);
@@ -47,14 +48,6 @@ void account_movable(struct rq *rq, struct task *p, int sign)
 		if (task_is_rt(p))
 			rq->nr_rt_movable += sign;
 	}
-}
-
-static bool movable_curr(const struct rq *rq, bool rt)
-{
-	const struct task *c = rq->curr;
-
-	return c && c != rq->idle && c->nr_cpus_allowed > 1 &&
-	       (!rt || task_is_rt(c));
 }
 
 /* Whether rq has RT tasks waiting that another CPU might run. */
@@ -186,6 +179,16 @@ void check_preempt_curr(struct rq *rq, struct task *p)
 
 /* ---- wakeups ---- */
 
+/* p went to sleep pinned on rq's CPU (locked) and wakes there. If that
+ * CPU is now leaving, p must go at its outermost migrate_enable(). */
+static void pinned_wakes(struct rq *rq, struct task *p)
+{
+	p->pinned_asleep = false;
+	rq->nr_pinned_asleep--;
+	if (rq->balance_push)
+		p->migration_pending = true;
+}
+
 /*
  * Wake p if its state is in state_mask: queue it on a CPU chosen by
  * select_task_rq() and preempt that CPU's task if p beats it. A task that
@@ -205,7 +208,9 @@ static int try_to_wake_up(struct task *p, int state_mask)
 	/* What the waker did happens before what p does once it runs. */
 	lockdep_hb_wake(p);
 	rq = task_rq_lock(p);
-	if (p->on_rq) {
+	if (p->on_rq || p->migrating) {
+		/* Still queued, or on its way to another CPU's queue (the
+		 * move queues it there, pi_lock orders us). */
 		p->state = TASK_RUNNING;
 		arch_spin_unlock(&rq->lock);
 		trace_event(TRACE_WAKEUP, p->id, task_cpu(p), p->name);
@@ -217,13 +222,14 @@ static int try_to_wake_up(struct task *p, int state_mask)
 	 * that CPU has switched away from it. */
 	while (__atomic_load_n(&p->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
-	cpu = select_task_rq(p);
+	rq = select_task_rq_lock(p);
+	cpu = rq->cpu;
 	if (cpu != task_cpu(p))
 		trace_event(TRACE_MIGRATE, p->id,
 			    (uint64_t)task_cpu(p) << 16 | cpu, p->name);
 	trace_event(TRACE_WAKEUP, p->id, cpu, p->name);
-	rq = cpu_rq(cpu);
-	arch_spin_lock(&rq->lock);
+	if (p->pinned_asleep)
+		pinned_wakes(rq, p);
 	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
 	p->state = TASK_RUNNING;
 	enqueue_task(rq, p, false);
@@ -261,10 +267,10 @@ void finish_task_switch(struct task *prev)
 {
 	struct rq *rq = this_rq();
 	/* Dead only once off its queue: a task preempted on its way out
-	 * (state already TASK_DEAD) is still queued and will run again. */
-	bool dead = prev->state == TASK_DEAD && !prev->on_rq;
-	bool moving = prev->state == TASK_RUNNING && !prev->on_rq &&
-		      prev != rq->idle;
+	 * (state already TASK_DEAD) is still queued, or moving, and will
+	 * run again. */
+	bool moving = prev->migrating;
+	bool dead = prev->state == TASK_DEAD && !prev->on_rq && !moving;
 
 	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
 	arch_spin_unlock(&rq->lock);
@@ -272,6 +278,8 @@ void finish_task_switch(struct task *prev)
 		put_dead_task(prev);
 	else if (moving)
 		migrate_switched_out(prev);
+	if (__builtin_expect(rq->balance_push, 0))
+		sched_hotplug_notify(rq);
 	push_rt_tasks(rq);
 }
 
@@ -296,13 +304,6 @@ static void context_switch(struct rq *rq, struct task *prev, struct task *next)
 	finish_task_switch(last);
 }
 
-/* Should prev leave this CPU now (its affinity no longer includes it)? */
-static bool must_move_off(struct task *p, int cpu)
-{
-	return p->migration_pending && !p->migration_disabled &&
-	       !cpumask_test_cpu(cpu, &p->cpus_mask);
-}
-
 /*
  * Pick the next task and switch to it. preempt: called for a preemption
  * (the task stays runnable whatever its state says: it was caught between
@@ -321,14 +322,26 @@ static void __schedule(bool preempt)
 	arch_spin_lock(&rq->lock);
 	raw_cpu_write(need_resched_flag, false);
 	if (prev != rq->idle && prev->on_rq) {
-		if (!preempt && prev->state != TASK_RUNNING)
+		/* A pinned task on a CPU that is leaving: its outermost
+		 * migrate_enable() must come back here (migrate.c). */
+		if (__builtin_expect(rq->balance_push, 0) &&
+		    prev->migration_disabled)
+			prev->migration_pending = true;
+		if (!preempt && prev->state != TASK_RUNNING) {
+			dequeue_task(rq, prev); /* it sleeps */
+			if (prev->migration_disabled &&
+			    prev->state != TASK_DEAD) {
+				prev->pinned_asleep = true; /* wakes here */
+				rq->nr_pinned_asleep++;
+			}
+		} else if (must_move_off(rq, prev)) {
+			/* Re-queued elsewhere once off (finish_task_switch),
+			 * as preempted: a task caught between setting its
+			 * state and calling schedule() keeps that state, and
+			 * sleeps where it arrives. */
 			dequeue_task(rq, prev);
-		else if (prev->state == TASK_RUNNING &&
-			 must_move_off(prev, rq->cpu))
-			/* Re-queued elsewhere once off (finish_task_switch). A
-			 * task caught on its way to sleep stays: it will sleep
-			 * here, and its wakeup picks an allowed CPU. */
-			dequeue_task(rq, prev);
+			prev->migrating = true;
+		}
 	}
 	if (rq_best_prio(rq) >= MAX_RT_PRIO) {
 		/* Going idle, or down to NORMAL work: take work from others. */
@@ -486,6 +499,10 @@ void scheduler_tick(void)
 	if (p != rq->idle && (p->policy == SCHED_RR || p->prio >= MAX_RT_PRIO) &&
 	    --p->time_slice <= 0)
 		slice_expired(rq, p);
+	/* On a CPU that is leaving, every tick is a chance to push the
+	 * running task off (it left at once unless it was pinned). */
+	if (rq->balance_push && p != rq->idle && !p->per_cpu_kthread)
+		raw_cpu_write(need_resched_flag, true);
 	arch_spin_unlock(&rq->lock);
 	if (work_elsewhere(rq))
 		raw_cpu_write(need_resched_flag, true);
@@ -618,9 +635,12 @@ void __this_cpu_preempt_check(const char *op)
 
 /* ---- start-up ---- */
 
+/* A CPU other than the boot CPU takes tasks once it is active
+ * (sched_cpu_activate). */
 static void rq_init(struct rq *rq, int cpu)
 {
 	rq->cpu = cpu;
+	rq->balance_push = cpu != 0;
 	for (int i = 0; i < MAX_RT_PRIO; i++)
 		INIT_LIST_HEAD(&rq->rt_queue[i]);
 	INIT_LIST_HEAD(&rq->normal_queue);
@@ -652,19 +672,27 @@ void sched_init(void)
 	timers_init();
 }
 
+/* Also when the CPU comes back from offline: what its last life left in
+ * its per-CPU area (a reschedule request sent after it parked, the count
+ * its idle task parked with) starts again from zero. */
 void sched_init_ap(int cpu)
 {
 	idle_init(cpu, cpu_rq(cpu)->idle);
 	this_cpu_write(current_task, cpu_rq(cpu)->idle);
+	raw_cpu_write(__preempt_count, 0);
+	raw_cpu_write(need_resched_flag, false);
 }
 
 /* Each CPU's idle task: halt until an interrupt, schedule when asked. The
  * check and the halt are one step (sti; hlt), or a wakeup's IPI arriving
- * between them would be slept through. */
+ * between them would be slept through. A CPU asked to go offline parks
+ * from here: its idle task is all that runs on it by then. */
 __noreturn void cpu_idle(void)
 {
 	for (;;) {
 		local_irq_disable();
+		if (cpuhp_should_die())
+			cpuhp_play_dead();
 		if (!need_resched())
 			safe_halt();
 		else

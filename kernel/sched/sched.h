@@ -47,11 +47,15 @@ struct task {
 	int id;
 	char name[16];
 
-	/* Scheduling. cpu, on_rq and run_list are under the run queue lock
-	 * of cpu; on_cpu is set by the CPU switching to the task and cleared
-	 * (release) once the task's context is fully saved. */
+	/* Scheduling. cpu, on_rq, migrating and run_list are under the run
+	 * queue lock of cpu; on_cpu is set by the CPU switching to the task
+	 * and cleared (release) once the task's context is fully saved. */
 	int cpu;
 	bool on_rq;                  /* queued (the running task stays queued) */
+	/* Taken off its queue by a preemption to go to another CPU, whatever
+	 * its state: queued there once switched out (migrate_switched_out).
+	 * A wakeup meanwhile only sets it TASK_RUNNING. */
+	volatile bool migrating;
 	volatile bool on_cpu;
 	struct list_head run_list;
 	int policy;
@@ -67,6 +71,13 @@ struct task {
 	int nr_cpus_allowed;
 	int migration_disabled;      /* nesting; written only by the task */
 	volatile bool migration_pending; /* move me off this CPU when I can */
+	bool pinned_asleep;          /* counted in its rq's nr_pinned_asleep */
+	/* A per-CPU kernel thread (kthread_create_on_cpu): it belongs to its
+	 * CPU, runs there while the CPU is online but no longer active, and
+	 * is parked, not moved, when the CPU goes (kthread_park). */
+	bool per_cpu_kthread;
+	volatile bool should_park;   /* kthread_park() asks */
+	volatile bool parked;        /* it sleeps in kthread_parkme() */
 
 	/* pi_lock serialises wakeups and priority changes of this task. */
 	arch_spinlock_t pi_lock;
@@ -117,6 +128,16 @@ void kthread_detach(struct task *t);
 __noreturn void kthread_exit(int code);
 int wake_up_process(struct task *t);
 void kthread_bind(struct task *t, int cpu);
+/* Per-CPU kernel threads, as Linux's: created bound to cpu (and stopped);
+ * parked while their CPU is away. kthread_park() returns once t sleeps in
+ * kthread_parkme(), which t calls when kthread_should_park() says so;
+ * kthread_unpark() lets it go on, on its CPU. */
+struct task *kthread_create_on_cpu(int (*fn)(void *arg), void *arg, int cpu,
+				   const char *name);
+void kthread_park(struct task *t);
+void kthread_unpark(struct task *t);
+bool kthread_should_park(void);
+void kthread_parkme(void);
 int set_cpus_allowed(struct task *t, const cpumask_t *mask);
 int sched_setscheduler(struct task *t, int policy, int rt_priority);
 int task_prio(const struct task *t);
@@ -184,6 +205,13 @@ void preempt_schedule_irq(void);
 /* Ask cpu to reschedule (a reschedule IPI unless it is this CPU). */
 void resched_cpu(int cpu);
 void sched_show_all(void);              /* every task: state, CPU, stack */
+
+/* CPU hotplug callbacks (kernel/cpu.c, sched/hotplug.c). */
+int sched_cpu_activate(unsigned int cpu);   /* tasks may come */
+int sched_cpu_deactivate(unsigned int cpu); /* none come; push them off */
+int sched_cpu_wait_empty(unsigned int cpu); /* until none is left there */
+int sched_cpu_starting(unsigned int cpu);   /* on the CPU, IRQs off */
+int sched_cpu_dying(unsigned int cpu);      /* on the CPU, IRQs off */
 void show_task_stack(struct task *t);
 
 #define SLEEP_REPORTED_ALL (~(uintptr_t)0)

@@ -21,7 +21,24 @@ struct rq {
 	struct task *curr;
 	struct task *idle;
 	int cpu;
+	/* The CPU is not active (going down, or not yet up): every task
+	 * that switches out here leaves, but the idle task, per-CPU threads
+	 * and pinned ones (balance_push() in Linux; sched/hotplug.c). */
+	bool balance_push;
+	/* Tasks that went to sleep here pinned (migrate_disable): they wake
+	 * here, so the CPU cannot go before they have come and gone. */
+	int nr_pinned_asleep;
 };
+
+/* Whether rq's running task is one balancing could move (rt: an RT one),
+ * were it not running. Read without the lock, as a hint. */
+static inline bool movable_curr(const struct rq *rq, bool rt)
+{
+	const struct task *c = rq->curr;
+
+	return c && c != rq->idle && c->nr_cpus_allowed > 1 &&
+	       (!rt || c->prio < MAX_RT_PRIO);
+}
 
 /* Unchecked (raw_*_ptr): a run queue is protected by rq->lock, an arch
  * spinlock below the validator, taken after the pointer is formed. */
@@ -47,13 +64,20 @@ void finish_task_switch(struct task *prev);
 
 /* migrate.c */
 bool task_can_move(struct rq *rq, struct task *p, int dest_cpu);
+bool must_move_off(struct rq *rq, struct task *p);
 void move_queued_task(struct rq *src, struct rq *dst, struct task *p);
 void migrate_switched_out(struct task *p);
 
 /* balance.c */
+bool is_cpu_allowed(const struct task *p, int cpu);
 int select_task_rq(struct task *p);
+struct rq *select_task_rq_lock(struct task *p);
+int select_fallback_rq(struct task *p, struct rq *queued_on);
 void pull_tasks(struct rq *rq);
 void push_rt_tasks(struct rq *rq);
+
+/* hotplug.c */
+void sched_hotplug_notify(struct rq *rq);
 
 /* kthread.c */
 struct task *idle_task_alloc(int cpu);

@@ -3,7 +3,8 @@
  * a list sorted by expiry under its own lock, so the timer interrupt only
  * looks at the head. A timer's function runs with that lock held: del_timer(),
  * which takes the same lock, then knows the function is not running, and
- * a timer on the sleeper's stack can go away safely.
+ * a timer on the sleeper's stack can go away safely. When a CPU goes
+ * offline its pending timers move to the CPU that took it down.
  */
 #include "sched/timer.h"
 #include "panic.h"
@@ -40,21 +41,30 @@ void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *t))
 	t->cpu = -1;
 }
 
+/* Queue t on base (locked), in expiry order, as a timer of cpu. */
+static void enqueue_timer(struct timer_base *base, struct timer_list *t,
+			  int cpu)
+{
+	struct timer_list *pos;
+
+	list_for_each_entry(pos, &base->pending, entry)
+		if (pos->expires > t->expires)
+			break;
+	list_add_tail(&t->entry, &pos->entry); /* before the later one */
+	/* del_timer() reads it unlocked, then locks that CPU's base. */
+	__atomic_store_n(&t->cpu, cpu, __ATOMIC_RELEASE);
+}
+
 void add_timer(struct timer_list *t, uint64_t expires)
 {
 	unsigned long flags;
 	struct timer_base *base;
-	struct timer_list *pos;
 
 	local_irq_save(flags); /* this CPU's base, and no tick in between */
 	base = raw_cpu_ptr(&timer_bases);
 	raw_spin_lock(&base->lock);
 	t->expires = expires;
-	t->cpu = raw_smp_processor_id();
-	list_for_each_entry(pos, &base->pending, entry)
-		if (pos->expires > expires)
-			break;
-	list_add_tail(&t->entry, &pos->entry); /* before the later one */
+	enqueue_timer(base, t, raw_smp_processor_id());
 	raw_spin_unlock(&base->lock);
 	tick_event_before(expires);
 	local_irq_restore(flags);
@@ -106,6 +116,46 @@ void run_local_timers(void)
 		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
 	}
 	raw_spin_unlock(&base->lock);
+}
+
+/* Hotplug (kernel/cpu.c): a CPU comes up with no timers... */
+int timers_prepare_cpu(unsigned int cpu)
+{
+	WARN_ON(!list_empty(&raw_per_cpu_ptr(&timer_bases, cpu)->pending));
+	return 0;
+}
+
+/* ...and the timers of one that has parked move here, in the controlling
+ * CPU's task context, to fire when they would have. Nobody else holds
+ * two bases, so taking the dead CPU's second (nested) cannot deadlock. */
+int timers_dead_cpu(unsigned int cpu)
+{
+	struct timer_base *old = raw_per_cpu_ptr(&timer_bases, cpu), *new;
+	unsigned long flags;
+	uint64_t first = ~0ul;
+	int here;
+
+	local_irq_save(flags); /* "here" stays here until the timer is armed */
+	here = raw_smp_processor_id();
+	new = raw_per_cpu_ptr(&timer_bases, here);
+	raw_spin_lock(&new->lock);
+	raw_spin_lock_nested(&old->lock, 1);
+	while (!list_empty(&old->pending)) {
+		struct timer_list *t = list_first_entry(&old->pending,
+						       struct timer_list, entry);
+
+		list_del_init(&t->entry);
+		enqueue_timer(new, t, here);
+	}
+	if (!list_empty(&new->pending))
+		first = list_first_entry(&new->pending, struct timer_list,
+					 entry)->expires;
+	raw_spin_unlock(&old->lock);
+	raw_spin_unlock(&new->lock);
+	if (first != ~0ul)
+		tick_event_before(first);
+	local_irq_restore(flags);
+	return 0;
 }
 
 uint64_t timers_next_expiry(void)

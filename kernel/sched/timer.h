@@ -30,4 +30,9 @@ void run_local_timers(void);
 /* When this CPU's first pending timer expires; ~0 if none. */
 uint64_t timers_next_expiry(void);
 
+/* Hotplug callbacks (kernel/cpu.c): a CPU starts with no timers; a dead
+ * CPU's pending timers move to the calling CPU. */
+int timers_prepare_cpu(unsigned int cpu);
+int timers_dead_cpu(unsigned int cpu);
+
 #endif

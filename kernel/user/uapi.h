@@ -28,6 +28,7 @@ enum {
 #define EPERM   1
 #define ENOENT  2
 #define ESRCH   3
+#define EIO     5
 #define E2BIG   7
 #define ENOEXEC 8
 #define EBADF   9
@@ -36,8 +37,11 @@ enum {
 #define EFAULT  14
 #define EBUSY   16
 #define EINVAL  22
+#define ENOSPC  28
+#define EDEADLK 35
 #define ENAMETOOLONG 36
 #define ENOSYS  38
+#define EALREADY 114
 
 struct timespec {
 	int64_t tv_sec;

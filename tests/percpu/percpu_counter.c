@@ -15,14 +15,10 @@
 #include "percpu.h"
 #include "percpu_alloc.h"
 #include "percpu_counter.h"
+#include "percpu/percpu_counter_util.h"
 #include "sched.h"
 #include "smp.h"
 #include "uapi.h"
-
-static int32_t delta_of(struct percpu_counter *c, int cpu)
-{
-	return __atomic_load_n(per_cpu_ptr(c->counters, cpu), __ATOMIC_RELAXED);
-}
 
 static int64_t abs64(int64_t v)
 {
@@ -73,17 +69,17 @@ KTEST(percpu_counter, batch_folds_at_threshold)
 	for (int i = 0; i < 9; i++)
 		percpu_counter_add_batch(&c, 1, 10);
 	KEXPECT_EQ(percpu_counter_read(&c), 0);
-	KEXPECT_EQ(delta_of(&c, cpu), 9);
+	KEXPECT_EQ(pcc_delta_of(&c, cpu), 9);
 	percpu_counter_add_batch(&c, 1, 10);
 	KEXPECT_EQ(percpu_counter_read(&c), 10);
-	KEXPECT_EQ(delta_of(&c, cpu), 0);
+	KEXPECT_EQ(pcc_delta_of(&c, cpu), 0);
 	percpu_counter_add_batch(&c, -10, 10); /* |-10| reaches it too */
 	KEXPECT_EQ(percpu_counter_read(&c), 0);
-	KEXPECT_EQ(delta_of(&c, cpu), 0);
+	KEXPECT_EQ(pcc_delta_of(&c, cpu), 0);
 	/* Beyond 32 bits: straight into the 64-bit count. */
 	percpu_counter_add(&c, 1ll << 40);
 	KEXPECT_EQ(percpu_counter_read(&c), 1ll << 40);
-	KEXPECT_EQ(delta_of(&c, cpu), 0);
+	KEXPECT_EQ(pcc_delta_of(&c, cpu), 0);
 	migrate_enable();
 	KEXPECT_EQ(percpu_counter_sum(&c), 1ll << 40);
 	percpu_counter_destroy(&c);
@@ -207,31 +203,10 @@ KTEST(percpu_counter, sum_exact_under_concurrent_adds)
 	KEXPECT_LT(abs64(read - sum),
 		   (int64_t)percpu_counter_batch * num_online_cpus());
 	for_each_possible_cpu(cpu)
-		KEXPECT_LT(abs64(delta_of(&s.c, cpu)), percpu_counter_batch);
+		KEXPECT_LT(abs64(pcc_delta_of(&s.c, cpu)), percpu_counter_batch);
 	ktest_log("%ld hardirq adds, %d migrations, read %ld of sum %ld\n",
 		  s.irq_adds, s.migrations, (long)read, (long)sum);
 	percpu_counter_destroy(&s.c);
-}
-
-/* Leave a delta of amount on cpu: an add made by a task bound there. */
-struct leave_job {
-	struct percpu_counter *c;
-	int64_t amount;
-};
-
-static int leave_delta(void *arg)
-{
-	struct leave_job *j = arg;
-
-	percpu_counter_add(j->c, j->amount);
-	return 0;
-}
-
-static void leave_delta_on(int cpu, struct percpu_counter *c, int64_t amount)
-{
-	struct leave_job j = {c, amount};
-
-	KEXPECT_EQ(ktest_run_on(cpu, leave_delta, &j, "pcc-leave"), 0);
 }
 
 /* One counter that only this test adds to: folding another CPU's delta
@@ -242,11 +217,11 @@ KTEST(percpu_counter, fold_cpu_moves_delta_into_count)
 	int d = last_cpu();
 
 	KASSERT_EQ(percpu_counter_init(&c, 100), 0);
-	leave_delta_on(d, &c, 5);
-	KEXPECT_EQ(delta_of(&c, d), 5);
+	pcc_leave_delta_on(d, &c, 5);
+	KEXPECT_EQ(pcc_delta_of(&c, d), 5);
 	KEXPECT_EQ(percpu_counter_read(&c), 100);
 	percpu_counter_fold_cpu(&c, d);
-	KEXPECT_EQ(delta_of(&c, d), 0);
+	KEXPECT_EQ(pcc_delta_of(&c, d), 0);
 	KEXPECT_EQ(percpu_counter_read(&c), 105);
 	KEXPECT_EQ(percpu_counter_sum(&c), 105);
 	percpu_counter_destroy(&c);
@@ -279,9 +254,9 @@ KTEST_CPUS(percpu_counter, cpu_dead_folds_every_counter, 2)
 	KASSERT_EQ(percpu_counter_init(&a, 0), 0);
 	KASSERT_EQ(percpu_counter_init(&b, 10), 0);
 	KASSERT_EQ(percpu_counter_init(&gone, 0), 0);
-	leave_delta_on(d, &a, 7);
-	leave_delta_on(d, &b, -3);
-	leave_delta_on(d, &gone, 4);
+	pcc_leave_delta_on(d, &a, 7);
+	pcc_leave_delta_on(d, &b, -3);
+	pcc_leave_delta_on(d, &gone, 4);
 	percpu_counter_destroy(&gone); /* off the list: not walked */
 	store_int(&quiet_in, 0);
 	store_int(&quiet_release, 0);
@@ -291,8 +266,8 @@ KTEST_CPUS(percpu_counter, cpu_dead_folds_every_counter, 2)
 	KEXPECT_EQ(percpu_counter_cpu_dead(d), 0);
 	store_int(&quiet_release, 1);
 	ktest_join(t);
-	KEXPECT_EQ(delta_of(&a, d), 0);
-	KEXPECT_EQ(delta_of(&b, d), 0);
+	KEXPECT_EQ(pcc_delta_of(&a, d), 0);
+	KEXPECT_EQ(pcc_delta_of(&b, d), 0);
 	KEXPECT_EQ(percpu_counter_read(&a), 7);
 	KEXPECT_EQ(percpu_counter_read(&b), 7);
 	KEXPECT_EQ(percpu_counter_sum(&a), 7);

@@ -60,4 +60,13 @@ bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
  */
 void arch_cpu_init_ap(int cpu);
 
+/*
+ * The last thing a CPU that goes offline does: interrupts off, *dead set
+ * (its last write to memory), then halt for good. Only an NMI wakes it,
+ * and that returns to the halt; it comes back only through
+ * arch_boot_cpu(), whose INIT resets it, reusing what the first start
+ * prepared (descriptor tables, stacks).
+ */
+__attribute__((noreturn)) void arch_cpu_play_dead(volatile bool *dead);
+
 #endif

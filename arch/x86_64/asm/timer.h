@@ -37,4 +37,8 @@ uint64_t arch_timer_hz(void);
 /* Arm this CPU's event timer to fire once, ns from now (interrupts off). */
 void arch_timer_oneshot(uint64_t ns);
 
+/* Stop this CPU's event timer: no interrupt until the next oneshot (a CPU
+ * that parks, interrupts off). */
+void arch_timer_stop(void);
+
 #endif

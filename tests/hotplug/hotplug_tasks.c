@@ -1,0 +1,284 @@
+/*
+ * What leaves a CPU before it parks (docs/hotplug.md): a pinned task
+ * is waited for until its outermost migrate_enable(), which moves it; a
+ * task bound to that CPU alone has its affinity broken and runs on;
+ * timers queued there fire elsewhere, and sleepers whose timers they are
+ * wake; a per-CPU thread is parked on the CPU, not moved. Waits count
+ * kernel events (ticks, task states); their time bounds only end a
+ * broken test.
+ */
+#include "cpuhotplug.h"
+#include "ktest.h"
+#include "ktest_util.h"
+#include "percpu.h"
+#include "sched.h"
+#include "smp.h"
+#include "time.h"
+#include "timer.h"
+#include "watchdog.h"
+
+static cpumask_t mask_of_two(int a, int b)
+{
+	cpumask_t m;
+
+	cpumask_clear(&m);
+	cpumask_set_cpu(a, &m);
+	cpumask_set_cpu(b, &m);
+	return m;
+}
+
+/* cpu_down() in a task of its own: it may have to wait. */
+struct down_job {
+	int cpu;
+	volatile int done;
+	int ret;
+};
+
+static int down_fn(void *arg)
+{
+	struct down_job *j = arg;
+
+	j->ret = cpu_down(j->cpu);
+	store_int(&j->done, 1);
+	return 0;
+}
+
+/* ---- a pinned task holds the CPU until it lets go ---- */
+
+struct pin_job {
+	int cpu;
+	bool sleeps;                 /* waits asleep, or spinning */
+	volatile int pinned, release;
+	bool pending_seen;
+	int cpu_before, cpu_after;
+};
+
+static int pinned_fn(void *arg)
+{
+	struct pin_job *j = arg;
+	cpumask_t m = mask_of_two(0, j->cpu);
+
+	set_cpus_allowed(current, &m); /* stays: it runs on j->cpu */
+	migrate_disable();
+	j->cpu_before = raw_smp_processor_id();
+	store_int(&j->pinned, 1);
+	ktest_poll_until(load_int(&j->release), HELPER_MAX_NS / NS_PER_MS,
+			 j->sleeps ? POLL_SLEEP : POLL_SPIN);
+	j->pending_seen = current->migration_pending;
+	migrate_enable();
+	j->cpu_after = raw_smp_processor_id();
+	return 0;
+}
+
+static void pinned_delays_down(bool sleeps)
+{
+	struct pin_job pj = {.cpu = last_cpu(), .sleeps = sleeps,
+			     .cpu_after = -1};
+	struct down_job dj = {.cpu = pj.cpu};
+	struct task *pinned, *downer;
+	unsigned long ticks;
+
+	pinned = ktest_spawn_on(pj.cpu, pinned_fn, &pj, "pinned");
+	KASSERT_TRUE(pinned);
+	KASSERT_TRUE(ktest_poll_int(&pj.pinned, 1, 10000));
+	downer = ktest_spawn(down_fn, &dj, "downer", -1, SCHED_NORMAL, 0, true);
+	KASSERT_TRUE(downer);
+	KEXPECT_TRUE(ktest_poll_until(!cpu_active(pj.cpu), 10000, POLL_SLEEP));
+	/* Twenty ticks of that CPU, each of which preempts what runs there
+	 * and moves it if it may move: the pinned task stays, and so does
+	 * the CPU. */
+	ticks = per_cpu(cpu_ticks, pj.cpu);
+	KEXPECT_TRUE(ktest_poll_until(per_cpu(cpu_ticks, pj.cpu) >= ticks + 20,
+				      10000, POLL_SLEEP));
+	KEXPECT_EQ(load_int(&dj.done), 0);
+	KEXPECT_TRUE(cpu_online(pj.cpu));
+	KEXPECT_EQ(task_cpu(pinned), pj.cpu);
+	KEXPECT_TRUE(pinned->migration_pending); /* told to leave */
+	store_int(&pj.release, 1);
+	KEXPECT_EQ(ktest_join(pinned), 0);
+	KEXPECT_EQ(ktest_join(downer), 0);
+	KEXPECT_EQ(dj.ret, 0);
+	KEXPECT_FALSE(cpu_online(pj.cpu));
+	KEXPECT_EQ(pj.cpu_before, pj.cpu);
+	KEXPECT_TRUE(pj.pending_seen);
+	KEXPECT_EQ(pj.cpu_after, 0); /* moved by its migrate_enable() */
+	KEXPECT_EQ(cpu_up(pj.cpu), 0);
+}
+
+KTEST_CPUS(hotplug, pinned_sleeper_delays_cpu_down, 2)
+{
+	pinned_delays_down(true);
+}
+
+KTEST_CPUS(hotplug, pinned_spinner_delays_cpu_down, 2)
+{
+	pinned_delays_down(false);
+}
+
+/* ---- a task bound to the CPU alone runs on, its affinity broken ---- */
+
+struct bound_job {
+	bool sleeps;
+	volatile int started, stop;
+	volatile long rounds;
+};
+
+static int bound_fn(void *arg)
+{
+	struct bound_job *j = arg;
+
+	store_int(&j->started, 1);
+	for (long i = 0; !load_int(&j->stop) && i < 10000000; i++) {
+		__atomic_fetch_add(&j->rounds, 1, __ATOMIC_RELEASE);
+		if (j->sleeps)
+			msleep(1);
+		else
+			cpu_relax();
+	}
+	return 0;
+}
+
+static void bound_task_moved(bool sleeps)
+{
+	struct bound_job bj = {.sleeps = sleeps};
+	int c = last_cpu();
+	struct task *t = ktest_spawn_on(c, bound_fn, &bj, "bound");
+	long rounds;
+
+	KASSERT_TRUE(t);
+	KASSERT_TRUE(ktest_poll_int(&bj.started, 1, 10000));
+	KEXPECT_EQ(t->nr_cpus_allowed, 1);
+	KASSERT_EQ(cpu_down(c), 0);
+	/* A sleeper's affinity is broken when it next wakes: after a few
+	 * rounds, both kinds have been placed since the CPU went. */
+	rounds = load_long(&bj.rounds);
+	KEXPECT_TRUE(ktest_poll_long(&bj.rounds, rounds + 5, 10000));
+	/* Widened to every possible CPU, as Linux's fallback: the one it
+	 * was bound to included, for when that CPU comes back. */
+	KEXPECT_NE(task_cpu(t), c);
+	KEXPECT_EQ(t->nr_cpus_allowed, nr_cpu_ids);
+	KEXPECT_EQ(cpumask_weight(&t->cpus_mask), nr_cpu_ids);
+	KEXPECT_TRUE(cpumask_test_cpu(c, &t->cpus_mask));
+	store_int(&bj.stop, 1);
+	KEXPECT_EQ(ktest_join(t), 0);
+	KEXPECT_EQ(cpu_up(c), 0);
+}
+
+KTEST_CPUS(hotplug, bound_sleeper_affinity_broken, 2)
+{
+	bound_task_moved(true);
+}
+
+KTEST_CPUS(hotplug, bound_spinner_affinity_broken, 2)
+{
+	bound_task_moved(false);
+}
+
+/* ---- timers ---- */
+
+struct timer_job {
+	struct timer_list timer;
+	uint64_t delay_ns;
+	volatile int fired;
+	int fired_cpu;
+};
+
+static void timer_fired(struct timer_list *t)
+{
+	struct timer_job *j = (struct timer_job *)t;
+
+	j->fired_cpu = raw_smp_processor_id();
+	__atomic_fetch_add(&j->fired, 1, __ATOMIC_RELEASE);
+}
+
+static int arm_here(void *arg)
+{
+	struct timer_job *j = arg;
+
+	timer_setup(&j->timer, timer_fired);
+	add_timer(&j->timer, ktime_get_ns() + j->delay_ns);
+	return raw_smp_processor_id();
+}
+
+struct sleep_job {
+	int cpu;
+	volatile int woke;
+};
+
+static int sleep_on_cpu(void *arg)
+{
+	struct sleep_job *j = arg;
+	cpumask_t m = mask_of_two(0, j->cpu);
+
+	set_cpus_allowed(current, &m);
+	msleep(300); /* its timer is on j->cpu */
+	store_int(&j->woke, 1);
+	return raw_smp_processor_id();
+}
+
+/*
+ * Timers queued on a CPU that goes offline move to the CPU that took it
+ * down: one due soon fires there, once; one due much later is still
+ * queued there (del_timer() finds it); a task asleep in msleep() on the
+ * CPU wakes elsewhere. "Soon" is half a second: longer than cpu_down()
+ * takes, so it is still pending when the CPU goes (checked).
+ */
+KTEST_CPUS(hotplug, timers_move_and_fire, 2)
+{
+	struct timer_job soon = {.delay_ns = 500 * NS_PER_MS};
+	struct timer_job later = {.delay_ns = 60000 * NS_PER_MS};
+	struct sleep_job sj = {.cpu = last_cpu()};
+	int c = sj.cpu, here = raw_smp_processor_id();
+	struct task *sleeper;
+
+	KASSERT_EQ(ktest_run_on(c, arm_here, &soon, "arm"), c);
+	KASSERT_EQ(ktest_run_on(c, arm_here, &later, "arm"), c);
+	sleeper = ktest_spawn_on(c, sleep_on_cpu, &sj, "sleeper");
+	KASSERT_TRUE(sleeper);
+	KEXPECT_TRUE(ktest_poll_until(!sleeper->on_rq && !sleeper->on_cpu,
+				      10000, POLL_SLEEP));
+	KASSERT_EQ(cpu_down(c), 0);
+	KEXPECT_EQ(load_int(&soon.fired), 0);
+	KEXPECT_EQ(soon.timer.cpu, here);
+	KEXPECT_EQ(later.timer.cpu, here);
+	KEXPECT_TRUE(ktest_poll_int(&soon.fired, 1, 10000));
+	KEXPECT_EQ(soon.fired, 1);
+	KEXPECT_NE(soon.fired_cpu, c);
+	KEXPECT_TRUE(del_timer(&later.timer));
+	KEXPECT_EQ(later.fired, 0);
+	KEXPECT_NE(ktest_join(sleeper), c);
+	KEXPECT_EQ(sj.woke, 1);
+	KEXPECT_EQ(cpu_up(c), 0);
+}
+
+/* ---- per-CPU threads park ---- */
+
+/* The watchdog's per-CPU task is parked on its CPU when the CPU goes
+ * (not moved, its affinity kept), and runs there again when it comes
+ * back; stopping the watchdog with the CPU offline ends the parked task
+ * too. A threshold of 10 s: nothing here is reported. */
+KTEST_CPUS(hotplug, per_cpu_thread_parked_not_moved, 2)
+{
+	int c = last_cpu();
+	struct task *t;
+
+	KASSERT_EQ(softlockup_start(10000), 0);
+	t = softlockup_task(c);
+	KASSERT_TRUE(t);
+	KEXPECT_TRUE(t->per_cpu_kthread);
+	KASSERT_EQ(cpu_down(c), 0);
+	KEXPECT_TRUE(t->parked);
+	KEXPECT_FALSE(t->on_rq);
+	KEXPECT_EQ(task_cpu(t), c);
+	KEXPECT_EQ(t->nr_cpus_allowed, 1);
+	KEXPECT_TRUE(cpumask_test_cpu(c, &t->cpus_mask));
+	KEXPECT_TRUE(t->per_cpu_kthread);
+	KASSERT_EQ(cpu_up(c), 0);
+	KEXPECT_FALSE(t->parked);
+	KEXPECT_TRUE(ktest_poll_until(!t->should_park && task_cpu(t) == c,
+				      10000, POLL_SLEEP));
+	KASSERT_EQ(cpu_down(c), 0);
+	softlockup_stop(); /* its task parked on the offline CPU ends too */
+	KEXPECT_EQ(softlockup_task(c), 0);
+	KEXPECT_EQ(cpu_up(c), 0);
+}
