@@ -63,7 +63,8 @@ void corpus_zero(long *var)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		*raw_per_cpu_ptr(var, cpu) = 0;
+		__atomic_store_n(raw_per_cpu_ptr(var, cpu), 0,
+				 __ATOMIC_RELAXED);
 }
 
 long corpus_sum(long *var)
@@ -72,7 +73,8 @@ long corpus_sum(long *var)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		s += *raw_per_cpu_ptr(var, cpu);
+		s += __atomic_load_n(raw_per_cpu_ptr(var, cpu),
+				     __ATOMIC_RELAXED);
 	return s;
 }
 
