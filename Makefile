@@ -67,10 +67,9 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 # ("sched/sched.h"), which scripts/build/includes.sh checks.
 KERNEL_SUBDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard kernel/*/*.h))))
 TEST_INCLUDES  := -Itests $(addprefix -I,$(KERNEL_SUBDIRS))
-# KCSAN's instrumentation: no function entry/exit hooks, and volatile
-# accesses told apart (they are marked accesses, not checked).
-TSAN_CFLAGS := -fsanitize=thread --param=tsan-distinguish-volatile=1 \
-	--param=tsan-instrument-func-entry-exit=0
+# KCSAN's instrumentation without function entry/exit hooks; volatile
+# accesses are not told apart: the checker checks them like the others.
+TSAN_CFLAGS := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -Werror
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
@@ -109,7 +108,7 @@ builddir:
 # Build-config stamp: a change of RT/LOCKDEP rebuilds everything.
 $(B)/config: FORCE
 	@mkdir -p $(B)
-	@echo '$(CONFIG_DEFS) $(CC)' | cmp -s - $@ || echo '$(CONFIG_DEFS) $(CC)' > $@
+	@echo '$(CONFIG_DEFS) $(CC) $(TSAN_CFLAGS)' | cmp -s - $@ || echo '$(CONFIG_DEFS) $(CC) $(TSAN_CFLAGS)' > $@
 FORCE:
 
 $(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES) $(if $(TSAN_ON),$(TSAN_CFLAGS))

@@ -42,6 +42,7 @@
 #ifdef CONFIG_LOCKDEP
 
 #include "locking/lockdep_fast.h"
+#include "ksyms.h"
 #include "percpu_alloc.h"
 #include "printk.h"
 
@@ -404,10 +405,26 @@ static void report_irq(const struct percpu_copy *c)
 	lockdep_report_end();
 }
 
+/* The variable var lies in: a copy record is kept per address reached
+ * (a struct's field through the compiler's hooks, the whole struct
+ * through a macro), a report once per variable, the symbol or the
+ * allocation. */
+static const void *var_base(const void *var)
+{
+	const void *base = percpu_dynamic_base(var);
+	uintptr_t off, size;
+
+	if (base)
+		return base;
+	if (ksym_lookup((uintptr_t)var, &off, &size) && off < size)
+		return (const char *)var - off;
+	return var;
+}
+
 /* Graph lock held: report kind k about var only the first time. */
 static bool first_report(const void *var, unsigned int k)
 {
-	struct percpu_var *v = find_var(var);
+	struct percpu_var *v = find_var(var_base(var));
 
 	if (!v || (v->reported & k))
 		return false;

@@ -10,10 +10,12 @@
  * variable at var, whatever pointer reached it, and goes to the checker
  * (lockdep_percpu_access_rw()) as a load or a store.
  *
- * Not checked: atomics and volatile accesses (marked accesses: they
- * never tear, and Linux's READ_ONCE()/WRITE_ONCE() say the author meant
- * the concurrency), the template itself (no CPU runs on it after boot)
- * and DEFINE_PER_CPU_STAT data (the checker skips it).
+ * Not checked: atomics (one indivisible operation each: no protection
+ * is needed, as for one this_cpu_* instruction), the template itself (no
+ * CPU runs on it after boot) and DEFINE_PER_CPU_STAT data (the checker
+ * skips it). Volatile accesses are checked: unlike KCSAN, which looks
+ * for torn accesses, the checker looks for missing protection, and a
+ * volatile read-modify-write of a copy loses an update like any other.
  *
  * Re-entry: this file, the validator and the locks are not instrumented
  * (the Makefile instruments tests/ only), so the checker never calls a
@@ -102,23 +104,6 @@ static __always_inline void tsan_access(const void *p, unsigned long size,
 	void __tsan_unaligned_write##n(void *p)                               \
 	{                                                                     \
 		tsan_access(p, n, true, _RET_IP_);                            \
-	}                                                                     \
-	/* volatile: a marked access, not checked (see above) */              \
-	void __tsan_volatile_read##n(void *p);                                \
-	void __tsan_volatile_read##n(void *p)                                 \
-	{                                                                     \
-	}                                                                     \
-	void __tsan_volatile_write##n(void *p);                               \
-	void __tsan_volatile_write##n(void *p)                                \
-	{                                                                     \
-	}                                                                     \
-	void __tsan_unaligned_volatile_read##n(void *p);                      \
-	void __tsan_unaligned_volatile_read##n(void *p)                       \
-	{                                                                     \
-	}                                                                     \
-	void __tsan_unaligned_volatile_write##n(void *p);                     \
-	void __tsan_unaligned_volatile_write##n(void *p)                      \
-	{                                                                     \
 	}
 
 TSAN_RW(1)

@@ -17,6 +17,9 @@ const struct corpus_scenario *const corpus_tables[] = {
 	corpus_this_cpu,
 	corpus_protection,
 	corpus_unchecked,
+#ifdef CONFIG_LOCKDEP_TSAN
+	corpus_pointer, /* seen only by the compiler's hooks */
+#endif
 	0,
 };
 
