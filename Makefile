@@ -69,7 +69,8 @@ KERNEL_SUBDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard kernel/*/*.h))))
 TEST_INCLUDES  := -Itests $(addprefix -I,$(KERNEL_SUBDIRS))
 # KCSAN's instrumentation without function entry/exit hooks; volatile
 # accesses are not told apart: the checker checks them like the others.
-TSAN_CFLAGS := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
+TSAN_CFLAGS := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 \
+	-Wno-tsan
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -Werror
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
@@ -111,7 +112,15 @@ $(B)/config: FORCE
 	@echo '$(CONFIG_DEFS) $(CC) $(TSAN_CFLAGS)' | cmp -s - $@ || echo '$(CONFIG_DEFS) $(CC) $(TSAN_CFLAGS)' > $@
 FORCE:
 
-$(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES) $(if $(TSAN_ON),$(TSAN_CFLAGS))
+$(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
+# What the compiler's hooks see (TSAN=1): the tests and the core, not the
+# validator and the locks (kernel/locking/: the hooks call the checker,
+# which must not call them), the test and benchmark harness
+# (kernel/debug/), the arch's entry code and boot.
+TSAN_DIRS    ?= tests kernel
+TSAN_EXCLUDE ?= kernel/locking kernel/debug
+TSAN_OBJS := $(filter-out $(TSAN_EXCLUDE:%=$(B)/%/%),$(filter $(TSAN_DIRS:%=$(B)/%/%),$(OBJS)))
+$(if $(TSAN_ON),$(TSAN_OBJS)): CFLAGS += $(TSAN_CFLAGS)
 $(B)/%.o: %.c $(B)/config
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")

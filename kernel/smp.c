@@ -49,7 +49,7 @@ cpumask_t __cpu_online_mask, __cpu_possible_mask;
 int nr_cpu_ids = 1;
 static volatile unsigned nr_online;
 
-static DEFINE_PER_CPU(struct call_queue, call_queue);
+static DEFINE_PER_CPU_UNCHECKED(struct call_queue, call_queue);
 static DEFINE_PER_CPU(struct stop_state, stop_state);
 DEFINE_PER_CPU_STAT(unsigned long, resched_ipi_count);
 

@@ -340,11 +340,11 @@ static void report_after_put(const struct percpu_copy *c,
 		return;
 	print_access(a);
 	print_other(c);
-	printk("the task reached CPU %d's data while it held the CPU, then "
-	       "gave the CPU back\n(put_cpu(), preempt_enable(), "
-	       "local_unlock(), ...) and used that copy at %s with\nno "
-	       "protection: another task on that CPU may use it at the same "
-	       "time.\n", a->cpu, lockdep_sym(s, sizeof(s), c->put_ip));
+	printk("a task reached CPU %d's data while it held that CPU, gave "
+	       "the CPU back\n(put_cpu(), preempt_enable(), local_unlock(), "
+	       "...), then used the copy at %s\nwith no protection: another "
+	       "task on that CPU may use it at the same time.\n", a->cpu,
+	       lockdep_sym(s, sizeof(s), c->put_ip));
 	lockdep_report_end();
 }
 

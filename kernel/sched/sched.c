@@ -26,7 +26,7 @@
 #include "mm/stack.h"
 #include "sched/timer.h"
 
-DEFINE_PER_CPU(struct rq, runqueues);
+DEFINE_PER_CPU_UNCHECKED(struct rq, runqueues);
 DEFINE_PER_CPU(struct task *, current_task);
 DEFINE_PER_CPU(bool, need_resched_flag);
 DEFINE_PER_CPU_STAT(unsigned long, nr_switches);

@@ -25,7 +25,7 @@ struct rq {
 
 /* Unchecked (raw_*_ptr): a run queue is protected by rq->lock, an arch
  * spinlock below the validator, taken after the pointer is formed. */
-DECLARE_PER_CPU(struct rq, runqueues);
+DECLARE_PER_CPU_UNCHECKED(struct rq, runqueues);
 #define cpu_rq(cpu) raw_per_cpu_ptr(&runqueues, cpu)
 #define this_rq() raw_cpu_ptr(&runqueues)
 
