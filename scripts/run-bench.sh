@@ -7,7 +7,8 @@
 #    $O/bench/rt$RT.json (one object per figure: bench, variant, cpus,
 #    value, unit, plus rt and "lockdep": 0);
 # 2. if $KBENCH selects lockdep_overhead (tests/bench/bench_lockdep.c), builds
-#    the same kernel with LOCKDEP=1 in $O/rt$RT-ld1, boots it on
+#    the same kernel with LOCKDEP=1 TSAN=0 (the validator without the
+#    compiler's hooks) in $O/rt$RT-ld1-notsan, boots it on
 #    $CPUS CPUs with kbench=lockdep_overhead only, prints its table and
 #    writes its figures to $O/bench/rt$RT-lockdep.json ("lockdep": 1);
 # 3. then prints, for each lock type and validator path, the cycles per
@@ -17,10 +18,10 @@
 #    $O/bench/rt$RT-lockdep-overhead.json. That ratio compares two boots of
 #    two different kernels, so it is coarser than the ratios taken within
 #    one run;
-# 4. boots the LOCKDEP=1 kernel again built with TSAN=0 (no compiler
-#    hooks: $O/rt$RT-ld1-notsan) and prints the same figures with TSAN=0
-#    and TSAN=1 side by side ($O/bench/rt$RT-tsan-overhead.json): what
-#    the hooks cost a lock operation, a per-CPU access and another
+# 4. boots the LOCKDEP=1 kernel built with TSAN=1 (the default, with the
+#    compiler's hooks: $O/rt$RT-ld1) and prints the same figures with
+#    TSAN=0 and TSAN=1 side by side ($O/bench/rt$RT-tsan-overhead.json):
+#    what the hooks cost a lock operation, a per-CPU access and another
 #    memory access.
 #
 # Environment: CPUS (default 4), RT_LIST (default "0 1"), KBENCH (glob,
@@ -168,17 +169,18 @@ for rt in $RT_LIST; do
 		continue
 	fi
 	ldjson=$O/bench/rt$rt-lockdep.json
-	run_bench "rt$rt-lockdep" "$rt" 1 "$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=1 builddir)" \
-		lockdep_overhead "$O/bench/rt$rt-lockdep.log" "$ldjson" || status=1
+	run_bench "rt$rt-lockdep" "$rt" 1 \
+		"$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=1 TSAN=0 builddir)" \
+		lockdep_overhead "$O/bench/rt$rt-lockdep.log" "$ldjson" 0 || status=1
 	ovjson=$O/bench/rt$rt-lockdep-overhead.json
 	overhead "$rt" "$json" "$ldjson" "$ovjson" || status=1
 	echo "[bench rt$rt] $(wc -l <"$ovjson") overhead rows in $ovjson"
-	ntjson=$O/bench/rt$rt-lockdep-notsan.json
-	run_bench "rt$rt-lockdep-notsan" "$rt" 1 \
-		"$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=1 TSAN=0 builddir)" \
-		lockdep_overhead "$O/bench/rt$rt-lockdep-notsan.log" "$ntjson" 0 || status=1
+	tsanjson=$O/bench/rt$rt-lockdep-tsan.json
+	run_bench "rt$rt-lockdep-tsan" "$rt" 1 \
+		"$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=1 TSAN=1 builddir)" \
+		lockdep_overhead "$O/bench/rt$rt-lockdep-tsan.log" "$tsanjson" 1 || status=1
 	tsjson=$O/bench/rt$rt-tsan-overhead.json
-	overhead "$rt" "$ntjson" "$ldjson" "$tsjson" "TSAN=0" "TSAN=1" \
+	overhead "$rt" "$ldjson" "$tsanjson" "$tsjson" "TSAN=0" "TSAN=1" \
 		"compiler hooks (both LOCKDEP=1)" || status=1
 	echo "[bench rt$rt] $(wc -l <"$tsjson") overhead rows in $tsjson"
 done
