@@ -216,7 +216,6 @@ struct this_cpu_read_rec {
 struct percpu_pinned {
 	int cpu;                   /* the CPU + 1; 0: none */
 	unsigned int gen;          /* lockdep_reset()s before it */
-	unsigned long ip;
 };
 
 struct lockdep_task {

@@ -6,8 +6,11 @@
  * run at the same time.
  *
  * Each access through per_cpu(), this_cpu_ptr() or get_cpu_var() names a
- * variable (its template address) and the CPU whose copy is reached. The
- * protections in force are collected: the locks held (by class; a lock
+ * variable (its template address) and the CPU whose copy is reached; so
+ * does each load and store the compiler's hooks see (TSAN=1,
+ * lockdep_tsan.c), told apart: a copy is reported only when a store is
+ * among its concurrent accesses.
+ * The protections in force are collected: the locks held (by class; a lock
  * inside a per-CPU area only protects the same CPU's copy), and, for the
  * running CPU's own copy, "preemption off" and "IRQs off" (as on
  * PREEMPT_RT: what a spinlock_t or local_lock turned off on a !RT build
@@ -23,8 +26,11 @@
  *     the article's interrupt race when a hardirq access meets a task
  *     access made with IRQs on, as unprotected when one side had nothing,
  *     else as inconsistent.
- * Each kind is reported once per variable (until lockdep_reset()).
- * DEFINE_PER_CPU_STAT data is skipped.
+ * Each kind is reported once per variable (the symbol or allocation the
+ * address lies in; until lockdep_reset()). A bare access to the copy of
+ * the CPU the task held at its last access is a use after the CPU was
+ * given back (put_cpu(), local_unlock(), ...), and reported as that.
+ * DEFINE_PER_CPU_STAT and DEFINE_PER_CPU_UNCHECKED data is skipped.
  *
  * The check runs where the copy is named, which is also how code reaches
  * a lock inside a per-CPU variable to take it:
@@ -643,7 +649,7 @@ static void note_pinned(struct task *t, struct percpu_access *a,
 	if (a->hardirq)
 		return;
 	if (a->local && pins_cpu(now, t, a->cpu))
-		*p = (struct percpu_pinned){.cpu = a->cpu + 1, .ip = a->ip,
+		*p = (struct percpu_pinned){.cpu = a->cpu + 1,
 					    .gen = lockdep_reset_gen};
 	else if (!now->nr && p->cpu == a->cpu + 1 &&
 		 p->gen == lockdep_reset_gen && !t->migration_disabled)

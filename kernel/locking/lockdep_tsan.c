@@ -37,7 +37,9 @@
 static uintptr_t tsan_lo, tsan_hi;
 static int tsan_nr_cpus;
 
-/* setup_per_cpu_areas(): the areas exist; the filter opens. */
+/* setup_per_cpu_areas(): the areas exist; the filter opens. A CPU with
+ * no offset has no area (the template is no CPU's copy): then the filter
+ * stays shut. */
 void lockdep_tsan_areas_ready(int nr_cpus)
 {
 	uintptr_t size = (uintptr_t)(__per_cpu_end - __per_cpu_start);
@@ -47,6 +49,8 @@ void lockdep_tsan_areas_ready(int nr_cpus)
 		uintptr_t start = (uintptr_t)__per_cpu_start +
 				  __per_cpu_offset[cpu];
 
+		if (!__per_cpu_offset[cpu])
+			return;
 		lo = start < lo ? start : lo;
 		hi = start + size > hi ? start + size : hi;
 	}
