@@ -157,6 +157,19 @@ void __tsan_init(void)
 		return __atomic_##op(p, v, __ATOMIC_SEQ_CST);                 \
 	}
 
+/* Weak or strong, the same strong compare-and-exchange: a weak one may
+ * fail spuriously, so never failing spuriously is one of its outcomes. */
+#define TSAN_CMPXCHG(n, T, kind)                                              \
+	int __tsan_atomic##n##_compare_exchange_##kind(volatile T *p, T *old, \
+						       T v, int mo, int fmo); \
+	int __tsan_atomic##n##_compare_exchange_##kind(volatile T *p, T *old, \
+						       T v, int mo, int fmo)  \
+	{                                                                     \
+		return __atomic_compare_exchange_n(p, old, v, false,          \
+						   __ATOMIC_SEQ_CST,          \
+						   __ATOMIC_SEQ_CST);         \
+	}
+
 #define TSAN_ATOMIC(n, T)                                                     \
 	T __tsan_atomic##n##_load(const volatile T *p, int mo);               \
 	T __tsan_atomic##n##_load(const volatile T *p, int mo)                \
@@ -179,24 +192,8 @@ void __tsan_init(void)
 	{                                                                     \
 		return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);           \
 	}                                                                     \
-	int __tsan_atomic##n##_compare_exchange_strong(volatile T *p, T *old, \
-						       T v, int mo, int fmo); \
-	int __tsan_atomic##n##_compare_exchange_strong(volatile T *p, T *old, \
-						       T v, int mo, int fmo)  \
-	{                                                                     \
-		return __atomic_compare_exchange_n(p, old, v, false,          \
-						   __ATOMIC_SEQ_CST,          \
-						   __ATOMIC_SEQ_CST);         \
-	}                                                                     \
-	int __tsan_atomic##n##_compare_exchange_weak(volatile T *p, T *old,   \
-						     T v, int mo, int fmo);   \
-	int __tsan_atomic##n##_compare_exchange_weak(volatile T *p, T *old,   \
-						     T v, int mo, int fmo)    \
-	{                                                                     \
-		return __atomic_compare_exchange_n(p, old, v, false,          \
-						   __ATOMIC_SEQ_CST,          \
-						   __ATOMIC_SEQ_CST);         \
-	}                                                                     \
+	TSAN_CMPXCHG(n, T, strong)                                            \
+	TSAN_CMPXCHG(n, T, weak)                                              \
 	T __tsan_atomic##n##_compare_exchange_val(volatile T *p, T old, T v,  \
 						  int mo, int fmo);           \
 	T __tsan_atomic##n##_compare_exchange_val(volatile T *p, T old, T v,  \
