@@ -23,6 +23,11 @@ export DETERMINISTIC
 # `make test`'s kernels).
 EXPLORE      ?= 0
 EXPLORE_BUGS ?= 0
+# TSAN=1 (LOCKDEP=1 builds only): the tests' loads and stores go through
+# GCC's -fsanitize=thread hooks to the per-CPU checker
+# (kernel/locking/lockdep_tsan.c); TSAN=0 builds without them.
+TSAN         ?= 1
+TSAN_ON      := $(and $(filter 1,$(LOCKDEP)),$(filter 1,$(TSAN)))
 
 # An x86_64-elf- cross toolchain when there is one, else the host's.
 TOOLPREFIX ?= $(shell command -v x86_64-elf-gcc >/dev/null 2>&1 && echo x86_64-elf-)
@@ -32,7 +37,7 @@ NM      := $(TOOLPREFIX)nm
 OBJDUMP := $(TOOLPREFIX)objdump
 NASM    := nasm
 
-CONFIG_NAME := rt$(RT)-ld$(LOCKDEP)$(if $(filter 1,$(EXPLORE)),-explore)$(if $(filter 1,$(EXPLORE_BUGS)),-bugs)
+CONFIG_NAME := rt$(RT)-ld$(LOCKDEP)$(if $(filter 1,$(LOCKDEP)),$(if $(TSAN_ON),,-notsan))$(if $(filter 1,$(EXPLORE)),-explore)$(if $(filter 1,$(EXPLORE_BUGS)),-bugs)
 B := $(O)/$(CONFIG_NAME)
 
 # Sources: every .c and .asm under these folders and their subsystem
@@ -46,7 +51,8 @@ OBJS    := $(CSRCS:%.c=$(B)/%.o) $(ASRCS:%.asm=$(B)/%.o) $(B)/user/programs.o
 CONFIG_DEFS := $(if $(filter 1,$(RT)),-DCONFIG_PREEMPT_RT) \
                $(if $(filter 1,$(LOCKDEP)),-DCONFIG_LOCKDEP) \
                $(if $(filter 1,$(EXPLORE)),-DCONFIG_EXPLORE) \
-               $(if $(filter 1,$(EXPLORE_BUGS)),-DCONFIG_EXPLORE_BUGS)
+               $(if $(filter 1,$(EXPLORE_BUGS)),-DCONFIG_EXPLORE_BUGS) \
+               $(if $(TSAN_ON),-DCONFIG_LOCKDEP_TSAN)
 
 CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 	-fno-pie -fno-pic -mcmodel=kernel -mno-red-zone \
@@ -61,6 +67,10 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 # ("sched/sched.h"), which scripts/build/includes.sh checks.
 KERNEL_SUBDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard kernel/*/*.h))))
 TEST_INCLUDES  := -Itests $(addprefix -I,$(KERNEL_SUBDIRS))
+# KCSAN's instrumentation without function entry/exit hooks; volatile
+# accesses are not told apart: the checker checks them like the others.
+TSAN_CFLAGS := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 \
+	-Wno-tsan
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -Werror
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
@@ -101,10 +111,18 @@ builddir:
 # Build-config stamp: a change of RT/LOCKDEP rebuilds everything.
 $(B)/config: FORCE
 	@mkdir -p $(B)
-	@echo '$(CONFIG_DEFS) $(CC)' | cmp -s - $@ || echo '$(CONFIG_DEFS) $(CC)' > $@
+	@echo '$(CONFIG_DEFS) $(CC) $(TSAN_CFLAGS)' | cmp -s - $@ || echo '$(CONFIG_DEFS) $(CC) $(TSAN_CFLAGS)' > $@
 FORCE:
 
 $(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
+# What the compiler's hooks see (TSAN=1): the tests and the core, not the
+# validator and the locks (kernel/locking/: the hooks call the checker,
+# which must not call them), the test and benchmark harness
+# (kernel/debug/), the arch's entry code and boot.
+TSAN_DIRS    ?= tests kernel
+TSAN_EXCLUDE ?= kernel/locking kernel/debug
+TSAN_OBJS := $(filter-out $(TSAN_EXCLUDE:%=$(B)/%/%),$(filter $(TSAN_DIRS:%=$(B)/%/%),$(OBJS)))
+$(if $(TSAN_ON),$(TSAN_OBJS)): CFLAGS += $(TSAN_CFLAGS)
 $(B)/%.o: %.c $(B)/config
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")

@@ -59,6 +59,9 @@ void setup_per_cpu_areas(int nr_cpus)
 		/* LAB1 STUB: (void)area; */
 		/* LAB1 END */
 	}
+#ifdef CONFIG_LOCKDEP_TSAN
+	lockdep_tsan_areas_ready(nr_cpus);
+#endif
 	percpu_enter(0);
 	local_irq_restore(flags);
 }

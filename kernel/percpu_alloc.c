@@ -254,23 +254,40 @@ bool percpu_dynamic_addr(const void *addr)
 	return a >= start && a < start + PERCPU_DYNAMIC_SIZE;
 }
 
-bool percpu_dynamic_describe(const void *addr, char *buf, size_t size)
+/* The first unit of the allocation holding addr, or -1 (free space or
+ * outside the region). */
+static int unit_of(const void *addr)
 {
-	char site[112];
 	int u, s, len = 0;
 
 	if (!percpu_dynamic_addr(addr))
-		return false;
+		return -1;
 	u = ((uintptr_t)addr - (uintptr_t)pcpu_dynamic) / PCPU_MIN_ALLOC_SIZE;
 	for (s = u; s >= 0; s--)
 		if ((len = __atomic_load_n(&pcpu_len[s], __ATOMIC_RELAXED)))
 			break;
-	if (s < 0 || u >= s + len)
-		return false; /* free space */
+	return s < 0 || u >= s + len ? -1 : s;
+}
+
+const void *percpu_dynamic_base(const void *addr)
+{
+	int s = unit_of(addr);
+
+	return s < 0 ? 0 : unit_addr(s);
+}
+
+bool percpu_dynamic_describe(const void *addr, char *buf, size_t size)
+{
+	char site[112];
+	int s = unit_of(addr);
+
+	if (s < 0)
+		return false; /* free space, or not dynamic memory */
 	ksym_snprint(site, sizeof(site),
 		     __atomic_load_n(&pcpu_site[s], __ATOMIC_RELAXED));
 	snprintf(buf, size, "alloc_percpu(%u)+0x%lx from %s",
-		 len * PCPU_MIN_ALLOC_SIZE,
+		 __atomic_load_n(&pcpu_len[s], __ATOMIC_RELAXED) *
+			 PCPU_MIN_ALLOC_SIZE,
 		 (unsigned long)((uintptr_t)addr - (uintptr_t)unit_addr(s)),
 		 site);
 	return true;

@@ -86,5 +86,8 @@ bool percpu_dynamic_addr(const void *addr);
  * freed at that very moment may be described as it was.
  */
 bool percpu_dynamic_describe(const void *addr, char *buf, size_t size);
+/* The template address of the allocation addr lies in, or NULL (free
+ * space, or not dynamic memory): the variable, as the checker names it. */
+const void *percpu_dynamic_base(const void *addr);
 
 #endif

@@ -39,6 +39,16 @@
 	__attribute__((section(".percpu.stat"))) __typeof__(type) name
 #define DECLARE_PER_CPU_STAT(type, name)                                      \
 	extern __attribute__((section(".percpu.stat"))) __typeof__(type) name
+/* The kernel's own per-CPU data whose protection the checker cannot see:
+ * run queues, timer bases and call queues, each under a lock inside it
+ * that is handed over at a context switch or taken for another CPU's
+ * copy on purpose, and read without it where a stale value is
+ * harmless. Reached only with raw_cpu_ptr()/raw_per_cpu_ptr(); the
+ * compiler's hooks (lockdep_tsan.c) skip them like the statistics. */
+#define DEFINE_PER_CPU_UNCHECKED(type, name)                                  \
+	__attribute__((section(".percpu.unchecked"))) __typeof__(type) name
+#define DECLARE_PER_CPU_UNCHECKED(type, name)                                 \
+	extern __attribute__((section(".percpu.unchecked"))) __typeof__(type) name
 
 /* Each CPU's area minus the template: add it to a template address to get
  * that CPU's copy. Written once per CPU at boot, read-only after. */

@@ -56,7 +56,7 @@ struct stop_state {
 cpumask_t __cpu_online_mask, __cpu_possible_mask, __cpu_active_mask;
 int nr_cpu_ids = 1;
 
-static DEFINE_PER_CPU(struct call_queue, call_queue);
+static DEFINE_PER_CPU_UNCHECKED(struct call_queue, call_queue);
 static DEFINE_PER_CPU(struct stop_state, stop_state);
 DEFINE_PER_CPU_STAT(unsigned long, resched_ipi_count);
 

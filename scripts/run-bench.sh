@@ -7,7 +7,8 @@
 #    $O/bench/rt$RT.json (one object per figure: bench, variant, cpus,
 #    value, unit, plus rt and "lockdep": 0);
 # 2. if $KBENCH selects lockdep_overhead (tests/bench/bench_lockdep.c), builds
-#    the same kernel with LOCKDEP=1 in $O/rt$RT-ld1, boots it on
+#    the same kernel with LOCKDEP=1 TSAN=0 (the validator without the
+#    compiler's hooks) in $O/rt$RT-ld1-notsan, boots it on
 #    $CPUS CPUs with kbench=lockdep_overhead only, prints its table and
 #    writes its figures to $O/bench/rt$RT-lockdep.json ("lockdep": 1);
 # 3. then prints, for each lock type and validator path, the cycles per
@@ -16,7 +17,12 @@
 #    ratio (LOCKDEP=1 over LOCKDEP=0), and writes those rows as JSON lines to
 #    $O/bench/rt$RT-lockdep-overhead.json. That ratio compares two boots of
 #    two different kernels, so it is coarser than the ratios taken within
-#    one run.
+#    one run;
+# 4. boots the LOCKDEP=1 kernel built with TSAN=1 (the default, with the
+#    compiler's hooks: $O/rt$RT-ld1) and prints the same figures with
+#    TSAN=0 and TSAN=1 side by side ($O/bench/rt$RT-tsan-overhead.json):
+#    what the hooks cost a lock operation, a per-CPU access and another
+#    memory access.
 #
 # Environment: CPUS (default 4), RT_LIST (default "0 1"), KBENCH (glob,
 # default '*'), TIMEOUT (seconds per boot, default 600), O (default build).
@@ -47,14 +53,15 @@ selects() {
 	return 1
 }
 
-# run_bench TAG RT LOCKDEP DIR GLOB LOG JSON: build, boot, print the table,
-# write the JSON lines; exits 2 on a build failure, returns 1 on a failed
-# run.
+# run_bench TAG RT LOCKDEP DIR GLOB LOG JSON [TSAN]: build, boot, print
+# the table, write the JSON lines; exits 2 on a build failure, returns 1
+# on a failed run.
 run_bench() {
-	local tag=$1 rt=$2 lockdep=$3 dir=$4 glob=$5 log=$6 json=$7 rc ok=0
+	local tag=$1 rt=$2 lockdep=$3 dir=$4 glob=$5 log=$6 json=$7 tsan=${8:-1}
+	local rc ok=0
 
-	echo "[bench $tag] building (LOCKDEP=$lockdep)..."
-	if ! make -s -j"$JOBS" O="$O" RT="$rt" LOCKDEP="$lockdep" elf; then
+	echo "[bench $tag] building (LOCKDEP=$lockdep TSAN=$tsan)..."
+	if ! make -s -j"$JOBS" O="$O" RT="$rt" LOCKDEP="$lockdep" TSAN="$tsan" elf; then
 		echo "[bench $tag] build failed" >&2
 		exit 2
 	fi
@@ -82,11 +89,19 @@ run_bench() {
 	return $ok
 }
 
-# overhead RT JSON0 JSON1 OUT: the lockdep_overhead figures of the two
-# boots side by side ("LOCK PATH" variants), the ratio, and OUT's JSON
-# lines. Returns 1 when a row lacks one side, or when there is no row.
+# overhead RT JSON0 JSON1 OUT [NAME0 NAME1 WHAT]: the lockdep_overhead
+# figures of the two boots side by side ("LOCK PATH" variants), the
+# ratio, and OUT's JSON lines; NAME0 and NAME1 name the two kernels
+# (LOCKDEP=0 and LOCKDEP=1), WHAT what is compared. Returns 1 when a row
+# lacks one side, or when there is no row.
 overhead() {
-	awk -v rt="$1" -v out="$4" '
+	awk -v rt="$1" -v out="$4" -v n0="${5:-LOCKDEP=0}" -v n1="${6:-LOCKDEP=1}" \
+		-v what="${7:-lockdep overhead}" '
+	BEGIN {
+		# The JSON keys: cycles_lockdep0, or cycles_tsan0 for TSAN=0.
+		k0 = tolower(n0); k1 = tolower(n1)
+		gsub(/=/, "", k0); gsub(/=/, "", k1)
+	}
 	function str(s, name,   re) {
 		re = "\"" name "\": \"[^\"]*\""
 		if (!match(s, re))
@@ -115,8 +130,8 @@ overhead() {
 			spr[side, v] = sprintf("%d%%", (hi - lo) * 100 / val[side, v])
 	}
 	END {
-		printf "[bench rt%s] lockdep overhead: cycles per acquire+release, LOCKDEP=1 over LOCKDEP=0 (two boots)\n", rt
-		printf "  %-16s %-12s %12s %7s %12s %7s %9s\n", "lock", "path", "LOCKDEP=0", "spread", "LOCKDEP=1", "spread", "ratio"
+		printf "[bench rt%s] %s: cycles per acquire+release (per access for \"access\"), %s over %s (two boots)\n", rt, what, n1, n0
+		printf "  %-16s %-12s %12s %7s %12s %7s %9s\n", "lock", "path", n0, "spread", n1, "spread", "ratio"
 		bad = (n == 0)
 		printf "" > out
 		for (i = 0; i < n; i++) {
@@ -135,8 +150,8 @@ overhead() {
 			ratio = a + 0 > 0 ? sprintf("%.2f", b / a) : ""
 			printf "  %-16s %-12s %12s %7s %12s %7s %9s\n", lock, path, a,
 			       spr[0, v], b, spr[1, v], ratio == "" ? "-" : ratio "x"
-			printf("{\"rt\": %s, \"bench\": \"lockdep_overhead\", \"lock\": \"%s\", \"path\": \"%s\", \"cycles_lockdep0\": %s, \"cycles_lockdep1\": %s, \"ratio\": %s}\n",
-			       rt, lock, path, a, b, ratio == "" ? "null" : ratio) > out
+			printf("{\"rt\": %s, \"bench\": \"lockdep_overhead\", \"lock\": \"%s\", \"path\": \"%s\", \"cycles_%s\": %s, \"cycles_%s\": %s, \"ratio\": %s}\n",
+			       rt, lock, path, k0, a, k1, b, ratio == "" ? "null" : ratio) > out
 		}
 		if (n == 0)
 			printf "  (no lockdep_overhead figures)\n"
@@ -154,10 +169,19 @@ for rt in $RT_LIST; do
 		continue
 	fi
 	ldjson=$O/bench/rt$rt-lockdep.json
-	run_bench "rt$rt-lockdep" "$rt" 1 "$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=1 builddir)" \
-		lockdep_overhead "$O/bench/rt$rt-lockdep.log" "$ldjson" || status=1
+	run_bench "rt$rt-lockdep" "$rt" 1 \
+		"$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=1 TSAN=0 builddir)" \
+		lockdep_overhead "$O/bench/rt$rt-lockdep.log" "$ldjson" 0 || status=1
 	ovjson=$O/bench/rt$rt-lockdep-overhead.json
 	overhead "$rt" "$json" "$ldjson" "$ovjson" || status=1
 	echo "[bench rt$rt] $(wc -l <"$ovjson") overhead rows in $ovjson"
+	tsanjson=$O/bench/rt$rt-lockdep-tsan.json
+	run_bench "rt$rt-lockdep-tsan" "$rt" 1 \
+		"$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=1 TSAN=1 builddir)" \
+		lockdep_overhead "$O/bench/rt$rt-lockdep-tsan.log" "$tsanjson" 1 || status=1
+	tsjson=$O/bench/rt$rt-tsan-overhead.json
+	overhead "$rt" "$ldjson" "$tsanjson" "$tsjson" "TSAN=0" "TSAN=1" \
+		"compiler hooks (both LOCKDEP=1)" || status=1
+	echo "[bench rt$rt] $(wc -l <"$tsjson") overhead rows in $tsjson"
 done
 exit $status

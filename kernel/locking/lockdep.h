@@ -174,6 +174,9 @@ struct percpu_access {
 	bool hardirq;              /* made in hardirq context */
 	bool irqs_on;              /* made in task context with IRQs on */
 	bool migrate_only;         /* migration disabled, nothing else */
+	bool write;                /* a store (or not known to be a load) */
+	bool after_put;            /* bare, on the copy of the CPU the task
+				    * last held (lockdep_percpu.c) */
 	unsigned int gen;          /* lockdep_reset()s before it */
 	struct hb_stamp when;      /* its place in the task's history */
 };
@@ -214,9 +217,18 @@ struct this_cpu_read_rec {
 
 #define NR_THIS_CPU_READS 2
 
+/* The task's last access to a copy of the CPU it held then (preemption
+ * or IRQs off, or a lock inside that CPU's area): a later bare access to
+ * that CPU's copy is a use after the CPU was given back. */
+struct percpu_pinned {
+	int cpu;                   /* the CPU + 1; 0: none */
+	unsigned int gen;          /* lockdep_reset()s before it */
+};
+
 struct lockdep_task {
 	struct held_locks locks;   /* what it holds in task context */
 	struct percpu_access pending;
+	struct percpu_pinned pinned;
 	struct hb_clock pending_seen; /* the clock at the pending access */
 	struct this_cpu_read_rec reads[NR_THIS_CPU_READS];
 	struct hb_task hb;         /* happens-before clock (lockdep_hb.c) */
@@ -238,6 +250,15 @@ void lockdep_assert_held_failed(const struct lockdep_map *map);
  * template address var is being reached. */
 void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 			   unsigned long ip);
+/* The same, for a load (write false) or a store seen by the compiler's
+ * instrumentation (lockdep_tsan.c): two loads never race. */
+void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
+			      unsigned long ip, bool write);
+#ifdef CONFIG_LOCKDEP_TSAN
+/* The per-CPU areas of CPUs 0..nr_cpus-1 exist: the compiler's hooks
+ * (lockdep_tsan.c) start telling the checker about accesses inside them. */
+void lockdep_tsan_areas_ready(int nr_cpus);
+#endif
 /* Dynamic per-CPU memory (percpu_alloc.c): the size bytes at template
  * address var now hold a new variable, or none (alloc_percpu() and
  * free_percpu() call it). The checker forgets what it knew of the range:

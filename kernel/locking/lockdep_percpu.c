@@ -6,8 +6,11 @@
  * run at the same time.
  *
  * Each access through per_cpu(), this_cpu_ptr() or get_cpu_var() names a
- * variable (its template address) and the CPU whose copy is reached. The
- * protections in force are collected: the locks held (by class; a lock
+ * variable (its template address) and the CPU whose copy is reached; so
+ * does each load and store the compiler's hooks see (TSAN=1,
+ * lockdep_tsan.c), told apart: a copy is reported only when a store is
+ * among its concurrent accesses.
+ * The protections in force are collected: the locks held (by class; a lock
  * inside a per-CPU area only protects the same CPU's copy), and, for the
  * running CPU's own copy, "preemption off" and "IRQs off" (as on
  * PREEMPT_RT: what a spinlock_t or local_lock turned off on a !RT build
@@ -23,8 +26,11 @@
  *     the article's interrupt race when a hardirq access meets a task
  *     access made with IRQs on, as unprotected when one side had nothing,
  *     else as inconsistent.
- * Each kind is reported once per variable (until lockdep_reset()).
- * DEFINE_PER_CPU_STAT data is skipped.
+ * Each kind is reported once per variable (the symbol or allocation the
+ * address lies in; until lockdep_reset()). A bare access to the copy of
+ * the CPU the task held at its last access is a use after the CPU was
+ * given back (put_cpu(), local_unlock(), ...), and reported as that.
+ * DEFINE_PER_CPU_STAT and DEFINE_PER_CPU_UNCHECKED data is skipped.
  *
  * The check runs where the copy is named, which is also how code reaches
  * a lock inside a per-CPU variable to take it:
@@ -42,6 +48,7 @@
 #ifdef CONFIG_LOCKDEP
 
 #include "locking/lockdep_fast.h"
+#include "ksyms.h"
 #include "percpu_alloc.h"
 #include "printk.h"
 
@@ -78,6 +85,8 @@ struct percpu_copy {
 	uint8_t nr;                  /* entries in set */
 	uint8_t nr_recent;
 	bool bare;                   /* an access in set's history had none */
+	bool written;                /* and one of them was a store: two
+				      * concurrent loads are no race */
 	uint16_t set[MAX_LOCKSET];   /* OWNED: common to the owner's accesses;
 				      * SHARED: common to the concurrent ones */
 	struct hb_stamp recent[NR_RECENT]; /* OWNED: [0] is the owner's last
@@ -85,6 +94,8 @@ struct percpu_copy {
 	unsigned long last_ip;       /* the previous access (reports only) */
 	unsigned long hardirq_ip;    /* a local hardirq access, or 0 */
 	unsigned long irqs_on_ip;    /* a local task access with IRQs on, or 0 */
+	unsigned long put_ip;        /* a bare access in set's history after
+				      * its task gave the CPU back, or 0 */
 };
 
 /* Per variable: what has been reported (once per kind). */
@@ -285,6 +296,8 @@ static bool access_settled(struct percpu_copy *c,
 
 	for (int i = 0; settled && i < c->nr; i++)
 		settled = lockset_has(now, c->set[i]);
+	settled = settled && (!a->write || c->written) &&
+		  (!a->after_put || c->put_ip);
 	if (settled && a->local)
 		settled = a->hardirq ? c->hardirq_ip != 0 :
 				       !a->irqs_on || c->irqs_on_ip != 0;
@@ -320,9 +333,34 @@ static void print_other(const struct percpu_copy *c)
 	       "before it,\n", lockdep_sym(s, sizeof(s), c->last_ip));
 }
 
+/* The bare access was a use of the copy of the CPU its task had held
+ * and given back (put_cpu(), preempt_enable(), local_unlock(), ...). */
+static void report_after_put(const struct percpu_copy *c,
+			     const struct percpu_access *a)
+{
+	char s[96];
+
+	if (!lockdep_report_begin(LOCKDEP_PERCPU_UNPROTECTED,
+			  "WARNING: per-CPU data used after the CPU was given "
+			  "back"))
+		return;
+	print_access(a);
+	print_other(c);
+	printk("a task reached CPU %d's data while it held that CPU, gave "
+	       "the CPU back\n(put_cpu(), preempt_enable(), local_unlock(), "
+	       "...), then used the copy at %s\nwith no protection: another "
+	       "task on that CPU may use it at the same time.\n", a->cpu,
+	       lockdep_sym(s, sizeof(s), c->put_ip));
+	lockdep_report_end();
+}
+
 static void report_unprotected(const struct percpu_copy *c,
 			       const struct percpu_access *a, bool now_empty)
 {
+	if (c->put_ip) {
+		report_after_put(c, a);
+		return;
+	}
 	if (!lockdep_report_begin(LOCKDEP_PERCPU_UNPROTECTED,
 			  "WARNING: unprotected per-CPU access"))
 		return;
@@ -373,10 +411,26 @@ static void report_irq(const struct percpu_copy *c)
 	lockdep_report_end();
 }
 
+/* The variable var lies in: a copy record is kept per address reached
+ * (a struct's field through the compiler's hooks, the whole struct
+ * through a macro), a report once per variable, the symbol or the
+ * allocation. */
+static const void *var_base(const void *var)
+{
+	const void *base = percpu_dynamic_base(var);
+	uintptr_t off, size;
+
+	if (base)
+		return base;
+	if (ksym_lookup((uintptr_t)var, &off, &size) && off < size)
+		return (const char *)var - off;
+	return var;
+}
+
 /* Graph lock held: report kind k about var only the first time. */
 static bool first_report(const void *var, unsigned int k)
 {
-	struct percpu_var *v = find_var(var);
+	struct percpu_var *v = find_var(var_base(var));
 
 	if (!v || (v->reported & k))
 		return false;
@@ -403,6 +457,8 @@ static void take_ownership(struct percpu_copy *c, const struct percpu_access *a,
 {
 	c->state = COPY_OWNED;
 	c->bare = !now->nr;
+	c->written = a->write;
+	c->put_ip = a->after_put ? a->ip : 0;
 	c->nr = now->overflow ? 0 : now->nr;
 	for (int i = 0; i < c->nr; i++)
 		c->set[i] = now->id[i];
@@ -413,9 +469,14 @@ static void take_ownership(struct percpu_copy *c, const struct percpu_access *a,
 }
 
 /* Keep only what now also holds (an overflowed set narrows nothing). */
-static void narrow(struct percpu_copy *c, const struct lockset *now)
+static void narrow(struct percpu_copy *c, const struct percpu_access *a,
+		   const struct lockset *now)
 {
 	int n = 0;
+
+	c->written |= a->write;
+	if (a->after_put && !c->put_ip)
+		c->put_ip = a->ip;
 
 	c->bare |= !now->nr;
 	if (now->overflow)
@@ -455,9 +516,9 @@ static void check_concurrent(struct percpu_copy *c,
 	for (int i = 0; i < c->nr; i++)
 		before.id[i] = c->set[i];
 	note_irq_use(c, a);
-	narrow(c, now);
-	if (c->nr || now->overflow)
-		return;
+	narrow(c, a, now);
+	if (c->nr || now->overflow || !c->written)
+		return; /* a common protection, or loads only */
 	irq_race = c->hardirq_ip && c->irqs_on_ip;
 	if (irq_race) {
 		if (first_report(c->var, REPORTED_IRQ))
@@ -480,7 +541,7 @@ static void check_access(struct percpu_copy *c, const struct percpu_access *a,
 		take_ownership(c, a, now, me);
 	} else if (c->state == COPY_OWNED && c->recent[0].slot == me->slot &&
 		   c->recent[0].clock <= me->clock) {
-		narrow(c, now); /* the owner again: its weakest protection */
+		narrow(c, a, now); /* the owner again: its weakest protection */
 		c->recent[0] = *me;
 		note_irq_use(c, a);
 	} else if (all_before(c, n)) {
@@ -564,8 +625,47 @@ void lockdep_percpu_flush(void)
 	raw_local_irq_restore(irqf);
 }
 
+/* Whether the task holds cpu's copy by holding the CPU: preemption or
+ * IRQs off, or a lock inside that CPU's area (a local_lock). */
+static bool pins_cpu(const struct lockset *now, struct task *t, int cpu)
+{
+	const struct held_locks *held = lockdep_context_locks(t);
+
+	if (lockset_has(now, PROT_PREEMPT) || lockset_has(now, PROT_IRQS))
+		return true;
+	for (int i = 0; i < held->depth; i++)
+		if (held->held[i].class_idx && held->held[i].cpu == cpu)
+			return true;
+	return false;
+}
+
+/* A task access: remember the CPU it holds, or whether a bare access is
+ * to the copy of the CPU it held last. */
+static void note_pinned(struct task *t, struct percpu_access *a,
+			const struct lockset *now)
+{
+	struct percpu_pinned *p = &t->lockdep.pinned;
+
+	if (a->hardirq)
+		return;
+	if (a->local && pins_cpu(now, t, a->cpu))
+		*p = (struct percpu_pinned){.cpu = a->cpu + 1,
+					    .gen = lockdep_reset_gen};
+	else if (!now->nr && p->cpu == a->cpu + 1 &&
+		 p->gen == lockdep_reset_gen && !t->migration_disabled)
+		a->after_put = true;
+}
+
 void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 			   unsigned long ip)
+{
+	if (!ip)
+		ip = _RET_IP_;
+	lockdep_percpu_access_rw(var, size, cpu, ip, true);
+}
+
+void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
+			      unsigned long ip, bool write)
 {
 	struct percpu_access a;
 	struct lockset now;
@@ -573,8 +673,6 @@ void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 	unsigned long irqf;
 	bool irqs_off;
 
-	if (!ip)
-		ip = _RET_IP_;
 	if (!lockdep_on || in_nmi())
 		return;
 	if (stat_var(var))
@@ -587,13 +685,14 @@ void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 		.var = var, .size = size, .ip = ip, .cpu = cpu,
 		.local = cpu == raw_smp_processor_id(), .hardirq = in_irq(),
 		.irqs_on = !irqs_off || !lockdep_irqs_off(t, 0, 0),
-		.migrate_only = t->migration_disabled > 0,
+		.migrate_only = t->migration_disabled > 0, .write = write,
 		.gen = lockdep_reset_gen};
 	if (!lockdep_hb_stamp(&a.when)) {
 		raw_local_irq_restore(irqf);
 		return;
 	}
 	current_lockset(t, cpu, irqs_off, &now);
+	note_pinned(t, &a, &now);
 	if (now.nr || a.hardirq) {
 		record(&a, &now, lockdep_hb_clock());
 	} else {

@@ -27,7 +27,7 @@
 #include "sched/timer.h"
 #include "cpuhotplug.h"
 
-DEFINE_PER_CPU(struct rq, runqueues);
+DEFINE_PER_CPU_UNCHECKED(struct rq, runqueues);
 DEFINE_PER_CPU(struct task *, current_task);
 DEFINE_PER_CPU(bool, need_resched_flag);
 DEFINE_PER_CPU_STAT(unsigned long, nr_switches);

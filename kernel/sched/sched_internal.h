@@ -42,7 +42,7 @@ static inline bool movable_curr(const struct rq *rq, bool rt)
 
 /* Unchecked (raw_*_ptr): a run queue is protected by rq->lock, an arch
  * spinlock below the validator, taken after the pointer is formed. */
-DECLARE_PER_CPU(struct rq, runqueues);
+DECLARE_PER_CPU_UNCHECKED(struct rq, runqueues);
 #define cpu_rq(cpu) raw_per_cpu_ptr(&runqueues, cpu)
 #define this_rq() raw_cpu_ptr(&runqueues)
 

@@ -20,7 +20,7 @@ struct timer_base {
 	struct list_head pending;    /* sorted by expires */
 };
 
-static DEFINE_PER_CPU(struct timer_base, timer_bases);
+static DEFINE_PER_CPU_UNCHECKED(struct timer_base, timer_bases);
 
 void timers_init(void)
 {

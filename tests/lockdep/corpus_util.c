@@ -17,6 +17,9 @@ const struct corpus_scenario *const corpus_tables[] = {
 	corpus_this_cpu,
 	corpus_protection,
 	corpus_unchecked,
+#ifdef CONFIG_LOCKDEP_TSAN
+	corpus_pointer, /* seen only by the compiler's hooks */
+#endif
 	0,
 };
 
@@ -63,7 +66,8 @@ void corpus_zero(long *var)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		*raw_per_cpu_ptr(var, cpu) = 0;
+		__atomic_store_n(raw_per_cpu_ptr(var, cpu), 0,
+				 __ATOMIC_RELAXED);
 }
 
 long corpus_sum(long *var)
@@ -72,7 +76,8 @@ long corpus_sum(long *var)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		s += *raw_per_cpu_ptr(var, cpu);
+		s += __atomic_load_n(raw_per_cpu_ptr(var, cpu),
+				     __ATOMIC_RELAXED);
 	return s;
 }
 

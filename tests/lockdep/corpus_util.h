@@ -38,8 +38,9 @@ void corpus_rmw_per_cpu(long *var, int cpu);
 /* In hardirq: corpus_rmw() of this CPU's copy of the long at arg. */
 void corpus_irq_rmw(void *arg);
 
-/* Bookkeeping through raw_per_cpu_ptr(), which the validator does not
- * see: zero every copy of var before a scenario, sum them after. */
+/* Bookkeeping the validator does not see (raw_per_cpu_ptr(), and
+ * atomic loads and stores, which the compiler's hooks do not check):
+ * zero every copy of var before a scenario, sum them after. */
 void corpus_zero(long *var);
 long corpus_sum(long *var);
 
@@ -115,7 +116,7 @@ struct corpus_local_counter {
 /* Each scenario file's table (corpus_tables[] lists them). */
 extern const struct corpus_scenario corpus_init[], corpus_irq[],
 	corpus_remote[], corpus_this_cpu[], corpus_protection[],
-	corpus_unchecked[];
+	corpus_unchecked[], corpus_pointer[];
 
 /* Table entries. A scenario of its own shape: the function's name is
  * the scenario's. */

@@ -58,9 +58,14 @@ static inline bool arch_spin_trylock(arch_spinlock_t *l)
 
 static inline void arch_spin_unlock(arch_spinlock_t *l)
 {
-	/* Only the holder writes owner, so a plain increment is safe; the
-	 * release store keeps every critical-section access before it. */
-	__atomic_store_n(&l->owner, (uint16_t)(l->owner + 1), __ATOMIC_RELEASE);
+	/* Only the holder writes owner, so a load and a store are safe; the
+	 * release store keeps every critical-section access before it. The
+	 * load is atomic too: the lock word is the lock's, not data it
+	 * protects, and the per-CPU checker's compiler hooks (which see
+	 * plain accesses in code that inlines this) must not check it. */
+	uint16_t owner = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&l->owner, (uint16_t)(owner + 1), __ATOMIC_RELEASE);
 }
 
 static inline bool arch_spin_is_locked(arch_spinlock_t *l)
