@@ -6,6 +6,7 @@
 #define VSPRINTF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -26,5 +27,12 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
 /* Parse an unsigned number in base 2..16 (0: "0x" prefix means 16, a
  * leading 0 means 8, else 10); *endp, if given, is set past the digits. */
 unsigned long simple_strtoul(const char *cp, char **endp, unsigned base);
+
+/* A boolean option's value, as Linux's kstrtobool(): 1, y, Y, t, T or
+ * "on" give true; 0, n, N, f, F or "off" false (only the first one or two
+ * characters are looked at, as in Linux). 0, or -22 (-EINVAL: lib has no
+ * errno header) for anything else, the empty string included, leaving
+ * *res alone. */
+int kstrtobool(const char *s, bool *res);
 
 #endif
