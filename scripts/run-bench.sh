@@ -30,6 +30,7 @@ cd "$(dirname "$0")/.."
 CPUS=${CPUS:-4}
 RT_LIST=${RT_LIST:-"0 1"}
 KBENCH=${KBENCH:-'*'}
+ALLOC_CPUS=${ALLOC_CPUS:-8}
 TIMEOUT=${TIMEOUT:-600}
 O=${O:-build}
 JOBS=${JOBS:-$(nproc)}
@@ -47,11 +48,12 @@ selects() {
 	return 1
 }
 
-# run_bench TAG RT LOCKDEP DIR GLOB LOG JSON: build, boot, print the table,
-# write the JSON lines; exits 2 on a build failure, returns 1 on a failed
-# run.
+# run_bench TAG RT LOCKDEP DIR GLOB LOG JSON [NCPUS]: build, boot on NCPUS
+# CPUS (default $CPUS), print the table, write the JSON lines; exits 2 on
+# a build failure, returns 1 on a failed run.
 run_bench() {
 	local tag=$1 rt=$2 lockdep=$3 dir=$4 glob=$5 log=$6 json=$7 rc ok=0
+	local CPUS=${8:-$CPUS}
 
 	echo "[bench $tag] building (LOCKDEP=$lockdep)..."
 	if ! make -s -j"$JOBS" O="$dir" RT="$rt" LOCKDEP="$lockdep" kernel; then
@@ -150,6 +152,11 @@ for rt in $RT_LIST; do
 	json=$O/bench/rt$rt.json
 	run_bench "rt$rt" "$rt" 0 "$O/bench-rt$rt" "$KBENCH" \
 		"$O/bench/rt$rt.log" "$json" || status=1
+	if selects kmalloc_scaling; then
+		run_bench "rt$rt-alloc" "$rt" 0 "$O/bench-rt$rt" kmalloc_scaling \
+			"$O/bench/rt$rt-alloc.log" "$O/bench/rt$rt-alloc.json" \
+			"$ALLOC_CPUS" || status=1
+	fi
 	if ! selects lockdep_overhead; then
 		continue
 	fi
@@ -160,4 +167,11 @@ for rt in $RT_LIST; do
 	overhead "$rt" "$json" "$ldjson" "$ovjson" || status=1
 	echo "[bench rt$rt] $(wc -l <"$ovjson") overhead rows in $ovjson"
 done
+if selects kmalloc_scaling; then
+	for rt in 0 1; do
+		# Only this run's RT settings: no stale file from an earlier one.
+		[[ " $RT_LIST " == *" $rt "* ]] || rm -f "$O/bench/rt$rt-alloc.json"
+	done
+	python3 scripts/alloc-report "$O/bench" || status=1
+fi
 exit $status
