@@ -1,5 +1,11 @@
 # percpu-kernel build. `make` builds $(O)/kernel.elf and $(O)/kernel.iso;
 # `make qemu`, `make test`, `make bench`, `make gdb`: see README.md.
+#
+# One build directory per configuration, $(O)/rt<RT>-ld<LOCKDEP>[-explore]
+# [-bugs], shared by every target and script that builds that
+# configuration (make kernel, qemu, test, grade, bench, torture, ...), so
+# a target after another builds nothing new; $(O)/kernel.elf and
+# $(O)/kernel.iso are links to the configuration `make` built last.
 
 CPUS    ?= 4
 RT      ?= 1
@@ -26,13 +32,16 @@ NM      := $(TOOLPREFIX)nm
 OBJDUMP := $(TOOLPREFIX)objdump
 NASM    := nasm
 
+CONFIG_NAME := rt$(RT)-ld$(LOCKDEP)$(if $(filter 1,$(EXPLORE)),-explore)$(if $(filter 1,$(EXPLORE_BUGS)),-bugs)
+B := $(O)/$(CONFIG_NAME)
+
 # Sources: every .c and .asm under these folders and their subsystem
 # folders (kernel/sched/, tests/locking/, ...); tests/host/ and tests/labs/
 # hold host-side scripts and lab specs, no kernel code.
 SRCDIRS := boot arch/x86_64 kernel lib tests
 CSRCS   := $(sort $(shell find $(SRCDIRS) -name '*.c' -not -path 'tests/host/*'))
 ASRCS   := $(sort $(shell find $(SRCDIRS) -name '*.asm'))
-OBJS    := $(CSRCS:%.c=$(O)/%.o) $(ASRCS:%.asm=$(O)/%.o) $(O)/user/programs.o
+OBJS    := $(CSRCS:%.c=$(B)/%.o) $(ASRCS:%.asm=$(B)/%.o) $(B)/user/programs.o
 
 CONFIG_DEFS := $(if $(filter 1,$(RT)),-DCONFIG_PREEMPT_RT) \
                $(if $(filter 1,$(LOCKDEP)),-DCONFIG_LOCKDEP) \
@@ -64,105 +73,123 @@ USER_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdlib \
 	-fno-pie -fno-pic -static -mgeneral-regs-only -mno-mmx -mno-sse \
 	-mno-sse2 -fno-stack-protector -fno-asynchronous-unwind-tables \
 	-Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
-USER_PROGS := $(patsubst user/%.c,$(O)/user/%.elf,$(wildcard user/*.c))
-ULIB_OBJS  := $(O)/ulib/user/lib/crt0.o \
-	$(patsubst %.c,$(O)/ulib/%.o,$(wildcard user/lib/*.c) lib/string.c lib/vsprintf.c)
+USER_PROGS := $(patsubst user/%.c,$(B)/user/%.elf,$(wildcard user/*.c))
+ULIB_OBJS  := $(B)/ulib/user/lib/crt0.o \
+	$(patsubst %.c,$(B)/ulib/%.o,$(wildcard user/lib/*.c) lib/string.c lib/vsprintf.c)
 
 # Quiet rules; `make V=1` shows the commands.
 Q := $(if $(filter 1,$(V)),,@)
 
 TOOLS_OK = $(shell bash scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
-.PHONY: all kernel iso qemu qemu-gdb gdb test test-big bench torture rtlat trace clean deps include-graph explore explore-eval
+.PHONY: all elf kernel iso builddir qemu qemu-gdb gdb test test-big bench torture rtlat trace clean deps include-graph explore explore-eval
 all: kernel iso
-kernel: $(O)/includes.ok $(O)/kernel.elf $(O)/percpu-ops.ok
-iso: $(O)/kernel.iso
+# `elf` builds the configuration's kernel and its checks; `kernel` also
+# points $(O)/kernel.elf at it. The scripts build with `elf`, so that a
+# `make test` does not move the link a user's `make gdb` follows.
+elf: $(B)/includes.ok $(B)/boundary.ok $(B)/kernel.elf $(B)/percpu-ops.ok
+kernel: elf
+	@ln -sfn $(CONFIG_NAME)/kernel.elf $(O)/kernel.elf
+iso: $(B)/kernel.iso
+	@ln -sfn $(CONFIG_NAME)/kernel.iso $(O)/kernel.iso
+# The configuration's build directory, for the scripts that build one.
+builddir:
+	@echo $(B)
 
 # Build-config stamp: a change of RT/LOCKDEP rebuilds everything.
-$(O)/config: FORCE
-	@mkdir -p $(O)
+$(B)/config: FORCE
+	@mkdir -p $(B)
 	@echo '$(CONFIG_DEFS) $(CC)' | cmp -s - $@ || echo '$(CONFIG_DEFS) $(CC)' > $@
 FORCE:
 
-$(O)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
-$(O)/%.o: %.c $(O)/config
+$(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
+$(B)/%.o: %.c $(B)/config
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(O)/%.o: %.asm $(O)/config
+$(B)/%.o: %.asm $(B)/config
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NASM    $<")
 	$(Q)$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) -MP $< -o $@
 
-$(O)/ulib/%.o: %.c $(O)/config
+$(B)/ulib/%.o: %.c $(B)/config
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  UCC     $<")
 	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
-$(O)/user/%.o: user/%.c $(O)/config
+$(B)/user/%.o: user/%.c $(B)/config
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  UCC     $<")
 	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
-$(O)/ulib/%.o: %.asm
+$(B)/ulib/%.o: %.asm
 	@mkdir -p $(dir $@)
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
-$(O)/user/%.elf: $(O)/user/%.o $(ULIB_OBJS) user/user.ld
+$(B)/user/%.elf: $(B)/user/%.o $(ULIB_OBJS) user/user.ld
 	@$(if $(Q),echo "  ULD     $@")
 	$(Q)$(LD) -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 		-T user/user.ld -o $@ $(ULIB_OBJS) $<
 .SECONDARY: $(ULIB_OBJS) $(USER_PROGS:.elf=.o)
-$(O)/user/programs.asm: $(USER_PROGS) scripts/build/genuser.sh
+$(B)/user/programs.asm: $(USER_PROGS) scripts/build/genuser.sh
 	$(Q)bash scripts/build/genuser.sh $(USER_PROGS) > $@
-$(O)/user/programs.o: $(O)/user/programs.asm
+$(B)/user/programs.o: $(B)/user/programs.asm
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
 
 # The symbol table needs the final addresses, which need the symbol table:
 # link once with an empty table, then again with the real one. The table's
 # section comes last in linker.ld, so the second link moves nothing (checked).
-$(O)/ksyms0.asm: scripts/build/gensyms.sh
-	@mkdir -p $(O)
+$(B)/ksyms0.asm: scripts/build/gensyms.sh
+	@mkdir -p $(B)
 	$(Q)bash scripts/build/gensyms.sh $(NM) > $@
-$(O)/ksyms0.o $(O)/ksyms.o: $(O)/%.o: $(O)/%.asm
+$(B)/ksyms0.o $(B)/ksyms.o: $(B)/%.o: $(B)/%.asm
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
-$(O)/kernel.stage1.elf: $(OBJS) $(O)/ksyms0.o linker.ld
-	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms0.o
-$(O)/ksyms.asm: $(O)/kernel.stage1.elf scripts/build/gensyms.sh
+$(B)/kernel.stage1.elf: $(OBJS) $(B)/ksyms0.o linker.ld
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms0.o
+$(B)/ksyms.asm: $(B)/kernel.stage1.elf scripts/build/gensyms.sh
 	$(Q)bash scripts/build/gensyms.sh $(NM) $< > $@
-$(O)/kernel.elf: $(O)/kernel.stage1.elf $(O)/ksyms.o
+$(B)/kernel.elf: $(B)/kernel.stage1.elf $(B)/ksyms.o
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(O)/ksyms.o
-	@$(NM) -n $< | grep -v ' ksyms_\| _end$$' > $(O)/syms.1
-	@$(NM) -n $@ | grep -v ' ksyms_\| _end$$' > $(O)/syms.2
-	@cmp -s $(O)/syms.1 $(O)/syms.2 || { echo "symbols moved between links"; rm -f $@; exit 1; }
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms.o
+	@$(NM) -n $< | grep -v ' ksyms_\| _end$$' > $(B)/syms.1
+	@$(NM) -n $@ | grep -v ' ksyms_\| _end$$' > $(B)/syms.2
+	@cmp -s $(B)/syms.1 $(B)/syms.2 || { echo "symbols moved between links"; rm -f $@; exit 1; }
 	@grub-file --is-x86-multiboot2 $@ 2>/dev/null || command -v grub-file >/dev/null || true
 
 # The layer rule (docs/architecture.md): what may include what.
 HDRS := $(shell find $(SRCDIRS) -name '*.h')
-$(O)/includes.ok: $(CSRCS) $(HDRS) scripts/build/includes.sh
-	@mkdir -p $(O)
+$(B)/includes.ok: $(CSRCS) $(HDRS) scripts/build/includes.sh
+	@mkdir -p $(B)
 	$(Q)bash scripts/build/includes.sh check && touch $@
+
+# The call boundary between the core and arch, on the objects: the core
+# uses the arch's symbols through asm/*.h only, the arch the core's from a
+# short list (scripts/build/boundary.sh).
+CORE_OBJS := $(filter $(B)/kernel/%,$(OBJS))
+ARCH_OBJS := $(filter $(B)/arch/% $(B)/boot/%,$(OBJS))
+$(B)/boundary.ok: $(CORE_OBJS) $(ARCH_OBJS) $(wildcard arch/x86_64/asm/*.h) scripts/build/boundary.sh
+	$(Q)NM=$(NM) CC=$(CC) CPPFLAGS='$(CONFIG_DEFS)' bash scripts/build/boundary.sh \
+		--core $(CORE_OBJS) --arch $(ARCH_OBJS) && touch $@
 
 # The include graph file by file (docs/architecture.md).
 include-graph:
-	@mkdir -p $(O)
-	bash scripts/build/includes.sh dot > $(O)/includes.dot
-	@if command -v dot >/dev/null; then dot -Tsvg $(O)/includes.dot -o $(O)/includes.svg && echo "$(O)/includes.svg"; else echo "$(O)/includes.dot (install graphviz for an SVG)"; fi
+	@mkdir -p $(B)
+	bash scripts/build/includes.sh dot > $(B)/includes.dot
+	@if command -v dot >/dev/null; then dot -Tsvg $(B)/includes.dot -o $(B)/includes.svg && echo "$(B)/includes.svg"; else echo "$(B)/includes.dot (install graphviz for an SVG)"; fi
 
 # Build-time proof that every this_cpu_* op is one %gs: instruction. It is
 # made on tests/percpu/percpu_ops.c compiled without the validator: with
 # LOCKDEP=1 each op also tells the checker about itself (percpu.h).
-$(O)/percpu_ops.nolockdep.o: tests/percpu/percpu_ops.c $(O)/config
+$(B)/percpu_ops.nolockdep.o: tests/percpu/percpu_ops.c $(B)/config
 	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -MMD -MP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
-$(O)/percpu-ops.ok: $(O)/percpu_ops.nolockdep.o scripts/build/check-percpu-ops.sh
+$(B)/percpu-ops.ok: $(B)/percpu_ops.nolockdep.o scripts/build/check-percpu-ops.sh
 	$(Q)bash scripts/build/check-percpu-ops.sh $(OBJDUMP) $< && touch $@
 
 # The command line the ISO carries: a change of KTEST or CMDLINE remakes it.
 ISO_CMDLINE := $(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))
-$(O)/cmdline: FORCE
-	@mkdir -p $(O)
+$(B)/cmdline: FORCE
+	@mkdir -p $(B)
 	@echo '$(ISO_CMDLINE)' | cmp -s - $@ || echo '$(ISO_CMDLINE)' > $@
 
-$(O)/kernel.iso: $(O)/kernel.elf $(O)/percpu-ops.ok scripts/build/mkiso.sh $(O)/cmdline
+$(B)/kernel.iso: $(B)/kernel.elf $(B)/percpu-ops.ok scripts/build/mkiso.sh $(B)/cmdline
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)bash scripts/build/mkiso.sh $< "$(ISO_CMDLINE)" $@
 
@@ -172,19 +199,22 @@ deps:
 # `make qemu` and `make test` install what is missing first.
 ifneq ($(TOOLS_OK),yes)
 qemu qemu-gdb test test-big bench torture rtlat trace gdb explore explore-eval: deps
-$(OBJS) $(O)/ksyms0.asm: | deps
+$(OBJS) $(B)/ksyms0.asm: | deps
 endif
 
+# A boot that runs tests or benchmarks ends with the kernel's verdict:
+# `make qemu KTEST=...` exits 0 when they passed (scripts/qemu.sh).
+VERDICT_NEEDED := $(if $(filter ktest=% kbench=% torture=%,$(ISO_CMDLINE)),1,0)
 qemu: all
-	bash scripts/qemu.sh $(O)/kernel.iso $(CPUS)
+	@QEMU_VERDICT=1 QEMU_VERDICT_NEEDED=$(VERDICT_NEEDED) bash scripts/qemu.sh $(B)/kernel.iso $(CPUS)
 
 qemu-gdb: all
 	@echo "QEMU is halted at the first instruction, gdbstub on :1234."
-	@echo "In another terminal: make gdb   (or: gdb $(O)/kernel.elf -ex 'target remote :1234')"
-	bash scripts/qemu.sh $(O)/kernel.iso $(CPUS) -S -gdb tcp::1234
+	@echo "In another terminal: make gdb   (or: gdb $(B)/kernel.elf -ex 'target remote :1234')"
+	bash scripts/qemu.sh $(B)/kernel.iso $(CPUS) -S -gdb tcp::1234
 
 gdb:
-	gdb -iex "add-auto-load-safe-path $(CURDIR)" -x scripts/kernel.gdb $(O)/kernel.elf
+	gdb -iex "add-auto-load-safe-path $(CURDIR)" -x scripts/kernel.gdb $(B)/kernel.elf
 
 # The test matrix: every CPU count on both RT settings.
 TEST_CPUS ?= 1 2 4 8

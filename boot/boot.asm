@@ -6,7 +6,8 @@
 ; 64-bit code, build just enough page tables to map the first GiB twice
 ; (identity, for the instruction that turns paging on, and at KERNEL_VMA,
 ; where the kernel is linked), enter long mode, jump to the higher half and
-; call kmain(magic, mbi_phys) on the boot stack.
+; call kmain on the boot stack, with magic and mbi_phys kept for the arch's
+; Multiboot2 parser (head64.asm).
 ;
 ; Everything here up to the jump runs at its physical address, so it lives in
 ; the .boot sections that linker.ld links at 1 MiB.
@@ -42,7 +43,7 @@ _start:
 	cld
 	mov esp, early_stack_top
 	mov edi, eax                            ; keep magic and info pointer
-	mov esi, ebx                            ; for kmain (SysV: rdi, rsi)
+	mov esi, ebx                            ; for head64.asm (rdi, rsi)
 
 	cmp eax, MB2_BOOT_MAGIC
 	jne .no_multiboot

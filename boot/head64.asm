@@ -4,17 +4,21 @@
 ; follow the boot CPU from here into kmain.
 ;
 ; ABI: rdi = Multiboot2 magic, rsi = physical address of the boot
-; information (both set in boot.asm's _start); no stack yet.
+; information (both set in boot.asm's _start); no stack yet. They are kept
+; for arch_setup_boot_info() (arch/x86_64/multiboot.c), which kmain calls
+; once printk works; kmain itself takes no arguments.
 
 section .note.GNU-stack noalloc noexec nowrite progbits
 
 section .text
 global higher_half_entry
-extern kmain
+extern kmain, multiboot_magic, multiboot_info_phys
 higher_half_entry:
 	mov rsp, boot_stack_top
 	xor ebp, ebp                            ; ends the backtrace
 	; rdi = magic, rsi = info physical address: still set from _start.
+	mov [multiboot_magic], edi
+	mov [multiboot_info_phys], rsi
 	call kmain
 .hang:
 	cli

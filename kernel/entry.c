@@ -45,8 +45,8 @@ static void check_user_frame(const struct trap_frame *f)
 {
 	const struct task *t = current;
 
-	if (__builtin_expect((uintptr_t)f - (uintptr_t)t->stack >
-			     KSTACK_SIZE - sizeof(*f), 0))
+	if (unlikely((uintptr_t)f - (uintptr_t)t->stack >
+		     KSTACK_SIZE - sizeof(*f)))
 		panic("exit_to_user_mode: %s/%d returns to ring 3 through a "
 		      "frame at %p, off its kernel stack [%p, +%#x)",
 		      t->name, t->id, f, t->stack, KSTACK_SIZE);

@@ -7,6 +7,7 @@
 #include "ksyms.h"
 #include "printk.h"
 #include "string.h"
+#include "vsprintf.h"
 
 struct ksym {
 	uint64_t addr;
@@ -60,13 +61,21 @@ uintptr_t ksym_address(const char *name)
 	return 0;
 }
 
-void print_symbol(uintptr_t addr)
+const char *ksym_snprint(char *buf, size_t size, uintptr_t addr)
 {
-	uintptr_t off, size;
-	const char *name = ksym_lookup(addr, &off, &size);
+	uintptr_t off, len;
+	const char *name = ksym_lookup(addr, &off, &len);
 
 	if (name)
-		printk("%s+0x%lx/0x%lx", name, off, size);
+		snprintf(buf, size, "%s+0x%lx/0x%lx", name, off, len);
 	else
-		printk("0x%lx", addr);
+		snprintf(buf, size, "0x%lx", addr);
+	return buf;
+}
+
+void print_symbol(uintptr_t addr)
+{
+	char buf[128];
+
+	printk("%s", ksym_snprint(buf, sizeof(buf), addr));
 }

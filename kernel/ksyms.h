@@ -5,6 +5,7 @@
 #ifndef KSYMS_H
 #define KSYMS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The function or data symbol containing addr, or NULL; *offset and
@@ -16,5 +17,8 @@ uintptr_t ksym_address(const char *name);
 
 /* Print "name+0xoff/0xsize" (or the bare address) with no newline. */
 void print_symbol(uintptr_t addr);
+
+/* The same into buf (size bytes, always terminated); returns buf. */
+const char *ksym_snprint(char *buf, size_t size, uintptr_t addr);
 
 #endif

@@ -10,7 +10,7 @@
 #include "locking/lockdep.h"
 #include "mm/kmalloc.h"
 #include "debug/ktest.h"
-#include "multiboot.h"
+#include "bootinfo.h"
 #include "mm/page_alloc.h"
 #include "panic.h"
 #include "percpu.h"
@@ -216,15 +216,14 @@ static void smp_boot_cpus(int nr_cpus)
 		       (ktime_get_ns() - t0) / 1000);
 }
 
-void kmain(uint32_t magic, uint64_t mbi_phys)
+void kmain(void)
 {
 	char glob[BOOT_CMDLINE_MAX], opt[16];
 	int nr_cpus;
 
 	arch_cpu_init_boot();                   /* GDT, TSS, IDT: faults reported */
 	serial_init();                          /* printk works from here */
-	if (!multiboot_parse(magic, mbi_phys))  /* before its memory is reused */
-		panic("bad Multiboot2 magic %#x or info at %#lx", magic, mbi_phys);
+	arch_setup_boot_info(&boot_info);       /* before its memory is reused */
 	panic_exits = cmdline_get("ktest", glob, sizeof(glob)) ||
 		      cmdline_get("kbench", glob, sizeof(glob)) ||
 		      cmdline_get("torture", glob, sizeof(glob)) ||

@@ -5,14 +5,9 @@
 #include "compiler.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include "asm/stacktrace.h" /* dump_stack(), for the reports made here */
 
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
-
-/* Print the caller's symbolised call trace. */
-void dump_stack(void);
-
-/* Print the call trace starting at (rip, rbp). */
-void show_stack(uintptr_t rip, uintptr_t rbp);
 
 /*
  * An oops (exception report) or panic: oops_begin() takes the console and
@@ -36,14 +31,14 @@ void warn_slowpath(const char *file, int line, const char *cond);
 #define WARN_ON(cond)                                                       \
 	({                                                                  \
 		bool warn_c_ = !!(cond);                                    \
-		if (__builtin_expect(warn_c_, 0))                           \
+		if (unlikely(warn_c_))                                      \
 			warn_slowpath(__FILE__, __LINE__, #cond);           \
 		warn_c_;                                                    \
 	})
 
 #define BUG_ON(cond)                                                        \
 	do {                                                                \
-		if (__builtin_expect(!!(cond), 0))                          \
+		if (unlikely(cond))                                         \
 			panic("BUG at %s:%d: %s", __FILE__, __LINE__, #cond); \
 	} while (0)
 

@@ -36,7 +36,7 @@
 void debug_smp_processor_id(void);
 static inline int smp_processor_id(void)
 {
-	if (__builtin_expect(preemptible(), 0))
+	if (unlikely(preemptible()))
 		debug_smp_processor_id();
 	return raw_smp_processor_id();
 }

@@ -92,7 +92,7 @@ static inline void preempt_enable(void)
 	barrier();
 	raw_cpu_dec(__preempt_count);
 	lockdep_preempt_count_dropped();
-	if (__builtin_expect(need_resched(), 0) && preempt_count() == 0)
+	if (unlikely(need_resched()) && preempt_count() == 0)
 		preempt_schedule();
 	explore_point(EXPLORE_PREEMPT_ENABLE);
 }

@@ -16,6 +16,7 @@
 #include "printk.h"
 #include "sched/sched.h"
 #include "asm/smp.h"
+#include "asm/stacktrace.h"
 #include "locking/spinlock.h"
 
 struct call_data {
@@ -35,10 +36,12 @@ struct call_queue {
 	struct call_data **tail;
 };
 
-/* Where a CPU was when the stop NMI caught it, for the panic report.
- * Used from NMIs and the panic path, unchecked (raw_*_ptr). */
+/* Where a CPU was when the stop NMI caught it, for the panic report: the
+ * NMI's saved context, which stays in place since the CPU never returns
+ * from that NMI (and takes no other until it would). Used from NMIs and
+ * the panic path, unchecked (raw_*_ptr). */
 struct stop_state {
-	uintptr_t rip, rbp;
+	const struct trap_frame *regs;
 	volatile bool stopped;
 };
 
@@ -212,23 +215,23 @@ void scheduler_ipi(void)
 enum nmi_request { NMI_NONE, NMI_BACKTRACE, NMI_STOP };
 static DEFINE_PER_CPU(int, nmi_request);
 
-static void nmi_backtrace(uintptr_t rip, uintptr_t rbp)
+static void nmi_backtrace(const struct trap_frame *regs)
 {
 	struct task *t = this_cpu_read(current_task);
 
 	printk("NMI backtrace for CPU %d (running %s):\n",
 	       raw_smp_processor_id(), t ? t->name : "-");
-	show_stack(rip, rbp);
+	show_stack_regs(regs);
 }
 
-void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp)
+void smp_nmi_interrupt(const struct trap_frame *regs)
 {
 	struct stop_state *s = raw_cpu_ptr(&stop_state);
 	int req = __atomic_exchange_n(raw_cpu_ptr(&nmi_request), NMI_NONE,
 				      __ATOMIC_ACQ_REL);
 
 	if (req == NMI_BACKTRACE) {
-		nmi_backtrace(rip, rbp);
+		nmi_backtrace(regs);
 		__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
 		return;
 	}
@@ -237,8 +240,7 @@ void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp)
 		       raw_smp_processor_id());
 		return;
 	}
-	s->rip = rip;
-	s->rbp = rbp;
+	s->regs = regs;
 	__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
 	for (;;) {
 		local_irq_disable();
@@ -286,7 +288,7 @@ static void show_stopped_cpu(int cpu)
 		return;
 	}
 	printk("CPU %d: stopped at ", cpu);
-	show_stack(s->rip, s->rbp);
+	show_stack_regs(s->regs);
 }
 
 /* panic_stop_other_cpus: stop every other online CPU, then say where each

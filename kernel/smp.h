@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include "cpumask.h"
 
+struct trap_frame;
+
 typedef void (*smp_call_func_t)(void *arg);
 
 /*
@@ -32,7 +34,7 @@ void set_cpu_possible(int cpu);
  * smp_prepare_boot_cpu(). */
 void smp_call_function_interrupt(void);
 void scheduler_ipi(void);
-void smp_nmi_interrupt(uintptr_t rip, uintptr_t rbp);
+void smp_nmi_interrupt(const struct trap_frame *regs);
 
 /* Print every online CPU's stack (the others' through an NMI). */
 void trigger_all_cpu_backtrace(void);

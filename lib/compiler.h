@@ -17,6 +17,13 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Branch hints, as Linux's: the compiler lays the likely side out as the
+ * straight-line path, so a fast path stays a fall-through and its rare
+ * case (a pending migration, a report) jumps away. A macro, because the
+ * hint must reach the branch the caller writes. */
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
 /*
  * IS_ENABLED(CONFIG_FOO): 1 when the build defines CONFIG_FOO (as 1, which
  * is what -DCONFIG_FOO does), else 0; an integer constant expression, so

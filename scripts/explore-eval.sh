@@ -38,8 +38,8 @@ cpus_of() {
 
 for ld in 0 1; do
 	((${TABLE_ONLY:-0})) && break
-	make -s O="$O/explore-rt$RT-ld$ld" RT="$RT" LOCKDEP=$ld EXPLORE=1 \
-		EXPLORE_BUGS=1 kernel >/dev/null || exit 2
+	make -s O="$O" RT="$RT" LOCKDEP=$ld EXPLORE=1 \
+		EXPLORE_BUGS=1 elf >/dev/null || exit 2
 done
 
 # eval_bug NAME: the four measurements, into $out/NAME.*.
@@ -100,7 +100,7 @@ for b in "${BUGS[@]}"; do
 	*" 0") r="${r% *},differ" ;;
 	*) r=- ;;
 	esac
-	if grep -q 'unexpected lockdep report' "$O/explore-rt$RT-ld1/explore_bugs.$b/stress1.log" 2>/dev/null; then
+	if grep -q 'unexpected lockdep report' "$(make -s --no-print-directory O="$O" RT="$RT" LOCKDEP=1 EXPLORE=1 EXPLORE_BUGS=1 builddir)/explore_bugs.$b/stress1.log" 2>/dev/null; then
 		c="flags"
 	else
 		c="-"

@@ -35,10 +35,10 @@ if [[ -z $KTEST || $KTEST == *[\ \*\?]* ]]; then
 	echo "explore: KTEST=suite.name names one test (no spaces or globs)" >&2
 	exit 2
 fi
-dir=$O/explore-rt$RT-ld$LOCKDEP
+dir=$(make -s --no-print-directory O="$O" RT="$RT" LOCKDEP="$LOCKDEP" EXPLORE=1 EXPLORE_BUGS=1 builddir)
 work=$dir/${KTEST//[^A-Za-z0-9_.]/_}
 mkdir -p "$work" || exit 2
-make -s O="$dir" RT="$RT" LOCKDEP="$LOCKDEP" EXPLORE=1 EXPLORE_BUGS=1 \
+make -s O="$O" RT="$RT" LOCKDEP="$LOCKDEP" EXPLORE=1 EXPLORE_BUGS=1 \
 	kernel || exit 2
 BOOTS=0
 

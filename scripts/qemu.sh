@@ -14,6 +14,12 @@
 # Exit status: when the guest writes VALUE to port 0xf4 (isa-debug-exit),
 # QEMU exits with (VALUE << 1) | 1, e.g. 0x10 -> 33. A triple fault with
 # -no-reboot, or a guest reset, exits with 0.
+#
+# QEMU_VERDICT=1 (what `make qemu` sets) translates that for a shell: one
+# line saying how the kernel ended, and 0 when every test passed (or the
+# kernel was only booted), 1 when a test failed, 2 on a kernel panic, 3
+# when QEMU_VERDICT_NEEDED=1 (tests or benchmarks were asked for) and the
+# kernel never gave its verdict (a reset or a triple fault).
 set -euo pipefail
 
 if [[ $# -lt 2 ]]; then
@@ -47,16 +53,33 @@ if [[ ${DETERMINISTIC:-0} == 1 ]]; then
 	det=(-icount "shift=${ICOUNT_SHIFT:-0},sleep=off" -rtc base=2000-01-01,clock=vm)
 fi
 
-exec qemu-system-x86_64 \
-	-machine pc \
-	-cpu "${QEMU_CPU:-max}" \
-	-m "${QEMU_MEM:-256M}" \
-	-smp "$cpus" \
-	-accel "$accel" \
-	-cdrom "$iso" -boot d \
-	-display none \
-	-serial stdio \
-	-monitor none \
-	-no-reboot \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	"${det[@]}" "$@"
+qemu=(qemu-system-x86_64
+	-machine pc
+	-cpu "${QEMU_CPU:-max}"
+	-m "${QEMU_MEM:-256M}"
+	-smp "$cpus"
+	-accel "$accel"
+	-cdrom "$iso" -boot d
+	-display none
+	-serial stdio
+	-monitor none
+	-no-reboot
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04
+	"${det[@]}" "$@")
+# Plain runs exec QEMU, so that a timeout's signal reaches QEMU itself.
+[[ ${QEMU_VERDICT:-0} == 1 ]] || exec "${qemu[@]}"
+
+rc=0
+"${qemu[@]}" || rc=$?
+case $rc in
+33) echo "qemu: PASSED: the kernel reported success (exit 33)"; exit 0 ;;
+35) echo "qemu: FAILED: a test failed (exit 35)"; exit 1 ;;
+37) echo "qemu: FAILED: kernel panic (exit 37)"; exit 2 ;;
+0)
+	if [[ ${QEMU_VERDICT_NEEDED:-0} == 1 ]]; then
+		echo "qemu: FAILED: QEMU stopped without the kernel's verdict (reset or triple fault)"
+		exit 3
+	fi
+	echo "qemu: QEMU stopped"; exit 0 ;;
+*) echo "qemu: QEMU ended with status $rc"; exit "$rc" ;;
+esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The host side of `make rtlat`: the realtime latency experiment of
 # docs/realtime.md. For RT=0 and RT=1 it builds a kernel (LOCKDEP=0) in
-# $O/rtlat-rt$RT, boots it with kbench=rtlat on $CPUS CPUs and keeps:
+# $O/rt$RT-ld0, boots it with kbench=rtlat on $CPUS CPUs and keeps:
 #
 #   $O/bench/rtlat-rt$RT.log   the serial log
 #   $O/bench/rtlat-rt$RT.txt   the cyclictest-format output (status lines,
@@ -42,9 +42,10 @@ fi
 mkdir -p "$O/bench"
 status=0
 for rt in 0 1; do
-	dir=$O/rtlat-rt$rt log=$O/bench/rtlat-rt$rt.log
+	dir=$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=0 builddir)
+	log=$O/bench/rtlat-rt$rt.log
 	echo "[rtlat rt$rt] building..."
-	if ! make -s -j"$JOBS" O="$dir" RT="$rt" LOCKDEP=0 kernel; then
+	if ! make -s -j"$JOBS" O="$O" RT="$rt" LOCKDEP=0 elf; then
 		echo "[rtlat rt$rt] build failed" >&2
 		exit 2
 	fi

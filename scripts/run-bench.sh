@@ -2,12 +2,12 @@
 # The host side of `make bench`. For each RT setting:
 #
 # 1. builds a benchmark kernel with LOCKDEP=0 (so the validator's hooks
-#    cost nothing) in $O/bench-rt$RT, boots it with kbench=$KBENCH on $CPUS
+#    cost nothing) in $O/rt$RT-ld0 (the build directory `make` shares), boots it with kbench=$KBENCH on $CPUS
 #    CPUs, prints its table and writes its figures as JSON lines to
 #    $O/bench/rt$RT.json (one object per figure: bench, variant, cpus,
 #    value, unit, plus rt and "lockdep": 0);
 # 2. if $KBENCH selects lockdep_overhead (tests/bench/bench_lockdep.c), builds
-#    the same kernel with LOCKDEP=1 in $O/bench-rt$RT-lockdep, boots it on
+#    the same kernel with LOCKDEP=1 in $O/rt$RT-ld1, boots it on
 #    $CPUS CPUs with kbench=lockdep_overhead only, prints its table and
 #    writes its figures to $O/bench/rt$RT-lockdep.json ("lockdep": 1);
 # 3. then prints, for each lock type and validator path, the cycles per
@@ -56,7 +56,7 @@ run_bench() {
 	local CPUS=${8:-$CPUS}
 
 	echo "[bench $tag] building (LOCKDEP=$lockdep)..."
-	if ! make -s -j"$JOBS" O="$dir" RT="$rt" LOCKDEP="$lockdep" kernel; then
+	if ! make -s -j"$JOBS" O="$O" RT="$rt" LOCKDEP="$lockdep" elf; then
 		echo "[bench $tag] build failed" >&2
 		exit 2
 	fi
@@ -150,7 +150,7 @@ mkdir -p "$O/bench"
 status=0
 for rt in $RT_LIST; do
 	json=$O/bench/rt$rt.json
-	run_bench "rt$rt" "$rt" 0 "$O/bench-rt$rt" "$KBENCH" \
+	run_bench "rt$rt" "$rt" 0 "$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=0 builddir)" "$KBENCH" \
 		"$O/bench/rt$rt.log" "$json" || status=1
 	if selects kmalloc_scaling; then
 		run_bench "rt$rt-alloc" "$rt" 0 "$O/bench-rt$rt" kmalloc_scaling \
@@ -161,7 +161,7 @@ for rt in $RT_LIST; do
 		continue
 	fi
 	ldjson=$O/bench/rt$rt-lockdep.json
-	run_bench "rt$rt-lockdep" "$rt" 1 "$O/bench-rt$rt-lockdep" \
+	run_bench "rt$rt-lockdep" "$rt" 1 "$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=1 builddir)" \
 		lockdep_overhead "$O/bench/rt$rt-lockdep.log" "$ldjson" || status=1
 	ovjson=$O/bench/rt$rt-lockdep-overhead.json
 	overhead "$rt" "$json" "$ldjson" "$ovjson" || status=1

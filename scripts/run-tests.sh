@@ -16,8 +16,9 @@
 #              tests/host/*.sh, given the last kernel built (default 1)
 #   QEMU_CPU, QEMU_MEM, ACCEL are passed on to scripts/qemu.sh.
 #
-# Builds with `make O=$O/rt$RT RT=$RT LOCKDEP=$LOCKDEP kernel`, which must
-# produce $O/rt$RT/kernel.elf. Logs go to $O/test-logs/.
+# Builds with `make O=$O RT=$RT LOCKDEP=$LOCKDEP elf` into that
+# configuration's directory, $O/rt$RT-ld$LOCKDEP (`make builddir`), the one
+# `make kernel`, `make grade` and the rest share. Logs go to $O/test-logs/.
 # Exit status: 0 if no failure of any kind and at least one test passed,
 # 1 on test failures, 2 if the kernel or an ISO could not be built.
 set -uo pipefail
@@ -176,15 +177,21 @@ parse_ktap() {
 	}'
 }
 
+# kernel_dir RT: the build directory of the RT configuration (Makefile).
+kernel_dir() {
+	make -s --no-print-directory O="$O" RT="$1" LOCKDEP="$LOCKDEP" builddir
+}
+
 # build RT: build the kernel and the ISO running every selected test.
 build() {
-	local dir=$O/rt$1
-	echo "[rt$1] building (LOCKDEP=$LOCKDEP)..."
+	local dir
+	dir=$(kernel_dir "$1")
+	echo "[rt$1] building (LOCKDEP=$LOCKDEP) in $dir..."
 	# Our -j replaces the jobserver of a parent `make test`, which would
 	# otherwise warn "-jN forced in submake".
 	local makeflags
 	makeflags=$(sed -E 's/--jobserver-(auth|fds)=[^ ]*//g' <<<"${MAKEFLAGS:-}")
-	if ! MAKEFLAGS=$makeflags make -s -j"$JOBS" O="$dir" RT="$1" LOCKDEP="$LOCKDEP" kernel ||
+	if ! MAKEFLAGS=$makeflags make -s -j"$JOBS" O="$O" RT="$1" LOCKDEP="$LOCKDEP" elf ||
 		[[ ! -f $dir/kernel.elf ]]; then
 		echo "FAIL [rt$1] kernel build failed (no $dir/kernel.elf)"
 		exit 2
@@ -217,7 +224,7 @@ run_config() {
 	local label="[rt$1 cpus$2]" log=$LOGDIR/rt$1-cpus$2.log
 	local start=$SECONDS pass=0 fail=0 skip=0 line reason
 	echo "$label booting..."
-	boot "$O/rt$1/test.iso" "$2" "$log"
+	boot "$(kernel_dir "$1")/test.iso" "$2" "$log"
 	wait_boot "$BOOT_PID"
 	while IFS= read -r line; do
 		case $line in
@@ -281,13 +288,13 @@ run_panic_tests() {
 	cpus=${cpus:-${CPUS[0]}}
 	echo "[rt$rt panic] ${#PANIC_TESTS[@]} panic test(s), cpus$cpus, booting..."
 	for name in "${PANIC_TESTS[@]}"; do
-		bash scripts/build/mkiso.sh "$O/rt$rt/kernel.elf" "ktest=$name" \
-			"$O/rt$rt/panic-$name.iso" || exit 2
+		bash scripts/build/mkiso.sh "$(kernel_dir "$rt")/kernel.elf" "ktest=$name" \
+			"$(kernel_dir "$rt")/panic-$name.iso" || exit 2
 	done
 	for ((i = 0; i < ${#PANIC_TESTS[@]}; i += PANIC_JOBS)); do
 		pids=()
 		for name in "${PANIC_TESTS[@]:i:PANIC_JOBS}"; do
-			boot "$O/rt$rt/panic-$name.iso" "$cpus" "$LOGDIR/rt$rt-panic-$name.log"
+			boot "$(kernel_dir "$rt")/panic-$name.iso" "$cpus" "$LOGDIR/rt$rt-panic-$name.log"
 			pids+=("$BOOT_PID")
 		done
 		for j in "${!pids[@]}"; do
@@ -331,7 +338,7 @@ done
 run_host_test() {
 	local name out
 	name=$(basename "$1" .sh)
-	if out=$(KERNEL=$O/rt${RTS[-1]}/kernel.elf O=$O bash "$1" 2>&1); then
+	if out=$(KERNEL=$(kernel_dir "${RTS[-1]}")/kernel.elf O=$O bash "$1" 2>&1); then
 		echo "ok [host] $name"
 		((TOTAL_PASS++))
 	else

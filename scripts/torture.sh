@@ -16,13 +16,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 
 TORTURE=${TORTURE:-*} TORTURE_SECS=${TORTURE_SECS:-10} SEED=${SEED:-1}
 CPUS=${CPUS:-4} RT=${RT:-1} LOCKDEP=${LOCKDEP:-1} O=${O:-build}
-dir=$O/torture-rt$RT
+dir=$(make -s --no-print-directory O="$O" RT="$RT" LOCKDEP="$LOCKDEP" builddir)
 log=$O/torture.log
 # Up to 8 types of TORTURE_SECS, lock_busted up to 10 seeds of 10 s, under
 # a slow host: generous.
 TIMEOUT=${TIMEOUT:-$((8 * TORTURE_SECS * 4 + 400))}
 
-make -s O="$dir" RT="$RT" LOCKDEP="$LOCKDEP" kernel || exit 2
+make -s O="$O" RT="$RT" LOCKDEP="$LOCKDEP" elf || exit 2
 cmdline="torture=$TORTURE torture_secs=$TORTURE_SECS ktest_seed=$SEED"
 bash scripts/build/mkiso.sh "$dir/kernel.elf" "$cmdline" "$dir/torture.iso" || exit 2
 echo "torture: $cmdline on $CPUS CPUs, RT=$RT (log: $log)"

@@ -22,12 +22,13 @@ O=${O:-build}
 unset MAKEFLAGS MFLAGS
 dir=$O/trace
 mkdir -p "$dir"
-if ! make -s -j"$(nproc)" O="$dir/rt$RT" RT="$RT" LOCKDEP="$LOCKDEP" kernel; then
+kdir=$(make -s --no-print-directory O="$O" RT="$RT" LOCKDEP="$LOCKDEP" builddir)
+if ! make -s -j"$(nproc)" O="$O" RT="$RT" LOCKDEP="$LOCKDEP" elf; then
 	echo "[trace] build failed" >&2
 	exit 2
 fi
 # The trailing comma: a glob naming one panic test does not run it.
-bash scripts/build/mkiso.sh "$dir/rt$RT/kernel.elf" "ktest=$KTEST, trace" \
+bash scripts/build/mkiso.sh "$kdir/kernel.elf" "ktest=$KTEST, trace" \
 	"$dir/trace.iso" || exit 2
 echo "[trace] running ktest=$KTEST on $CPUS CPUs (RT=$RT)..."
 timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh "$dir/trace.iso" "$CPUS" \

@@ -32,8 +32,39 @@ int ktest_join(struct task *t)
 	return t ? kthread_join(t) : -1;
 }
 
+void ktest_wake_all(struct task *const *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (t[i])
+			wake_up_process(t[i]);
+}
+
+void ktest_join_all(struct task *const *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		ktest_join(t[i]);
+}
+
 int ktest_spin_until_stopped(void *stop)
 {
 	ktest_poll_until(load_int(stop), HELPER_MAX_NS / NS_PER_MS, POLL_SPIN);
 	return 0;
+}
+
+void record_context(void *arg)
+{
+	struct call_record *r = arg;
+
+	r->cpu = raw_smp_processor_id();
+	r->irqs_off = irqs_disabled();
+	r->in_hardirq = in_irq();
+	__atomic_fetch_add(&r->ran, 1, __ATOMIC_RELEASE);
+}
+
+void expect_hardirq_record(const struct call_record *r, int cpu)
+{
+	KEXPECT_EQ(__atomic_load_n(&r->ran, __ATOMIC_ACQUIRE), 1);
+	KEXPECT_EQ(r->cpu, cpu);
+	KEXPECT_TRUE(r->in_hardirq);
+	KEXPECT_TRUE(r->irqs_off);
 }

@@ -5,6 +5,10 @@
  * joining helper tasks (ktest_util.c), and the lockdep suites' counter
  * checks. The framework itself (registration, runner, KEXPECT/KASSERT)
  * is kernel/debug/ktest.h.
+ *
+ * A test that includes this header has what nearly every test uses: the
+ * framework, sched.h (tasks, preemption, interrupts, per-CPU data, CPU
+ * masks, delays), smp.h and time.h; it includes the rest it tests itself.
  */
 #ifndef KTEST_UTIL_H
 #define KTEST_UTIL_H
@@ -85,12 +89,44 @@ static inline bool ktest_poll_long(volatile long *v, long want,
 	return ktest_poll_until(load_long(v) >= want, timeout_ms, POLL_SLEEP);
 }
 
+/* An opaque copy of x (arrays decay to pointers): the compiler no longer
+ * knows its value, so a call on it cannot be evaluated at compile time
+ * and the real implementation runs. Not for void pointers. */
+#define HIDE(x)                                                               \
+	({                                                                    \
+		__typeof__((x) + 0) hide_ = (x);                              \
+		__asm__ volatile("" : "+r"(hide_));                           \
+		hide_;                                                        \
+	})
+
 /* The highest-numbered CPU: away from the test task on CPU 0 when there
  * are two or more. */
 static inline int last_cpu(void)
 {
 	return (int)num_online_cpus() - 1;
 }
+
+/* Every online CPU but self, the caller's (the test task is bound). The
+ * if-else form, as Linux's for_each_pci_bridge(), keeps a trailing else
+ * from binding to it. */
+#define for_each_other_online_cpu(cpu, self)                                  \
+	for_each_online_cpu(cpu)                                              \
+		if ((cpu) == (self)) {                                        \
+		} else
+
+/* Where and in what context a function ran: record_context(r) is an
+ * smp_call_func_t (for a call to another CPU, or ktest_in_hardirq()),
+ * which only records; the test checks the record afterwards. */
+struct call_record {
+	int ran;                         /* times it ran */
+	int cpu;
+	bool irqs_off;
+	bool in_hardirq;
+};
+
+void record_context(void *r);
+/* The function ran once, on cpu, in hard-IRQ context, interrupts off. */
+void expect_hardirq_record(const struct call_record *r, int cpu);
 
 /* For the validator's suites: exactly n reports of kind since the last
  * lockdep_reset(), and none of any other kind. */
@@ -119,6 +155,9 @@ static inline void become_normal(void)
 struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
 			 int cpu, int policy, int prio, bool wake);
 int ktest_join(struct task *t);
+/* Wake, or join, the n tasks of t[] (NULLs are passed over). */
+void ktest_wake_all(struct task *const *t, int n);
+void ktest_join_all(struct task *const *t, int n);
 
 /* A helper task's body: load on its CPU, spinning until the int at stop
  * is set (at most HELPER_MAX_NS). */

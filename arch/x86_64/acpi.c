@@ -84,8 +84,8 @@ static const struct acpi_rsdp *rsdp_find(void)
 	uint64_t ebda = (uint64_t)*(const uint16_t *)phys_to_virt(0x40e) << 4;
 	const struct acpi_rsdp *r = 0;
 
-	if (boot_info.rsdp_len)
-		r = rsdp_check((const struct acpi_rsdp *)boot_info.rsdp);
+	if (loader_info.rsdp_len)
+		r = rsdp_check((const struct acpi_rsdp *)loader_info.rsdp);
 	if (!r && ebda >= 0x80000 && ebda < 0xa0000)
 		r = rsdp_scan(ebda, 1024);
 	return r ? r : rsdp_scan(0xe0000, 0x20000);

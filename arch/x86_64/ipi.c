@@ -16,7 +16,7 @@ static const uint8_t ipi_vectors[NR_IPI_KINDS] = {
 
 /* Written once at boot, before the vector is routed; read in interrupts. */
 static void (*ipi_handlers[NR_IPI_KINDS])(void);
-static void (*nmi_handler)(uintptr_t rip, uintptr_t rbp);
+static void (*nmi_handler)(const struct trap_frame *regs);
 
 void arch_send_ipi(int cpu, enum ipi_kind kind)
 {
@@ -53,10 +53,10 @@ void arch_set_ipi_handler(enum ipi_kind kind, void (*fn)(void))
 
 static void nmi_interrupt(struct trap_frame *f)
 {
-	nmi_handler(f->rip, f->rbp);
+	nmi_handler(f);
 }
 
-void arch_set_nmi_handler(void (*fn)(uintptr_t rip, uintptr_t rbp))
+void arch_set_nmi_handler(void (*fn)(const struct trap_frame *regs))
 {
 	nmi_handler = fn;
 	trap_set_nmi_handler(nmi_interrupt);

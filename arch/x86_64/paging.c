@@ -220,8 +220,8 @@ static bool chunk_in_memory_map(uint64_t pa)
 {
 	if (pa >= PCI_HOLE_START && pa < PCI_HOLE_END)
 		return false;
-	for (int r = 0; r < boot_info.nr_regions; r++) {
-		const struct mem_region *m = &boot_info.regions[r];
+	for (int r = 0; r < loader_info.nr_regions; r++) {
+		const struct mem_region *m = &loader_info.regions[r];
 
 		if (pa < m->base + m->len && m->base < pa + LARGE_PAGE)
 			return true;
@@ -231,7 +231,7 @@ static bool chunk_in_memory_map(uint64_t pa)
 
 static void map_direct(void)
 {
-	for (uint64_t pa = 0; pa < PAGE_ALLOC_MAX_PHYS; pa += LARGE_PAGE)
+	for (uint64_t pa = 0; pa < DIRECT_MAP_SIZE; pa += LARGE_PAGE)
 		if (chunk_in_memory_map(pa))
 			map_large_early(DIRECT_MAP_BASE + pa, pa,
 					PTE_W | PTE_G | PTE_NX);

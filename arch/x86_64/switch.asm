@@ -12,16 +12,17 @@
 ;   Returns on the incoming task's stack, into whatever called __switch_to
 ;   there (or into task_entry for a task that never ran).
 ;
-; The saved frame, from the saved stack pointer upwards:
+; The saved frame, from the saved stack pointer upwards (struct
+; inactive_task_frame, asm/switch_to.h):
 ;   r15 r14 r13 r12 rbx rbp, return address
-; kthread_create() builds the same frame on a new stack, with the return
-; address pointing at task_entry and rbp zero, so that backtraces end there.
+; arch_setup_task_stack() (process.c) builds the same frame on a new stack,
+; with the return address pointing at task_entry, the core's entry
+; function in rbx and rbp zero, so that backtraces end there.
 
 section .note.GNU-stack noalloc noexec nowrite progbits
 
 section .text
 global __switch_to, task_entry
-extern kthread_entry
 
 __switch_to:
 	push rbp
@@ -41,9 +42,11 @@ __switch_to:
 	pop rbp
 	ret
 
-; First instruction of every new task: RSP is 16-byte aligned here (see
-; kthread_create), so the call leaves kthread_entry a standard frame.
+; First instruction of every new task. ABI: rax = the task switched away
+; from (__switch_to's return value), rbx = the entry function
+; fn(struct task *prev), which never returns; RSP is 16-byte aligned here
+; (arch_setup_task_stack), so the call leaves fn a standard frame.
 task_entry:
 	mov rdi, rax                            ; prev, from __switch_to
-	call kthread_entry
-	ud2                                     ; kthread_entry never returns
+	call rbx
+	ud2                                     ; fn never returns

@@ -16,6 +16,7 @@
 #include "percpu.h"
 #include "panic.h"
 #include "printk.h"
+#include "asm/stacktrace.h"
 
 static irq_handler_t irq_handlers[256];
 static irq_handler_t nmi_handler;
@@ -66,7 +67,7 @@ void trap_show_regs(const struct trap_frame *f)
 	printk("R13: %016lx R14: %016lx R15: %016lx\n", f->r13, f->r14, f->r15);
 	printk("CR0: %016lx CR3: %016lx CR4: %016lx\n", read_cr0(), read_cr3(),
 	       read_cr4());
-	show_stack(f->rip, f->rbp);
+	show_stack_regs(f);
 }
 
 static const char *exception_name(uint64_t vector)

@@ -27,7 +27,7 @@
 #include "cpumask.h"
 #include "delay.h"
 #include "debug/ktest.h"
-#include "multiboot.h"
+#include "bootinfo.h"
 #include "printk.h"
 #include "sched/sched.h"
 #include "string.h"

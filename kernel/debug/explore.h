@@ -60,7 +60,7 @@ void __explore_point(enum explore_site site);
 
 static __always_inline void explore_point(enum explore_site site)
 {
-	if (__builtin_expect(explore_armed, 0))
+	if (unlikely(explore_armed))
 		__explore_point(site);
 }
 

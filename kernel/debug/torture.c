@@ -21,7 +21,7 @@
 #include "cpumask.h"
 #include "glob.h"
 #include "locking/local_lock.h"
-#include "multiboot.h"
+#include "bootinfo.h"
 #include "locking/mutex.h"
 #include "percpu.h"
 #include "prandom.h"

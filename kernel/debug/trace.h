@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
+
 enum trace_type {
 	TRACE_SWITCH,          /* a = prev pid, b = next pid, state = prev's */
 	TRACE_WAKEUP,          /* a = woken pid, b = the CPU it is queued on */
@@ -46,7 +48,7 @@ extern bool trace_on;
 
 static inline bool trace_enabled(void)
 {
-	return __builtin_expect(__atomic_load_n(&trace_on, __ATOMIC_RELAXED), 0);
+	return unlikely(__atomic_load_n(&trace_on, __ATOMIC_RELAXED));
 }
 
 /* Record an event on this CPU; name may be NULL. */

@@ -110,15 +110,7 @@ void lockdep_count(enum lockdep_report_kind kind)
 
 const char *lockdep_sym(char *buf, unsigned long size, unsigned long ip)
 {
-	uintptr_t off, len;
-	const char *name = ksym_lookup(ip, &off, &len);
-
-	if (name)
-		snprintf(buf, size, "%s+0x%lx/0x%lx", name, (unsigned long)off,
-			 (unsigned long)len);
-	else
-		snprintf(buf, size, "%#lx", ip);
-	return buf;
+	return ksym_snprint(buf, size, ip);
 }
 
 const char *lockdep_class_name(unsigned int idx)

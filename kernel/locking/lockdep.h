@@ -231,6 +231,12 @@ void lockdep_assert_held_failed(const struct lockdep_map *map);
  * template address var is being reached. */
 void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 			   unsigned long ip);
+/* Dynamic per-CPU memory (percpu_alloc.c): the size bytes at template
+ * address var now hold a new variable, or none (alloc_percpu() and
+ * free_percpu() call it). The checker forgets what it knew of the range:
+ * each CPU's copy starts again unowned, and the variable may be reported
+ * again, as a new one. */
+void lockdep_percpu_forget(const void *var, unsigned long size);
 /* The task sleeps or tells another it is done (schedule(), complete()):
  * report its pending unprotected access. Not from wake_up_process(),
  * which the scheduler also calls on behalf of a task it preempted. */
@@ -321,6 +327,9 @@ static inline bool lock_release(struct lockdep_map *map, unsigned long ip)
 }
 static inline void lockdep_percpu_access(const void *var, unsigned long size,
 					 int cpu, unsigned long ip)
+{
+}
+static inline void lockdep_percpu_forget(const void *var, unsigned long size)
 {
 }
 static inline void lockdep_percpu_flush(void)

@@ -42,6 +42,7 @@
 #ifdef CONFIG_LOCKDEP
 
 #include "locking/lockdep_fast.h"
+#include "percpu_alloc.h"
 #include "printk.h"
 
 /* Protection ids: lock classes by index, and these two. */
@@ -291,12 +292,23 @@ static bool access_settled(struct percpu_copy *c,
 	return settled && __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq;
 }
 
+/* A per-CPU variable's name: its symbol, or for dynamic per-CPU memory
+ * the allocation it lies in and who made it. */
+#define VAR_NAME_MAX 160
+
+static const char *var_name(char *buf, unsigned long size, const void *var)
+{
+	if (percpu_dynamic_describe(var, buf, size))
+		return buf;
+	return lockdep_sym(buf, size, (unsigned long)var);
+}
+
 static void print_access(const struct percpu_access *a)
 {
-	char s[96], t[96];
+	char s[VAR_NAME_MAX], t[96];
 
 	printk("is accessing CPU %d's copy of %s (%p) at %s\n", a->cpu,
-	       lockdep_sym(s, sizeof(s), (unsigned long)a->var), a->var,
+	       var_name(s, sizeof(s), a->var), a->var,
 	       lockdep_sym(t, sizeof(t), a->ip));
 }
 
@@ -345,14 +357,14 @@ static void report_percpu_inconsistent(const struct percpu_copy *c,
 
 static void report_irq(const struct percpu_copy *c)
 {
-	char a[96];
+	char a[VAR_NAME_MAX];
 
 	if (!lockdep_report_begin(LOCKDEP_PERCPU_IRQ,
 			  "WARNING: per-CPU data used in hardirq and with IRQs "
 			  "on"))
 		return;
 	printk("CPU %d's copy of %s (%p)\n", c->cpu,
-	       lockdep_sym(a, sizeof(a), (unsigned long)c->var), c->var);
+	       var_name(a, sizeof(a), c->var), c->var);
 	printk("  used in hardirq context at %s\n",
 	       lockdep_sym(a, sizeof(a), c->hardirq_ip));
 	printk("  used in task context with IRQs on at %s\n",
@@ -598,13 +610,13 @@ void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 static void report_lost_update(const struct this_cpu_read_rec *r,
 			       unsigned long ip)
 {
-	char s[96], t[96];
+	char s[VAR_NAME_MAX], t[96];
 
 	if (!lockdep_report_begin(LOCKDEP_PERCPU_UNPROTECTED,
 			  "WARNING: per-CPU lost update"))
 		return;
 	printk("this_cpu_read() of %s (%p) at %s\n",
-	       lockdep_sym(s, sizeof(s), (unsigned long)r->var), r->var,
+	       var_name(s, sizeof(s), r->var), r->var,
 	       lockdep_sym(t, sizeof(t), r->ip));
 	printk("and the write at %s are not one section: %s, and no lock "
 	       "is held across both:\n", lockdep_sym(s, sizeof(s), ip),
@@ -702,6 +714,58 @@ void lockdep_this_cpu_write(const void *var)
 			report_lost_update(r, ip);
 		drop_read(r);
 	}
+}
+
+/* ---- dynamic per-CPU memory ---- */
+
+static bool in_range(const void *var, uintptr_t lo, uintptr_t hi)
+{
+	return (uintptr_t)var >= lo && (uintptr_t)var < hi;
+}
+
+/* Graph lock held: the copy as if never accessed. Its key (var, cpu)
+ * stays, so a lock-free lookup never sees the slot change hands; the
+ * seq section sends a reader in the middle to the lock. */
+static void copy_forget(struct percpu_copy *c)
+{
+	write_begin(c);
+	c->state = 0;
+	c->nr = 0;
+	c->nr_recent = 0;
+	c->bare = false;
+	c->last_ip = c->hardirq_ip = c->irqs_on_ip = 0;
+	write_end(c);
+}
+
+/*
+ * The range [var, var+size) of the dynamic per-CPU region holds a new
+ * variable, or none. Its copies' records are reset rather than removed
+ * (the hash tables keep their keys: see copy_forget()), so the tables
+ * grow only with the distinct addresses ever checked, as for static
+ * variables. The caller's own pending access and this_cpu reads of the
+ * range go too; another task's would be a use after free.
+ */
+void lockdep_percpu_forget(const void *var, unsigned long size)
+{
+	uintptr_t lo = (uintptr_t)var, hi = lo + size;
+	struct lockdep_task *l;
+	unsigned long flags = lockdep_graph_lock();
+
+	for (int i = 0; i < MAX_PERCPU_COPIES; i++)
+		if (in_range(copies[i].var, lo, hi) && copies[i].state)
+			copy_forget(&copies[i]);
+	for (int i = 0; i < MAX_PERCPU_VARS; i++)
+		if (in_range(vars[i].var, lo, hi))
+			vars[i].reported = 0;
+	lockdep_graph_unlock(flags);
+	if (!current)
+		return;
+	l = &current->lockdep;
+	if (in_range(l->pending.var, lo, hi))
+		l->pending.var = 0;
+	for (int i = 0; i < NR_THIS_CPU_READS; i++)
+		if (in_range(l->reads[i].var, lo, hi))
+			drop_read(&l->reads[i]);
 }
 
 void lockdep_percpu_task_exit(struct task *t)

@@ -16,7 +16,7 @@
 #include "mm/drain.h"
 #include "mm/mm_stat.h"
 #include "asm/page.h"
-#include "multiboot.h"
+#include "bootinfo.h"
 #include "panic.h"
 #include "printk.h"
 #include "locking/spinlock.h"

@@ -9,9 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "asm/page.h"
 
-/* Pages above this physical address are ignored (with a message). */
-#define PAGE_ALLOC_MAX_PHYS (16ul << 30)
+/* Pages above this physical address are ignored (with a message): the
+ * allocator hands out direct-map addresses, and the arch sizes the direct
+ * map. */
+#define PAGE_ALLOC_MAX_PHYS DIRECT_MAP_SIZE
 
 void page_alloc_init(void);
 

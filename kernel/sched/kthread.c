@@ -16,12 +16,8 @@
 #include "string.h"
 #include "vsprintf.h"
 #include "sched/wait.h"
-
-/* The switch frame of a task that never ran (switch.asm): six callee-saved
- * registers, then task_entry as the return address. */
-#define SWITCH_FRAME_WORDS 7
-
-extern char task_entry[];
+#include "asm/stacktrace.h"
+#include "asm/switch_to.h"
 
 static DEFINE_RAW_SPINLOCK(tasklist_lock);
 static LIST_HEAD(all_tasks);         /* under tasklist_lock */
@@ -130,10 +126,11 @@ struct task *idle_task_alloc(int cpu)
 	return t;
 }
 
+__noreturn static void kthread_entry(struct task *prev);
+
 struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
 {
 	struct task *t = task_alloc(name);
-	uint64_t *sp;
 
 	if (!t)
 		return 0;
@@ -143,10 +140,8 @@ struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
 	/* First switched to with the count __schedule() holds; its
 	 * finish_task_switch() and kthread_entry() drop it. */
 	t->saved_preempt_count = 1;
-	sp = (uint64_t *)((char *)t->stack + KSTACK_SIZE) - SWITCH_FRAME_WORDS;
-	memset(sp, 0, SWITCH_FRAME_WORDS * sizeof(*sp));
-	sp[SWITCH_FRAME_WORDS - 1] = (uint64_t)task_entry;
-	t->saved_sp = (uint64_t)sp;
+	t->saved_sp = arch_setup_task_stack((char *)t->stack + KSTACK_SIZE,
+					    kthread_entry);
 	return t;
 }
 
@@ -161,7 +156,7 @@ struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
 
 /* Every new task starts here (from task_entry in switch.asm), with the
  * task it was switched from as prev. */
-__noreturn void kthread_entry(struct task *prev)
+__noreturn static void kthread_entry(struct task *prev)
 {
 	finish_task_switch(prev);
 	local_irq_enable();
@@ -300,13 +295,11 @@ static const char *state_name(int state)
 /* The stack of a task that is switched out, from its saved frame. */
 void show_task_stack(struct task *t)
 {
-	const uint64_t *frame = (const uint64_t *)t->saved_sp;
-
 	if (t->on_cpu || t->state == TASK_NEW || !t->saved_sp) {
 		printk("  (running, or never ran: no saved stack)\n");
 		return;
 	}
-	show_stack(frame[SWITCH_FRAME_WORDS - 1], frame[SWITCH_FRAME_WORDS - 2]);
+	show_stack_switched(t->saved_sp);
 }
 
 /* Every task, its state and CPU, and the stack of each sleeping one. */

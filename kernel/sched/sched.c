@@ -21,6 +21,8 @@
 #include "locking/rtmutex.h"
 #include "smp.h"
 #include "asm/smp.h"
+#include "asm/stacktrace.h"
+#include "asm/switch_to.h"
 #include "mm/stack.h"
 #include "sched/timer.h"
 
@@ -29,8 +31,6 @@ DEFINE_PER_CPU(struct task *, current_task);
 DEFINE_PER_CPU(bool, need_resched_flag);
 DEFINE_PER_CPU_STAT(unsigned long, nr_switches);
 cpumask_t rt_overload_mask;
-
-uint64_t __switch_to(uint64_t *prev_sp, uint64_t next_sp, struct task *prev);
 
 /* ---- run queue operations (rq->lock held) ---- */
 
@@ -292,7 +292,7 @@ static void context_switch(struct rq *rq, struct task *prev, struct task *next)
 	prev->saved_preempt_count = preempt_count();
 	raw_cpu_write(__preempt_count, next->saved_preempt_count);
 	process_switch(prev, next);
-	last = (struct task *)__switch_to(&prev->saved_sp, next->saved_sp, prev);
+	last = __switch_to(&prev->saved_sp, next->saved_sp, prev);
 	finish_task_switch(last);
 }
 
@@ -344,39 +344,33 @@ static void __schedule(bool preempt)
 	local_irq_restore(flags);
 }
 
-/* The frame of the function that called the one this expands in: the
- * kernel keeps frame pointers, and [rbp] holds the caller's rbp. */
-#define caller_frame() (*(uintptr_t *)__builtin_frame_address(0))
-
-/* Whether the schedule() whose caller has frame fp runs inside the
- * activation might_sleep() reported: fp's frame chain reaches that frame
- * with the same return address. Never from an interrupt handler (it runs
- * on the task's stack, but its sleep is a bug of its own). */
-static bool sleep_reported(uintptr_t fp)
+/* Whether the schedule() called from the activation caller runs inside
+ * the activation might_sleep() reported: caller's chain of callers
+ * reaches that one (asm/stacktrace.h). Never from an interrupt handler
+ * (it runs on the task's stack, but its sleep is a bug of its own). */
+static bool sleep_reported(const struct unwind_state *caller)
 {
 	const struct task *t = current;
+	struct unwind_state s = *caller;
 
-	if (in_interrupt())
+	if (in_interrupt() || !t->sleep_report_frame)
 		return false;
 	if (t->sleep_report_frame == SLEEP_REPORTED_ALL)
 		return true;
-	for (int i = 0; i < 64 && fp && fp <= t->sleep_report_frame; i++) {
-		const uintptr_t *frame = (const uintptr_t *)fp;
-
-		if (fp == t->sleep_report_frame)
-			return frame[1] == t->sleep_report_ret;
-		if (frame[0] <= fp) /* callers are higher up the stack */
+	for (int i = 0; i < 64; i++) {
+		if (s.frame == t->sleep_report_frame)
+			return s.ret == t->sleep_report_ret;
+		if (!unwind_next_frame(&s))
 			break;
-		fp = frame[0];
 	}
 	return false;
 }
 
 /* Counted with might_sleep()'s reports (one kind for both); a sleep that
  * might_sleep() just reported is not reported twice. */
-static void schedule_bug(uintptr_t caller_frame)
+static void schedule_bug(const struct unwind_state *caller)
 {
-	if (sleep_reported(caller_frame))
+	if (sleep_reported(caller))
 		return;
 	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
 	printk("BUG: scheduling while atomic: %s/%d, preempt count %#x%s\n",
@@ -387,8 +381,12 @@ static void schedule_bug(uintptr_t caller_frame)
 
 void schedule(void)
 {
-	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
-		schedule_bug(caller_frame());
+	struct unwind_state caller;
+
+	if (unlikely(!preemptible() || in_interrupt())) {
+		unwind_start_caller(&caller);
+		schedule_bug(&caller);
+	}
 	lockdep_percpu_flush(); /* a per-CPU access held back, see lockdep.h */
 	do {
 		preempt_disable();
@@ -559,13 +557,13 @@ int sched_setscheduler(struct task *p, int policy, int rt_priority)
 
 unsigned long smp_processor_id_warnings, might_sleep_warnings;
 
-/* frame: that of the function that may sleep. */
-static void might_sleep_report(uintptr_t frame)
+/* f: the activation of the function that may sleep. */
+static void might_sleep_report(const struct unwind_state *f)
 {
 	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
 	if (!in_interrupt()) { /* else current is the interrupted task */
-		current->sleep_report_frame = frame;
-		current->sleep_report_ret = ((const uintptr_t *)frame)[1];
+		current->sleep_report_frame = f->frame;
+		current->sleep_report_ret = f->ret;
 	}
 	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
 		return;
@@ -575,13 +573,16 @@ static void might_sleep_report(uintptr_t frame)
 	dump_stack();
 }
 
-/* might_sleep() (lockdep.h). Not inline, so that caller_frame() is the
- * frame of the function that may sleep. */
+/* might_sleep() (lockdep.h). Not inline, so that its caller is the
+ * function that may sleep. */
 __attribute__((noinline)) void __might_sleep(void)
 {
-	if (__builtin_expect(!preemptible() || in_interrupt(), 0))
-		might_sleep_report(caller_frame());
-	else
+	struct unwind_state caller;
+
+	if (unlikely(!preemptible() || in_interrupt())) {
+		unwind_start_caller(&caller);
+		might_sleep_report(&caller);
+	} else
 		current->sleep_report_frame = 0; /* no report covers what follows */
 }
 

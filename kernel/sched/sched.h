@@ -39,7 +39,7 @@ enum task_state {
 };
 
 struct task {
-	uint64_t saved_sp;           /* switch.asm: valid while not running */
+	uint64_t saved_sp;           /* asm/switch_to.h: valid while not running */
 	int saved_preempt_count;     /* the CPU's count while switched out */
 	void *stack;                 /* lowest usable address (stack.h) */
 	volatile int state;          /* enum task_state; written by the task
@@ -167,7 +167,7 @@ static inline void migrate_enable(void)
 		trace_migrate_span(TRACE_MIGRATE_ENABLE);
 	/* LAB3 BEGIN */
 	if (--t->migration_disabled == 0 &&
-	    __builtin_expect(t->migration_pending, 0))
+	    unlikely(t->migration_pending))
 		migrate_enable_slow();
 	/* LAB3 STUB: t->migration_disabled--; */
 	/* LAB3 END */

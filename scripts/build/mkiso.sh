@@ -38,14 +38,16 @@ cp -- "$kernel" "$tmp/iso/boot/kernel.elf"
 
 # The command line is single-quoted so GRUB neither expands '$' nor tries
 # wildcard expansion of '*'. GRUB also writes to the serial port so that its
-# errors ("no multiboot header", ...) end up in the test logs; this costs a
-# few escape sequences and a "Booting" line before the kernel's output.
+# errors ("no multiboot header", ...) end up in the test logs; as a "dumb"
+# terminal, set before it is switched on, it writes no escape sequences,
+# only a "Booting" line before the kernel's output.
 # MKISO_GRUB_SERIAL=0 keeps GRUB on the (invisible) VGA console only.
 {
 	echo "set timeout=0"
 	echo "set default=0"
 	if [[ ${MKISO_GRUB_SERIAL:-1} == 1 ]]; then
 		echo "serial --unit=0 --speed=115200"
+		echo "terminfo serial dumb"
 		echo "terminal_output serial console"
 	fi
 	echo 'menuentry "percpu-kernel" {'

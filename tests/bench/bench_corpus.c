@@ -41,7 +41,7 @@ static bool stress(const struct corpus_scenario *s, long *lost)
 {
 	for (int r = 0; r < RUNS; r++) {
 		corpus.broken = 0;
-		lost[r] = s->run();
+		lost[r] = corpus_run(s);
 		if (corpus.broken) {
 			kbench_note("ERROR: %s: %s", s->name, corpus.broken);
 			return false;

@@ -33,12 +33,9 @@
  * to CPU 0; the local_lock_t locks are per-CPU, as they must be.
  */
 #include "kbench.h"
-#include "local_lock.h"
 #include "locking/lock_kind.h"
 #include "lockdep.h"
 #include "mutex.h"
-#include "percpu.h"
-#include "rtmutex.h"
 #include "smp.h"
 #include "spinlock.h"
 #include "time.h"
@@ -50,122 +47,36 @@
  * and on a loaded host short runs leave most runs untouched. */
 #define RUNS 31
 #define CACHED_ITERS 5000
-#define FS_LOCKS 128
+
+/* The locks, from the lock-kind pool: the cached paths' lock is number
+ * 0 of its kind, the first-seen path's FS_LOCKS follow it, each given a
+ * class of its own (keys). */
+#define CACHED_LOCK 0
+#define FS_FIRST 1
+#define FS_LOCKS (LOCK_POOL_SIZE - FS_FIRST)
 #define FS_ROUNDS 2
 
-struct pcp_lock {
-	local_lock_t lock;
-};
-
-/* The cached paths' locks: one of each type, a class each. */
-static DEFINE_RAW_SPINLOCK(c_raw);
-static DEFINE_SPINLOCK(c_spin);
-static DEFINE_MUTEX(c_mutex);
-static DEFINE_RT_MUTEX(c_rtmutex);
-static DEFINE_PER_CPU(struct pcp_lock, c_local) = {
-	.lock = INIT_LOCAL_LOCK(c_local)};
+static struct lock_class_key keys[NR_LOCK_KINDS][LOCK_POOL_SIZE];
 
 /* The outer locks. */
 static DEFINE_RAW_SPINLOCK(outer_raw);
 static DEFINE_MUTEX(outer_mutex);
 
-/* The first-seen path's locks: FS_LOCKS of each type, each given a class
- * of its own (fs_keys) once initialised. */
-static raw_spinlock_t fs_raw[FS_LOCKS];
-static spinlock_t fs_spin[FS_LOCKS];
-static struct mutex fs_mutex[FS_LOCKS];
-static struct rt_mutex fs_rtmutex[FS_LOCKS];
-static DEFINE_PER_CPU(struct pcp_lock[FS_LOCKS], fs_local) = {
-	[0 ... FS_LOCKS - 1] = {.lock = INIT_LOCAL_LOCK(fs_local)}};
-static struct lock_class_key fs_keys[NR_LOCK_KINDS][FS_LOCKS];
-
 static long shared_count;
 
-/* n acquire+release pairs; L is the lock and may use the index i. */
-#define PAIRS(n, lock_fn, unlock_fn, L)                                       \
-	for (int i = 0; i < (n); i++) {                                       \
-		lock_fn(L);                                                   \
-		shared_count++;                                               \
-		unlock_fn(L);                                                 \
-	}
-
-static void __attribute__((noinline)) cached_pairs(enum lock_kind k, int n)
+static void init_locks(void)
 {
-	switch (k) {
-	case LOCK_RAW:
-		PAIRS(n, raw_spin_lock, raw_spin_unlock, &c_raw);
-		break;
-	case LOCK_SPIN:
-		PAIRS(n, spin_lock, spin_unlock, &c_spin);
-		break;
-	case LOCK_LOCAL:
-		PAIRS(n, local_lock, local_unlock, &c_local.lock);
-		break;
-	case LOCK_MUTEX:
-		PAIRS(n, mutex_lock, mutex_unlock, &c_mutex);
-		break;
-	default:
-		PAIRS(n, rt_mutex_lock, rt_mutex_unlock, &c_rtmutex);
-		break;
-	}
+	for (int k = 0; k < NR_LOCK_KINDS; k++)
+		for (int i = 0; i < LOCK_POOL_SIZE; i++)
+			lock_kinds[k].init(lock_pool(k, i), &keys[k][i]);
 }
 
-static void __attribute__((noinline)) first_seen_pairs(enum lock_kind k)
+/* The outer lock for kind k: a raw spinlock for a lock that spins on
+ * PREEMPT_RT too, else a mutex. */
+static struct any_lock outer_of(enum lock_kind k)
 {
-	switch (k) {
-	case LOCK_RAW:
-		PAIRS(FS_LOCKS, raw_spin_lock, raw_spin_unlock, &fs_raw[i]);
-		break;
-	case LOCK_SPIN:
-		PAIRS(FS_LOCKS, spin_lock, spin_unlock, &fs_spin[i]);
-		break;
-	case LOCK_LOCAL:
-		PAIRS(FS_LOCKS, local_lock, local_unlock, &fs_local[i].lock);
-		break;
-	case LOCK_MUTEX:
-		PAIRS(FS_LOCKS, mutex_lock, mutex_unlock, &fs_mutex[i]);
-		break;
-	default:
-		PAIRS(FS_LOCKS, rt_mutex_lock, rt_mutex_unlock, &fs_rtmutex[i]);
-		break;
-	}
-}
-
-static void outer_lock(enum lock_kind k)
-{
-	if (k == LOCK_RAW)
-		raw_spin_lock(&outer_raw);
-	else
-		mutex_lock(&outer_mutex);
-}
-
-static void outer_unlock(enum lock_kind k)
-{
-	if (k == LOCK_RAW)
-		raw_spin_unlock(&outer_raw);
-	else
-		mutex_unlock(&outer_mutex);
-}
-
-static void init_first_seen_locks(void)
-{
-	int cpu;
-
-	for (int i = 0; i < FS_LOCKS; i++) {
-		raw_spin_lock_init(&fs_raw[i]);
-		lockdep_set_class(&fs_raw[i], &fs_keys[LOCK_RAW][i]);
-		spin_lock_init(&fs_spin[i]);
-		lockdep_set_class(&fs_spin[i], &fs_keys[LOCK_SPIN][i]);
-		mutex_init(&fs_mutex[i]);
-		lockdep_set_class(&fs_mutex[i], &fs_keys[LOCK_MUTEX][i]);
-		rt_mutex_init(&fs_rtmutex[i]);
-		lockdep_set_class(&fs_rtmutex[i], &fs_keys[LOCK_RTMUTEX][i]);
-		for_each_possible_cpu(cpu) {
-			local_lock_t *l = per_cpu_ptr(&fs_local[i].lock, cpu);
-
-			lockdep_set_class(l, &fs_keys[LOCK_LOCAL][i]);
-		}
-	}
+	return lock_kinds[k].rt_sleeps ? ANY_LOCK(LOCK_MUTEX, &outer_mutex)
+				       : ANY_LOCK(LOCK_RAW, &outer_raw);
 }
 
 /* Reports made while the benchmark ran. lockdep_reset() clears the
@@ -184,31 +95,34 @@ static void collect_reports(void)
 /* Hundredths of a cycle per pair. */
 static uint64_t cached_cost(enum lock_kind k, bool nested)
 {
+	struct any_lock outer = outer_of(k);
 	uint64_t t0, t1;
 
 	if (nested)
-		outer_lock(k);
-	cached_pairs(k, 1); /* the chain's first (validating) acquisition */
+		any_lock_acquire(&outer);
+	/* The chain's first (validating) acquisition, then the timed ones. */
+	lock_pool_pairs(k, CACHED_LOCK, 0, 1, &shared_count);
 	t0 = rdtsc();
-	cached_pairs(k, CACHED_ITERS);
+	lock_pool_pairs(k, CACHED_LOCK, 0, CACHED_ITERS, &shared_count);
 	t1 = rdtsc();
 	if (nested)
-		outer_unlock(k);
+		any_lock_release(&outer);
 	return (t1 - t0) * 100 / CACHED_ITERS;
 }
 
 static uint64_t first_seen_cost(enum lock_kind k, bool unused)
 {
+	struct any_lock outer = outer_of(k);
 	uint64_t t0, t1, total = 0;
 
 	for (int r = 0; r <= FS_ROUNDS; r++) {
 		collect_reports();
 		lockdep_reset();
-		outer_lock(k);
+		any_lock_acquire(&outer);
 		t0 = rdtsc();
-		first_seen_pairs(k);
+		lock_pool_pairs(k, FS_FIRST, 1, FS_LOCKS, &shared_count);
 		t1 = rdtsc();
-		outer_unlock(k);
+		any_lock_release(&outer);
 		if (r > 0)
 			total += t1 - t0;
 	}
@@ -230,7 +144,6 @@ static void report(enum lock_kind k, const char *path,
 
 KBENCH(lockdep_overhead)
 {
-
 	if (!IS_ENABLED(CONFIG_LOCKDEP))
 		kbench_note("kernel built with LOCKDEP=0: the baseline, no "
 			    "validator");
@@ -248,7 +161,7 @@ KBENCH(lockdep_overhead)
 	if (reports_base)
 		kbench_note("%lu validator report(s) before the benchmark",
 			    reports_base);
-	init_first_seen_locks();
+	init_locks();
 	for (int k = 0; k < NR_LOCK_KINDS; k++) {
 		report(k, "cached", cached_cost, true);
 		report(k, "cached-solo", cached_cost, false);

@@ -4,60 +4,27 @@
  * one per CPU, a fixed time each). `make bench` runs this on RT=0 and
  * RT=1: on RT=1 spinlock_t and local_lock_t are sleeping rt_mutex locks.
  */
+#include "bench_locks.h"
 #include "kbench.h"
-#include "local_lock.h"
-#include "locking/lock_kind.h"
-#include "mutex.h"
-#include "rtmutex.h"
+#include "percpu.h"
 #include "sched.h"
 #include "smp.h"
-#include "spinlock.h"
 #include "time.h"
 
 #define UNCONTENDED_ITERS 200000
 #define CONTENDED_MS 50
 
-static DEFINE_RAW_SPINLOCK(b_raw);
-static DEFINE_SPINLOCK(b_spin);
-static DEFINE_MUTEX(b_mutex);
-static DEFINE_RT_MUTEX(b_rtmutex);
-struct pcp_counter {
-	local_lock_t lock;
-	long n;
-};
-static DEFINE_PER_CPU(struct pcp_counter, b_local) = {
-	.lock = INIT_LOCAL_LOCK(lock)};
+/* What the locks protect: one shared counter, or for a per-CPU lock this
+ * CPU's copy of one. */
 static long shared_count;
+static DEFINE_PER_CPU(long, pcp_count);
 
-static void lock_op(enum lock_kind k)
+/* The counter a lock of kind k protects, for a task that stays on its
+ * CPU (bound): the raw pointer, as the task is not preemptible there in
+ * any way that matters to a benchmark built with LOCKDEP=0. */
+static long *protected_count(enum lock_kind k)
 {
-	switch (k) {
-	case LOCK_RAW:
-		raw_spin_lock(&b_raw);
-		shared_count++;
-		raw_spin_unlock(&b_raw);
-		break;
-	case LOCK_SPIN:
-		spin_lock(&b_spin);
-		shared_count++;
-		spin_unlock(&b_spin);
-		break;
-	case LOCK_LOCAL:
-		local_lock(&b_local.lock);
-		this_cpu_ptr(&b_local)->n++;
-		local_unlock(&b_local.lock);
-		break;
-	case LOCK_MUTEX:
-		mutex_lock(&b_mutex);
-		shared_count++;
-		mutex_unlock(&b_mutex);
-		break;
-	default:
-		rt_mutex_lock(&b_rtmutex);
-		shared_count++;
-		rt_mutex_unlock(&b_rtmutex);
-		break;
-	}
+	return lock_kinds[k].percpu ? raw_cpu_ptr(&pcp_count) : &shared_count;
 }
 
 KBENCH(locks_uncontended)
@@ -65,10 +32,11 @@ KBENCH(locks_uncontended)
 	uint64_t cycles[NR_LOCK_KINDS];
 
 	for (int k = 0; k < NR_LOCK_KINDS; k++) {
-		uint64_t t0 = rdtsc();
+		uint64_t t0;
 
-		for (int i = 0; i < UNCONTENDED_ITERS; i++)
-			lock_op(k);
+		lock_kinds[k].init(lock_pool(k, 0), 0);
+		t0 = rdtsc();
+		lock_pool_pairs(k, 0, 0, UNCONTENDED_ITERS, protected_count(k));
 		cycles[k] = (rdtsc() - t0) * 100 / UNCONTENDED_ITERS;
 		kbench_report("locks_uncontended", lock_kinds[k].name, 1,
 			      cycles[k], "cycles");
@@ -80,7 +48,7 @@ KBENCH(locks_uncontended)
 }
 
 /* Contended: one task per CPU, all starting together, each counting its
- * acquisitions for CONTENDED_MS. */
+ * acquisitions until the deadline. */
 static struct {
 	enum lock_kind kind;
 	volatile int ready;
@@ -92,29 +60,28 @@ static struct {
 static int hammer(void *arg)
 {
 	int idx = (int)(long)arg;
-	long ops = 0;
+	long ops = 0, *count = protected_count(run.kind);
 
 	__atomic_fetch_add(&run.ready, 1, __ATOMIC_SEQ_CST);
 	while (!run.go)
 		cpu_relax();
 	while (ktime_get_ns() < run.deadline) {
-		lock_op(run.kind);
+		lock_pool_pairs(run.kind, 0, 0, 1, count);
 		ops++;
 	}
 	run.ops[idx] = ops;
 	return 0;
 }
 
-static long contended(enum lock_kind kind, int ncpus)
+long lock_bench_contended(enum lock_kind k, int ncpus, int ms)
 {
 	struct task *t[NR_CPUS];
 	long total = 0;
 
-	run.kind = kind;
+	lock_kinds[k].init(lock_pool(k, 0), 0);
+	run.kind = k;
 	run.ready = 0;
 	run.go = false;
-	/* Above the hammers, which spin at the start line on our CPU too. */
-	sched_setscheduler(current, SCHED_FIFO, 20);
 	for (int i = 0; i < ncpus; i++) {
 		t[i] = kthread_create(hammer, (void *)(long)i, "hammer");
 		kthread_bind(t[i], i);
@@ -124,13 +91,12 @@ static long contended(enum lock_kind kind, int ncpus)
 	}
 	while (run.ready < ncpus)
 		msleep(1);
-	run.deadline = ktime_get_ns() + CONTENDED_MS * 1000000ul;
+	run.deadline = ktime_get_ns() + ms * 1000000ul;
 	__atomic_store_n(&run.go, true, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < ncpus; i++) {
 		kthread_join(t[i]);
 		total += run.ops[i];
 	}
-	sched_setscheduler(current, SCHED_NORMAL, 0);
 	return total;
 }
 
@@ -138,11 +104,15 @@ KBENCH(locks_contended)
 {
 	int n = num_online_cpus();
 
+	/* Above the hammers, which spin at the start line on our CPU too. */
+	sched_setscheduler(current, SCHED_FIFO, 20);
 	for (int k = 0; k < NR_LOCK_KINDS; k++)
 		for (int ncpus = 1; ncpus <= n; ncpus++)
 			kbench_report("locks_contended", lock_kinds[k].name,
 				      ncpus,
-				      (uint64_t)contended(k, ncpus) * 100 *
-					      1000 / CONTENDED_MS / 1000,
+				      (uint64_t)lock_bench_contended(
+					      k, ncpus, CONTENDED_MS) *
+					      100 * 1000 / CONTENDED_MS / 1000,
 				      "kops/s");
+	sched_setscheduler(current, SCHED_NORMAL, 0);
 }

@@ -8,11 +8,12 @@
  *
  * The CPU is the last one, or rtlat_cpu=N on the command line.
  */
+#include "compiler.h"
 #include "kbench.h"
-#include "multiboot.h"
+#include "bootinfo.h"
 #include "rtlat.h"
 #include "smp.h"
-#include "compiler.h"
+#include "vsprintf.h"
 
 #define PERIOD_US 3000
 #define LOOPS 100
@@ -26,13 +27,10 @@ static struct rtlat_result result;
 static int rtlat_cpu(void)
 {
 	char buf[8];
-	int cpu = 0;
 
 	if (!cmdline_get("rtlat_cpu", buf, sizeof(buf)))
 		return (int)num_online_cpus() - 1;
-	for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
-		cpu = cpu * 10 + (*p - '0');
-	return cpu;
+	return (int)simple_strtoul(buf, 0, 10);
 }
 
 static void measure(int cpu, enum rtlat_protect protect, unsigned long l_us)

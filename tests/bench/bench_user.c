@@ -59,17 +59,27 @@ static uint64_t field(const char *name, int k)
 	return v;
 }
 
-/* Report NAME's median, with its minimum and maximum as the spread. */
-static uint64_t report_median(const char *bench, const char *name,
-			      const char *variant)
+/* A figure's median, with its minimum and maximum as the spread: three
+ * rows, "VARIANT (min)", "VARIANT (max)" and median_name's. */
+static void report_spread(const char *bench, const char *variant,
+			  const char *median_name, int cpus, uint64_t min,
+			  uint64_t max, uint64_t median)
 {
 	char v[64];
 
 	snprintf(v, sizeof(v), "%s (min)", variant);
-	kbench_report(bench, v, 1, field(name, 1), "cycles");
+	kbench_report(bench, v, cpus, min, "cycles");
 	snprintf(v, sizeof(v), "%s (max)", variant);
-	kbench_report(bench, v, 1, field(name, 2), "cycles");
-	kbench_report(bench, variant, 1, field(name, 0), "cycles");
+	kbench_report(bench, v, cpus, max, "cycles");
+	kbench_report(bench, median_name, cpus, median, "cycles");
+}
+
+/* ubench prints NAME's median, minimum and maximum: report them. */
+static uint64_t report_median(const char *bench, const char *name,
+			      const char *variant)
+{
+	report_spread(bench, variant, variant, 1, field(name, 1),
+		      field(name, 2), field(name, 0));
 	return field(name, 0);
 }
 
@@ -122,26 +132,16 @@ static uint64_t inc_run(const char *mode, int ncpus)
 
 static uint64_t inc_median(const char *mode, int ncpus)
 {
-	uint64_t v[INC_RUNS];
+	bool rseq = mode[0] == 'r';
+	uint64_t v[INC_RUNS], median;
 
-	for (int i = 0; i < INC_RUNS; i++) {
-		uint64_t x = inc_run(mode, ncpus);
-		int j = i;
-
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-	kbench_report("user_percpu_inc", mode[0] == 'r' ? "rseq (min)"
-							: "atomic (min)",
-		      ncpus, v[0], "cycles");
-	kbench_report("user_percpu_inc", mode[0] == 'r' ? "rseq (max)"
-							: "atomic (max)",
-		      ncpus, v[INC_RUNS - 1], "cycles");
-	kbench_report("user_percpu_inc",
-		      mode[0] == 'r' ? "rseq per-CPU inc" : "shared atomic inc",
-		      ncpus, v[INC_RUNS / 2], "cycles");
-	return v[INC_RUNS / 2];
+	for (int i = 0; i < INC_RUNS; i++)
+		v[i] = inc_run(mode, ncpus);
+	median = kbench_median(v, INC_RUNS); /* sorts v */
+	report_spread("user_percpu_inc", rseq ? "rseq" : "atomic",
+		      rseq ? "rseq per-CPU inc" : "shared atomic inc", ncpus,
+		      v[0], v[INC_RUNS - 1], median);
+	return median;
 }
 
 KBENCH(user_mode)

@@ -4,101 +4,96 @@
  * MADT parsing of hand-built tables (good, corrupt and malformed), and the
  * live MADT and I/O APIC redirection entries QEMU's firmware led to.
  */
-#include <stdbool.h>
-#include <stdint.h>
+#include <stdarg.h>
 
 #include "asm/acpi.h"
 #include "asm/apic.h"
-#include "ktest.h"
-#include "percpu.h"
 #include "asm/smp.h"
+#include "ktest.h"
 #include "string.h"
 
-/* A hand-built MADT, appended to entry by entry. */
-struct madt_builder {
+/* A hand-built MADT, appended to entry by entry: each test builds one in
+ * b and parses it into info. */
+static struct {
 	uint8_t buf[512];
 	uint32_t len;
-};
+} b;
+static struct madt_info info;
 
-static void put(struct madt_builder *b, const void *p, uint32_t n)
+static void put(const void *p, uint32_t n)
 {
-	if (b->len + n > sizeof(b->buf)) {
+	if (b.len + n > sizeof(b.buf)) {
 		ktest_fail_msg(__FILE__, __LINE__, "test MADT buffer too small");
 		ktest_abort();
 	}
-	memcpy(b->buf + b->len, p, n);
-	b->len += n;
+	memcpy(b.buf + b.len, p, n);
+	b.len += n;
 }
 
-static void put8(struct madt_builder *b, uint8_t v) { put(b, &v, 1); }
-static void put16(struct madt_builder *b, uint16_t v) { put(b, &v, 2); }
-static void put32(struct madt_builder *b, uint32_t v) { put(b, &v, 4); }
-static void put64(struct madt_builder *b, uint64_t v) { put(b, &v, 8); }
+static void put8(uint8_t v) { put(&v, 1); }
+static void put16(uint16_t v) { put(&v, 2); }
+static void put32(uint32_t v) { put(&v, 4); }
+static void put64(uint64_t v) { put(&v, 8); }
+
+/* n bytes, given as ints: an entry's type, length and byte fields. */
+static void put_raw(int n, ...)
+{
+	va_list ap;
+
+	va_start(ap, n);
+	while (n--)
+		put8((uint8_t)va_arg(ap, int));
+	va_end(ap);
+}
 
 /* The header (length and checksum filled in by madt_finish) and the
  * MADT's own two fields. */
-static void madt_begin(struct madt_builder *b, uint32_t lapic_addr)
+static void madt_begin(uint32_t lapic_addr)
 {
 	struct acpi_sdt_header h = {.revision = 3};
 
-	memset(b, 0, sizeof(*b));
+	memset(&b, 0, sizeof(b));
 	memcpy(h.signature, "APIC", 4);
 	memcpy(h.oem_id, "KTEST ", 6);
 	memcpy(h.oem_table_id, "KTESTMAD", 8);
-	put(b, &h, sizeof(h));
-	put32(b, lapic_addr);
-	put32(b, 1); /* PCAT_COMPAT */
+	put(&h, sizeof(h));
+	put32(lapic_addr);
+	put32(1); /* PCAT_COMPAT */
 }
 
-static void madt_lapic(struct madt_builder *b, uint8_t uid, uint8_t apic_id,
-		       uint32_t flags)
+/* The entries: type and length first, as ACPI lays them out. */
+static void madt_lapic(uint8_t uid, uint8_t apic_id, uint32_t flags)
 {
-	put8(b, 0);
-	put8(b, 8);
-	put8(b, uid);
-	put8(b, apic_id);
-	put32(b, flags);
+	put_raw(4, 0, 8, uid, apic_id);
+	put32(flags);
 }
 
-static void madt_x2apic(struct madt_builder *b, uint32_t apic_id,
-			uint32_t flags, uint32_t uid)
+static void madt_x2apic(uint32_t apic_id, uint32_t flags, uint32_t uid)
 {
-	put8(b, 9);
-	put8(b, 16);
-	put16(b, 0);
-	put32(b, apic_id);
-	put32(b, flags);
-	put32(b, uid);
+	put_raw(4, 9, 16, 0, 0);
+	put32(apic_id);
+	put32(flags);
+	put32(uid);
 }
 
-static void madt_ioapic(struct madt_builder *b, uint8_t id, uint32_t addr,
-			uint32_t gsi_base)
+static void madt_ioapic(uint8_t id, uint32_t addr, uint32_t gsi_base)
 {
-	put8(b, 1);
-	put8(b, 12);
-	put8(b, id);
-	put8(b, 0);
-	put32(b, addr);
-	put32(b, gsi_base);
+	put_raw(4, 1, 12, id, 0);
+	put32(addr);
+	put32(gsi_base);
 }
 
-static void madt_override(struct madt_builder *b, uint8_t irq, uint32_t gsi,
-			  uint16_t flags)
+static void madt_override(uint8_t irq, uint32_t gsi, uint16_t flags)
 {
-	put8(b, 2);
-	put8(b, 10);
-	put8(b, 0); /* bus: ISA */
-	put8(b, irq);
-	put32(b, gsi);
-	put16(b, flags);
+	put_raw(4, 2, 10, 0 /* bus: ISA */, irq);
+	put32(gsi);
+	put16(flags);
 }
 
-static void madt_lapic_addr(struct madt_builder *b, uint64_t addr)
+static void madt_lapic_addr(uint64_t addr)
 {
-	put8(b, 5);
-	put8(b, 12);
-	put16(b, 0);
-	put64(b, addr);
+	put_raw(4, 5, 12, 0, 0);
+	put64(addr);
 }
 
 static uint8_t sum_bytes(const uint8_t *p, uint32_t n)
@@ -111,14 +106,28 @@ static uint8_t sum_bytes(const uint8_t *p, uint32_t n)
 }
 
 /* Set the length and make the bytes sum to zero. */
-static const struct acpi_madt *madt_finish(struct madt_builder *b)
+static const struct acpi_madt *madt_finish(void)
 {
-	struct acpi_sdt_header *h = (struct acpi_sdt_header *)b->buf;
+	struct acpi_sdt_header *h = (struct acpi_sdt_header *)b.buf;
 
-	h->length = b->len;
+	h->length = b.len;
 	h->checksum = 0;
-	h->checksum = -sum_bytes(b->buf, b->len);
-	return (const struct acpi_madt *)b->buf;
+	h->checksum = -sum_bytes(b.buf, b.len);
+	return (const struct acpi_madt *)b.buf;
+}
+
+/* Finish and parse b: it parses, and lists exactly n CPUs, with the
+ * APIC ids that follow. */
+static void expect_parsed_cpus(int n, ...)
+{
+	va_list ap;
+
+	KASSERT_TRUE(madt_parse(madt_finish(), &info));
+	KEXPECT_EQ(info.nr_cpus, n);
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		KEXPECT_EQ(info.apic_ids[i], (uint32_t)va_arg(ap, int));
+	va_end(ap);
 }
 
 /* A table whose bytes sum to zero passes; one flipped byte fails it, and
@@ -148,25 +157,16 @@ KTEST(acpi, checksum)
  * address. */
 KTEST(acpi, madt_parse_all_entry_types)
 {
-	static struct madt_builder b;
-	static struct madt_info info;
-
-	madt_begin(&b, 0xfee00000);
-	madt_lapic(&b, 0, 0, 1);
-	madt_lapic(&b, 1, 3, 1);
-	madt_lapic(&b, 2, 5, 0);           /* disabled */
-	madt_lapic(&b, 3, 7, 2);           /* online capable */
-	madt_x2apic(&b, 0x1234, 1, 4);
-	madt_ioapic(&b, 9, 0xfec01000, 24);
-	madt_override(&b, 0, 2, 0x000f);   /* active low, level */
-	madt_lapic_addr(&b, 0x1fee00000ul);
-	KASSERT_TRUE(madt_parse(madt_finish(&b), &info));
-
-	KEXPECT_EQ(info.nr_cpus, 4);
-	KEXPECT_EQ(info.apic_ids[0], 0);
-	KEXPECT_EQ(info.apic_ids[1], 3);
-	KEXPECT_EQ(info.apic_ids[2], 7);
-	KEXPECT_EQ(info.apic_ids[3], 0x1234);
+	madt_begin(0xfee00000);
+	madt_lapic(0, 0, 1);
+	madt_lapic(1, 3, 1);
+	madt_lapic(2, 5, 0);           /* disabled */
+	madt_lapic(3, 7, 2);           /* online capable */
+	madt_x2apic(0x1234, 1, 4);
+	madt_ioapic(9, 0xfec01000, 24);
+	madt_override(0, 2, 0x000f);   /* active low, level */
+	madt_lapic_addr(0x1fee00000ul);
+	expect_parsed_cpus(4, 0, 3, 7, 0x1234);
 	KEXPECT_EQ(info.nr_disabled, 1);
 	KEXPECT_EQ(info.nr_ioapics, 1);
 	KEXPECT_EQ(info.ioapics[0].id, 9);
@@ -182,28 +182,21 @@ KTEST(acpi, madt_parse_all_entry_types)
 /* Without a type-5 entry the header's 32-bit LAPIC address is used. */
 KTEST(acpi, madt_lapic_addr_from_header)
 {
-	static struct madt_builder b;
-	static struct madt_info info;
-
-	madt_begin(&b, 0xfee00000);
-	madt_lapic(&b, 0, 2, 1);
-	KASSERT_TRUE(madt_parse(madt_finish(&b), &info));
+	madt_begin(0xfee00000);
+	madt_lapic(0, 2, 1);
+	expect_parsed_cpus(1, 2);
 	KEXPECT_EQ(info.lapic_phys, 0xfee00000);
-	KEXPECT_EQ(info.nr_cpus, 1);
-	KEXPECT_EQ(info.apic_ids[0], 2);
 }
 
 /* A MADT with a bad checksum, a wrong signature or a length shorter than
  * its header is refused. */
 KTEST(acpi, madt_bad_tables_refused)
 {
-	static struct madt_builder b;
-	static struct madt_info info;
 	struct acpi_madt *m = (struct acpi_madt *)b.buf;
 
-	madt_begin(&b, 0xfee00000);
-	madt_lapic(&b, 0, 0, 1);
-	madt_finish(&b);
+	madt_begin(0xfee00000);
+	madt_lapic(0, 0, 1);
+	madt_finish();
 	KASSERT_TRUE(madt_parse(m, &info));
 
 	b.buf[b.len - 1] ^= 0x01; /* a flag bit: checksum now off by one */
@@ -211,11 +204,11 @@ KTEST(acpi, madt_bad_tables_refused)
 	b.buf[b.len - 1] ^= 0x01;
 
 	memcpy(m->hdr.signature, "APIX", 4);
-	madt_finish(&b); /* checksum right, signature wrong */
+	madt_finish(); /* checksum right, signature wrong */
 	KEXPECT_FALSE(madt_parse(m, &info));
 	memcpy(m->hdr.signature, "APIC", 4);
 
-	madt_finish(&b);
+	madt_finish();
 	m->hdr.length = sizeof(struct acpi_sdt_header);
 	m->hdr.checksum = 0;
 	m->hdr.checksum = -sum_bytes(b.buf, m->hdr.length);
@@ -226,36 +219,21 @@ KTEST(acpi, madt_bad_tables_refused)
  * it is kept. */
 KTEST(acpi, madt_zero_length_entry_stops)
 {
-	static struct madt_builder b;
-	static struct madt_info info;
-
-	madt_begin(&b, 0xfee00000);
-	madt_lapic(&b, 0, 1, 1);
-	madt_lapic(&b, 1, 2, 1);
-	put8(&b, 0);   /* type LAPIC, length 0 */
-	put8(&b, 0);
-	madt_lapic(&b, 2, 9, 1);
-	KASSERT_TRUE(madt_parse(madt_finish(&b), &info));
-	KEXPECT_EQ(info.nr_cpus, 2);
-	KEXPECT_EQ(info.apic_ids[0], 1);
-	KEXPECT_EQ(info.apic_ids[1], 2);
+	madt_begin(0xfee00000);
+	madt_lapic(0, 1, 1);
+	madt_lapic(1, 2, 1);
+	put_raw(2, 0, 0); /* type LAPIC, length 0 */
+	madt_lapic(2, 9, 1);
+	expect_parsed_cpus(2, 1, 2);
 }
 
 /* An entry running past the end of the table is not read. */
 KTEST(acpi, madt_entry_past_end_ignored)
 {
-	static struct madt_builder b;
-	static struct madt_info info;
-
-	madt_begin(&b, 0xfee00000);
-	madt_lapic(&b, 0, 4, 1);
-	put8(&b, 0);   /* a LAPIC entry claiming 8 bytes, 4 present */
-	put8(&b, 8);
-	put8(&b, 1);
-	put8(&b, 6);
-	KASSERT_TRUE(madt_parse(madt_finish(&b), &info));
-	KEXPECT_EQ(info.nr_cpus, 1);
-	KEXPECT_EQ(info.apic_ids[0], 4);
+	madt_begin(0xfee00000);
+	madt_lapic(0, 4, 1);
+	put_raw(4, 0, 8, 1, 6); /* a LAPIC entry claiming 8 bytes, 4 here */
+	expect_parsed_cpus(1, 4);
 	KEXPECT_EQ(info.nr_disabled, 0);
 }
 
@@ -263,19 +241,11 @@ KTEST(acpi, madt_entry_past_end_ignored)
  * would read the next entry's bytes as its fields). */
 KTEST(acpi, madt_short_entry_not_decoded)
 {
-	static struct madt_builder b;
-	static struct madt_info info;
-
-	madt_begin(&b, 0xfee00000);
-	madt_lapic(&b, 0, 4, 1);
-	put8(&b, 0);   /* a LAPIC entry of 4 bytes instead of 8 */
-	put8(&b, 4);
-	put8(&b, 1);
-	put8(&b, 0x42);
-	madt_ioapic(&b, 1, 0xfec00000, 0); /* its bytes look like flags 1 */
-	KASSERT_TRUE(madt_parse(madt_finish(&b), &info));
-	KEXPECT_EQ(info.nr_cpus, 1);
-	KEXPECT_EQ(info.apic_ids[0], 4);
+	madt_begin(0xfee00000);
+	madt_lapic(0, 4, 1);
+	put_raw(4, 0, 4, 1, 0x42); /* a LAPIC entry of 4 bytes, not 8 */
+	madt_ioapic(1, 0xfec00000, 0); /* its bytes look like flags 1 */
+	expect_parsed_cpus(1, 4);
 	KEXPECT_EQ(info.nr_ioapics, 1);
 }
 

@@ -1,21 +1,19 @@
 /*
  * Tests of the state boot leaves the machine in: CPU mode, the kernel page
  * tables (arch/x86_64/paging.c), the memory map and command line from the
- * boot loader (kernel/multiboot.c) and the symbol table (kernel/ksyms.c).
+ * boot loader (arch/x86_64/multiboot.c, kernel/bootinfo.h) and the symbol
+ * table (kernel/ksyms.c).
  */
-#include <stdint.h>
-
-#include "asm/processor.h"
-#include "ktest.h"
-#include "ksyms.h"
 #include "asm/page.h"
-#include "multiboot.h"
-#include "page_alloc.h"
 #include "asm/pgtable.h"
+#include "bootinfo.h"
+#include "ksyms.h"
+#include "ktest_util.h"
+#include "page_alloc.h"
 #include "string.h"
 
 extern char boot_stack_guard[], boot_stack_bottom[];
-void kmain(uint32_t magic, uint64_t mbi_phys);
+void kmain(void);
 
 /* Long mode with NX: what boot.asm sets in EFER before paging is on. */
 KTEST(boot, long_mode_and_nx_enabled)

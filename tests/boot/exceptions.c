@@ -4,9 +4,6 @@
  * alone and checks that the report holds the expected strings. The helpers
  * that fault have distinctive names, which the call trace must show.
  */
-#include <stdbool.h>
-#include <stdint.h>
-
 #include "ktest.h"
 #include "panic.h"
 

@@ -3,42 +3,15 @@
  * arch/x86_64/smpboot.c): every CPU the firmware reported came up with its
  * own APIC id, IPIs reach each CPU and come back, calls run in hard-IRQ
  * context with interrupts off, and asking for a CPU that is not there fails
- * cleanly.
- *
- * Functions run on other CPUs only record what they saw; the test task
- * (on CPU 0) checks the record.
+ * cleanly. Functions run on other CPUs only record what they saw.
  */
-#include <stdbool.h>
-#include <stdint.h>
-
 #include "asm/acpi.h"
 #include "asm/apic.h"
-#include "asm/processor.h"
-#include "cpumask.h"
-#include "irqflags.h"
-#include "delay.h"
-#include "ktest.h"
+#include "asm/smp.h"
+#include "ktest_util.h"
 #include "page_alloc.h"
 #include "panic.h"
-#include "percpu.h"
-#include "preempt.h"
-#include "smp.h"
 #include "stack.h"
-#include "asm/smp.h"
-#include "time.h"
-
-/* Spin until *counter reaches want or timeout_ms passes; true if reached. */
-static bool wait_for_count(int *counter, int want, uint64_t timeout_ms)
-{
-	uint64_t start = ktime_get_ns();
-
-	while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < want) {
-		if (ktime_get_ns() - start > timeout_ms * 1000000ul)
-			return false;
-		cpu_relax();
-	}
-	return true;
-}
 
 static void add_one(void *arg)
 {
@@ -50,11 +23,9 @@ static void expect_round_trip_to_each_cpu(void)
 {
 	int cpu, self = raw_smp_processor_id();
 
-	for_each_online_cpu(cpu) {
+	for_each_other_online_cpu(cpu, self) {
 		int ran = 0;
 
-		if (cpu == self)
-			continue;
 		KEXPECT_EQ(smp_call_function_single(cpu, add_one, &ran, true), 0);
 		KEXPECT_EQ(ran, 1);
 	}
@@ -138,18 +109,16 @@ KTEST_CPUS(smp, ipi_round_trip_every_cpu, 2)
 {
 	int cpu, self = raw_smp_processor_id();
 
-	for_each_online_cpu(cpu) {
+	for_each_other_online_cpu(cpu, self) {
 		int ran = 0;
 		uint64_t t0;
 
-		if (cpu == self)
-			continue;
 		t0 = ktime_get_ns();
 		for (int i = 0; i < ROUND_TRIPS; i++)
 			KASSERT_EQ(smp_call_function_single(cpu, add_one, &ran,
 							    true), 0);
 		ktest_log("CPU %d: average IPI round trip %lu ns", cpu,
-			  (unsigned long)((ktime_get_ns() - t0) / ROUND_TRIPS));
+			  (unsigned long)(ns_since(t0) / ROUND_TRIPS));
 		KEXPECT_EQ(ran, ROUND_TRIPS);
 	}
 }
@@ -173,23 +142,6 @@ KTEST(smp, call_to_offline_or_invalid_cpu_fails)
 	KEXPECT_EQ(ran, 0);
 }
 
-struct call_record {
-	int ran;
-	int cpu;
-	bool irqs_off;
-	bool in_hardirq;
-};
-
-static void record_context(void *arg)
-{
-	struct call_record *r = arg;
-
-	r->cpu = raw_smp_processor_id();
-	r->irqs_off = irqs_disabled();
-	r->in_hardirq = in_irq();
-	__atomic_fetch_add(&r->ran, 1, __ATOMIC_RELEASE);
-}
-
 /* A call to this CPU runs here, before the call returns, with interrupts
  * off inside and back on after. */
 KTEST(smp, call_to_self_runs_synchronously_irqs_off)
@@ -211,17 +163,14 @@ KTEST_CPUS(smp, call_without_wait_runs, 2)
 	static struct call_record rec[NR_CPUS]; /* outlives the calls */
 	int cpu, self = raw_smp_processor_id();
 
-	for_each_online_cpu(cpu) {
-		if (cpu == self)
-			continue;
+	for_each_other_online_cpu(cpu, self) {
 		rec[cpu] = (struct call_record){.cpu = -1};
 		KEXPECT_EQ(smp_call_function_single(cpu, record_context,
 						    &rec[cpu], false), 0);
 	}
-	for_each_online_cpu(cpu) {
-		if (cpu == self)
-			continue;
-		if (!wait_for_count(&rec[cpu].ran, 1, 2000)) {
+	for_each_other_online_cpu(cpu, self) {
+		if (!ktest_poll_until(load_int(&rec[cpu].ran) >= 1, 2000,
+				      POLL_SPIN)) {
 			ktest_fail_msg(__FILE__, __LINE__,
 				       "call to CPU %d did not run in 2 s", cpu);
 			continue;
@@ -229,22 +178,14 @@ KTEST_CPUS(smp, call_without_wait_runs, 2)
 		KEXPECT_EQ(rec[cpu].cpu, cpu);
 	}
 	udelay(2000);
-	for_each_online_cpu(cpu)
-		if (cpu != self)
-			KEXPECT_EQ(__atomic_load_n(&rec[cpu].ran, __ATOMIC_ACQUIRE), 1);
+	for_each_other_online_cpu(cpu, self)
+		KEXPECT_EQ(load_int(&rec[cpu].ran), 1);
 }
 
-static bool wait_for_resched(int cpu, unsigned long before, uint64_t timeout_ms)
+static unsigned long resched_ipis(int cpu)
 {
-	uint64_t start = ktime_get_ns();
-
-	while (__atomic_load_n(per_cpu_ptr(&resched_ipi_count, cpu),
-			       __ATOMIC_RELAXED) == before) {
-		if (ktime_get_ns() - start > timeout_ms * 1000000ul)
-			return false;
-		cpu_relax();
-	}
-	return true;
+	return __atomic_load_n(per_cpu_ptr(&resched_ipi_count, cpu),
+			       __ATOMIC_RELAXED);
 }
 
 /* A reschedule IPI to each online CPU (this one too) is taken there and
@@ -257,7 +198,8 @@ KTEST(smp, resched_ipi_counted_on_target)
 		unsigned long before = per_cpu(resched_ipi_count, cpu);
 
 		arch_send_ipi(cpu, IPI_RESCHEDULE);
-		if (!wait_for_resched(cpu, before, 2000))
+		if (!ktest_poll_until(resched_ipis(cpu) != before, 2000,
+				      POLL_SPIN))
 			ktest_fail_msg(__FILE__, __LINE__,
 				       "CPU %d did not count the reschedule "
 				       "IPI within 2 s", cpu);
@@ -283,7 +225,7 @@ static void expect_absent_boot_fails(int cpu, unsigned online)
 	bool ok = arch_boot_cpu(cpu, ABSENT_APIC_ID, absent_cpu_entry,
 				ABSENT_TIMEOUT_US);
 
-	elapsed_ms = (ktime_get_ns() - t0) / 1000000;
+	elapsed_ms = ns_since(t0) / NS_PER_MS;
 	ktest_log("arch_boot_cpu(%d, %#x) gave up after %lu ms", cpu,
 		  ABSENT_APIC_ID, (unsigned long)elapsed_ms);
 	KEXPECT_FALSE(ok);
@@ -337,30 +279,19 @@ KTEST_CPUS(smp, calls_run_in_hardirq_irqs_off, 2)
 	static struct call_record rec[NR_CPUS];
 	int cpu, self = raw_smp_processor_id();
 
-	for_each_online_cpu(cpu) {
+	for_each_other_online_cpu(cpu, self) {
 		struct call_record r = {.cpu = -1};
 
-		if (cpu == self)
-			continue;
 		KASSERT_EQ(smp_call_function_single(cpu, record_context, &r,
 						    true), 0);
-		KEXPECT_EQ(r.ran, 1);
-		KEXPECT_EQ(r.cpu, cpu);
-		KEXPECT_TRUE(r.in_hardirq);
-		KEXPECT_TRUE(r.irqs_off);
+		expect_hardirq_record(&r, cpu);
 	}
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		rec[cpu] = (struct call_record){.cpu = -1};
 	smp_call_function_many(cpu_online_mask, record_context_in_slot, rec,
 			       true);
-	for_each_online_cpu(cpu) {
-		if (cpu == self)
-			continue;
-		KEXPECT_EQ(rec[cpu].ran, 1);
-		KEXPECT_EQ(rec[cpu].cpu, cpu);
-		KEXPECT_TRUE(rec[cpu].in_hardirq);
-		KEXPECT_TRUE(rec[cpu].irqs_off);
-	}
+	for_each_other_online_cpu(cpu, self)
+		expect_hardirq_record(&rec[cpu], cpu);
 	KEXPECT_EQ(rec[self].ran, 0);
 	KEXPECT_FALSE(in_irq()); /* the caller is in task context */
 }

@@ -5,10 +5,8 @@
  * consistency and converts (scripts/trace2perfetto --check).
  */
 #include "completion.h"
-#include "ktest.h"
 #include "ktest_util.h"
 #include "mutex.h"
-#include "sched.h"
 #include "trace.h"
 
 #define ENTRIES 4096
@@ -36,18 +34,27 @@ static int count_events(enum trace_type type, long a, int pid)
 	return n;
 }
 
-/* A task's life: woken, switched in, sleeps (out, woken, in), exits. */
-KTEST(trace, records_switches_and_wakeups)
+/* A trace of fn(NULL) run to its end by a task of its own on the last
+ * CPU; returns that task's id. */
+static int trace_task(int (*fn)(void *), const char *name)
 {
 	struct task *t;
 	int id;
 
 	KASSERT_EQ(trace_start(ENTRIES), 0);
-	t = ktest_spawn_on(last_cpu(), tr_sleeper, 0, "tr_sleeper");
+	t = ktest_spawn_on(last_cpu(), fn, 0, name);
 	KASSERT_TRUE(t != 0);
 	id = t->id;
 	KEXPECT_EQ(ktest_join(t), 0);
 	trace_stop();
+	return id;
+}
+
+/* A task's life: woken, switched in, sleeps (out, woken, in), exits. */
+KTEST(trace, records_switches_and_wakeups)
+{
+	int id = trace_task(tr_sleeper, "tr_sleeper");
+
 	KEXPECT_EQ(count_events(TRACE_WAKEUP, id, -1), 2); /* new, timer */
 	/* Out to sleep and out to die, and a preemption maybe. */
 	KEXPECT_GE(count_events(TRACE_SWITCH, id, id), 2);
@@ -97,15 +104,8 @@ static int tr_pinned(void *arg)
 /* Nested migrate_disable(): one span, the outermost pair. */
 KTEST(trace, records_outermost_migrate_disable_span)
 {
-	struct task *t;
-	int id;
+	int id = trace_task(tr_pinned, "tr_pinned");
 
-	KASSERT_EQ(trace_start(ENTRIES), 0);
-	t = ktest_spawn_on(last_cpu(), tr_pinned, 0, "tr_pinned");
-	KASSERT_TRUE(t != 0);
-	id = t->id;
-	KEXPECT_EQ(ktest_join(t), 0);
-	trace_stop();
 	KEXPECT_EQ(count_events(TRACE_MIGRATE_DISABLE, -1, id), 1);
 	KEXPECT_EQ(count_events(TRACE_MIGRATE_ENABLE, -1, id), 1);
 }
@@ -130,26 +130,37 @@ static int tr_waiter(void *arg)
 	return 0;
 }
 
-/* A sleeping owner: the waiter contends and later acquires, the owner
- * hands the lock over. */
-KTEST(trace, records_contended_lock)
+/* tr_owner takes tr_mutex on the last CPU and holds it until tr_waiter,
+ * from CPU 0, blocks on it. Returns the waiter's id. */
+static int contend_tr_mutex(void)
 {
 	struct task *o, *w;
-	int wid;
+	int id;
 
 	store_int(&tr_held, 0);
 	init_completion(&tr_release);
-	KASSERT_EQ(trace_start(ENTRIES), 0);
 	o = ktest_spawn_on(last_cpu(), tr_owner, 0, "tr_owner");
 	KEXPECT_TRUE(ktest_poll_int(&tr_held, 1, 10000));
 	w = ktest_spawn_on(0, tr_waiter, 0, "tr_waiter");
 	KASSERT_TRUE(w != 0);
-	wid = w->id;
-	while (!__atomic_load_n(&w->pi_blocked_on, __ATOMIC_ACQUIRE))
-		msleep(1);
+	id = w->id;
+	KEXPECT_TRUE(ktest_poll_until(__atomic_load_n(&w->pi_blocked_on,
+						      __ATOMIC_ACQUIRE),
+				      10000, POLL_SLEEP));
 	complete(&tr_release);
 	KEXPECT_EQ(ktest_join(w), 0);
 	KEXPECT_EQ(ktest_join(o), 0);
+	return id;
+}
+
+/* A sleeping owner: the waiter contends and later acquires, the owner
+ * hands the lock over. */
+KTEST(trace, records_contended_lock)
+{
+	int wid;
+
+	KASSERT_EQ(trace_start(ENTRIES), 0);
+	wid = contend_tr_mutex();
 	trace_stop();
 	KEXPECT_EQ(count_events(TRACE_LOCK_CONTENDED, (long)&tr_mutex, wid), 1);
 	KEXPECT_EQ(count_events(TRACE_LOCK_ACQUIRED, (long)&tr_mutex, wid), 1);
@@ -213,19 +224,9 @@ KTEST(trace, starts_inside_an_interrupt)
  * for the host's consistency check (run-tests.sh, check_trace). */
 KTEST(trace, dump_for_host_check)
 {
-	struct task *o, *w;
-
-	store_int(&tr_held, 0);
-	init_completion(&tr_release);
 	KASSERT_EQ(trace_start(ENTRIES), 0);
 	KEXPECT_EQ(ktest_run_on(last_cpu(), tr_pinned, 0, "tr_pinned"), 0);
-	o = ktest_spawn_on(last_cpu(), tr_owner, 0, "tr_owner");
-	KEXPECT_TRUE(ktest_poll_int(&tr_held, 1, 10000));
-	w = ktest_spawn_on(0, tr_waiter, 0, "tr_waiter");
-	msleep(2);
-	complete(&tr_release);
-	KEXPECT_EQ(ktest_join(w), 0);
-	KEXPECT_EQ(ktest_join(o), 0);
+	contend_tr_mutex();
 	KEXPECT_EQ(trace_dropped(), 0);
 	trace_dump();
 }

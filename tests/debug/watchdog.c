@@ -5,13 +5,8 @@
  * a generous cap), since a host that keeps the vCPU away restarts the
  * watchdog's count; the busy side spins for 2.5 thresholds (of 300 ms).
  */
-#include "ktest.h"
 #include "ktest_util.h"
-#include "preempt.h"
-#include "sched.h"
-#include "time.h"
 #include "watchdog.h"
-#include "asm/processor.h"
 
 #define THRESH_MS 300
 #define STUCK_CAP_MS 20000

@@ -13,10 +13,10 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 
 export O=${O:-build} RT=1 LOCKDEP=0 CPUS=1
-dir=$O/explore-rt1-ld0
+dir=$(make -s --no-print-directory RT=1 LOCKDEP=0 EXPLORE=1 EXPLORE_BUGS=1 builddir)
 out=$O/host-explore
 mkdir -p "$out" || exit 1
-make -s O="$dir" RT=1 LOCKDEP=0 EXPLORE=1 EXPLORE_BUGS=1 kernel >/dev/null || exit 1
+make -s RT=1 LOCKDEP=0 EXPLORE=1 EXPLORE_BUGS=1 elf >/dev/null || exit 1
 
 bash scripts/build/mkiso.sh "$dir/kernel.elf" 'ktest=explore.* ktest_seed=1' "$out/unit.iso" || exit 1
 DETERMINISTIC=1 timeout -k 5 120 bash scripts/qemu.sh "$out/unit.iso" 1 </dev/null >"$out/unit.log" 2>&1

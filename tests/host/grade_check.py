@@ -110,6 +110,22 @@ with tempfile.TemporaryDirectory() as root:
            "a valid spec parses")
     expect(not checks[1].present(), "a hidden check without its script is not run")
 
+# The score: visible and hidden apart, a total only when both ran.
+vis = grade.Check(1, 1, 70, 10, "ktest", ["CPUS=2", "KTEST=a.*"], False)
+hid = grade.Check(1, 2, 30, 10, "ktest", ["CPUS=2", "KTEST=b.*"], True)
+vis.ran = vis.passed = True
+s = grade.score_summary([vis, hid], {vis.name: 70, hid.name: 0})
+expect(grade.score_line(s) == "Score: visible 70/70, hidden not run (30)",
+       f"hidden not run: {grade.score_line(s)}")
+expect(s["score"] is None and s["visible"] == {"score": 70, "max": 70, "run": True}
+       and s["hidden"]["run"] is False, f"hidden not run, JSON: {s}")
+hid.ran = True
+s = grade.score_summary([vis, hid], {vis.name: 70, hid.name: 0})
+expect(grade.score_line(s) == "Score: 70/100 (visible 70/70, hidden 0/30)",
+       f"hidden failed: {grade.score_line(s)}")
+expect(s["score"] == 70 and s["checks"] == {vis.name: 70, hid.name: 0},
+       f"hidden failed, JSON: {s}")
+
 for f in failures:
     print("FAIL:", f)
 print(f"grade: {'all checks passed' if not failures else f'{len(failures)} failed'}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The lab starter generator (scripts/lab-starter, docs/labs/README.md):
-# regions replaced in C and NASM syntax with the STUB lines, other labs'
+# regions replaced in C and NASM syntax with the STUB lines (or the
+# named blocks of tests/labs/labN.starter), other labs'
 # regions kept, every malformed marker refused with the file, line and
 # reason; then the markers of this tree, and each lab's starter tree (no
 # region left, no hidden test). Fixtures are in tests/host/lab_starter/.
@@ -10,13 +11,32 @@ gen=scripts/lab-starter fix=tests/host/lab_starter fails=0 L=LAB
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-for f in good.c good.asm; do
+for f in good.c good.asm block.c; do
 	if ! out=$(python3 "$gen" --file 7 "$fix/$f.in" 2>&1); then
 		fail "$f: $out"
 	elif ! diff -u "$fix/$f.lab7" - <<<"$out"; then
 		fail "$f: starter differs from $fix/$f.lab7"
 	fi
 done
+
+# A doc region: a Markdown file's markers are HTML comment lines, and a
+# marker quoted in its prose is not one.
+md=$(mktemp -d) || exit 1
+cp "$fix/good.md.in" "$md/good.md"
+if ! out=$(python3 "$gen" --file 7 "$md/good.md" 2>&1); then
+	fail "good.md: $out"
+elif ! diff -u "$fix/good.md.lab7" - <<<"$out"; then
+	fail "good.md: starter differs from $fix/good.md.lab7"
+fi
+rm -rf "$md"
+
+# --leaks finds a line of a solution region written anywhere in a tree.
+leak=$(mktemp -d) || exit 1
+sed -n "/${L}3 BEGIN/,/${L}3 END/p" kernel/sched/migrate.c | grep -v "${L}3" |
+	awk 'length > 30' | head -n 1 >"$leak/notes.md"
+[[ -s $leak/notes.md ]] || fail "no solution line of lab 3 to plant"
+python3 "$gen" --leaks 3 "$leak" >/dev/null && fail "--leaks missed a planted solution line"
+rm -rf "$leak"
 
 # expect_error FIXTURE TEXT [LAB]: the generator exits 1 and says TEXT.
 # ($L spells the markers' prefix: this file is a source the generator
@@ -34,6 +54,7 @@ expect_error unclosed.c.in "unclosed.c.in:1: ${L}7 BEGIN is never closed"
 expect_error mismatch.c.in "mismatch.c.in:3: ${L}8 END closes the ${L}7 region"
 expect_error stub-outside.c.in "stub-outside.c.in:1: ${L}7 STUB outside any region"
 expect_error stub-other.c.in "stub-other.c.in:2: ${L}8 STUB inside the ${L}7 region"
+expect_error stub-noblock.c.in "stub-noblock.c.in:3: ${L}7 STUB @no_such_block: no block '== no_such_block' in tests/labs/lab7.starter"
 expect_error inline.c.in 'inline.c.in:1: a lab marker must be a whole comment line'
 expect_error open-comment.c.in 'open-comment.c.in:1: a lab marker must be a whole comment line'
 expect_error good.c.in "no ${L}9 region" 9

@@ -3,7 +3,9 @@
 # lab with a tests/labs/labN.grade, the solution (this tree) scores 100,
 # and the starter tree (scripts/lab-starter) builds, boots and scores more
 # than 0 and less than 100 when graded with the hidden checks, as an
-# instructor grades a student's untouched starter.
+# instructor grades a student's untouched starter; and no line of the
+# solution (short and blank lines aside) is left in the starter tree,
+# docs included (scripts/lab-starter --leaks).
 #
 # Environment: O (build root of this tree, default build), LABS (the lab
 # numbers to check, default all).
@@ -43,6 +45,9 @@ for lab in $labs; do
 		summary+=("lab $lab: solution ${sol:-none}/100 (${sol_s}s), starter not generated")
 		continue
 	fi
+	# The starter holds no line of the solution, docs included.
+	python3 scripts/lab-starter --leaks "$lab" "$tmp/lab$lab" ||
+		{ echo "FAIL lab $lab: its starter tree holds lines of the solution"; ((fails++)); }
 	score "$tmp/lab$lab" "$lab" build --hidden "$root"
 	st=$(<"$tmp/score") st_s=$((SECONDS - start))
 	if [[ -z $st ]] || ((st <= 0 || st >= 100)); then

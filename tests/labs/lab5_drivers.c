@@ -57,12 +57,7 @@ static void dev_receive(struct lab5_dev *d, long n)
 	dev_total_rx += n;
 	spin_unlock(&d->lock);
 	spin_unlock(&dev_table_lock);
-	/* LAB5 STUB: spin_lock(&d->lock); */
-	/* LAB5 STUB: d->rx += n; */
-	/* LAB5 STUB: spin_lock(&dev_table_lock); */
-	/* LAB5 STUB: dev_total_rx += n; */
-	/* LAB5 STUB: spin_unlock(&dev_table_lock); */
-	/* LAB5 STUB: spin_unlock(&d->lock); */
+	/* LAB5 STUB: @dev_receive device lock, then table lock: inverted */
 	/* LAB5 END */
 }
 
@@ -112,9 +107,7 @@ static void pkt_account(long len)
 	s->packets++;
 	s->bytes += len;
 	local_unlock(&pkt_stats.lock);
-	/* LAB5 STUB: struct pkt_stats *s = this_cpu_ptr(&pkt_stats); */
-	/* LAB5 STUB: s->packets++; */
-	/* LAB5 STUB: s->bytes += len; */
+	/* LAB5 STUB: @pkt_account this CPU's stats with nothing held */
 	/* LAB5 END */
 }
 
@@ -170,12 +163,7 @@ static void hw_write(long v)
 	spin_lock(&hwlog_lock);
 	hwlog[hwlog_len++ % HWLOG_SIZE] = v;
 	spin_unlock(&hwlog_lock);
-	/* LAB5 STUB: raw_spin_lock(&hw_lock); */
-	/* LAB5 STUB: hw_reg = v; */
-	/* LAB5 STUB: spin_lock(&hwlog_lock); */
-	/* LAB5 STUB: hwlog[hwlog_len++ % HWLOG_SIZE] = v; */
-	/* LAB5 STUB: spin_unlock(&hwlog_lock); */
-	/* LAB5 STUB: raw_spin_unlock(&hw_lock); */
+	/* LAB5 STUB: @hw_write sleeping log lock inside raw hw_lock */
 	/* LAB5 END */
 }
 
@@ -216,12 +204,7 @@ static long ev_drain(void)
 	ev_pending = 0;
 	raw_spin_unlock_irqrestore(&ev_lock, flags);
 	return n;
-	/* LAB5 STUB: long n; */
-	/* LAB5 STUB: raw_spin_lock(&ev_lock); */
-	/* LAB5 STUB: n = ev_pending; */
-	/* LAB5 STUB: ev_pending = 0; */
-	/* LAB5 STUB: raw_spin_unlock(&ev_lock); */
-	/* LAB5 STUB: return n; */
+	/* LAB5 STUB: @ev_drain ev_lock taken with interrupts on */
 	/* LAB5 END */
 }
 
@@ -324,13 +307,7 @@ static long rx_take(void)
 	*c = 0;
 	local_irq_restore(flags);
 	return n;
-	/* LAB5 STUB: long *c, n; */
-	/* LAB5 STUB: preempt_disable(); */
-	/* LAB5 STUB: c = this_cpu_ptr(&rx_count); */
-	/* LAB5 STUB: n = *c; */
-	/* LAB5 STUB: *c = 0; */
-	/* LAB5 STUB: preempt_enable(); */
-	/* LAB5 STUB: return n; */
+	/* LAB5 STUB: @rx_take preemption off, interrupts on */
 	/* LAB5 END */
 }
 

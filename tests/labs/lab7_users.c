@@ -147,9 +147,7 @@ static int obj_alloc(void)
 
 	local_lock(&obj_caches.lock);
 	c = this_cpu_ptr(&obj_caches);
-	/* LAB7 STUB: int cpu = get_cpu(); */
-	/* LAB7 STUB: struct obj_cache *c = &per_cpu(obj_caches, cpu); */
-	/* LAB7 STUB: int id; */
+	/* LAB7 STUB: @obj_alloc the cache through get_cpu(), as before */
 	/* LAB7 END */
 
 	id = c->nr ? c->slot[--c->nr] : pool_get();
@@ -168,8 +166,7 @@ static void obj_free(int id)
 
 	local_lock(&obj_caches.lock);
 	c = this_cpu_ptr(&obj_caches);
-	/* LAB7 STUB: int cpu = get_cpu(); */
-	/* LAB7 STUB: struct obj_cache *c = &per_cpu(obj_caches, cpu); */
+	/* LAB7 STUB: @obj_free the cache through get_cpu(), as before */
 	/* LAB7 END */
 
 	if (c->nr < OBJ_CACHE_MAX)

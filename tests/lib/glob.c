@@ -1,8 +1,6 @@
 /*
  * Tests for lib/glob.c, the matcher behind the ktest= command-line option.
  */
-#include <stdbool.h>
-
 #include "glob.h"
 #include "ktest.h"
 

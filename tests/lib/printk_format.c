@@ -1,56 +1,33 @@
 /*
  * Tests for the kernel's formatter (lib/vsprintf.c), which printk uses.
  * Most go through fmt(), a vsnprintf wrapper, because gcc knows snprintf
- * as a builtin and would otherwise compute many results at compile time.
+ * as a builtin and would otherwise compute many results at compile time;
+ * other inputs pass through HIDE() (ktest_util.h) for the same reason.
  */
 #include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 
-#include "ktest.h"
+#include "ktest_util.h"
 #include "string.h"
 #include "vsprintf.h"
-
-/* An opaque copy of x, as in tests/lib/string.c. */
-#define HIDE(x)                                                              \
-	({                                                                   \
-		__typeof__((x) + 0) hide_ = (x);                             \
-		__asm__ volatile("" : "+r"(hide_));                          \
-		hide_;                                                       \
-	})
 
 static char buf[128];
 static int ret;
 
 /* Format into buf, leaving the return value in ret; returns buf. */
-__attribute__((format(printf, 1, 0)))
-static const char *vfmt(const char *f, va_list ap)
-{
-	ret = vsnprintf(buf, sizeof(buf), f, ap);
-	return buf;
-}
-
 __attribute__((format(printf, 1, 2)))
 static const char *fmt(const char *f, ...)
 {
 	va_list ap;
 
 	va_start(ap, f);
-	vfmt(f, ap);
+	ret = vsnprintf(buf, sizeof(buf), f, ap);
 	va_end(ap);
 	return buf;
 }
 
-/* For formats gcc would (rightly) warn about, e.g. unknown conversions. */
-static const char *fmt_unchecked(const char *f, ...)
-{
-	va_list ap;
-
-	va_start(ap, f);
-	vfmt(f, ap);
-	va_end(ap);
-	return buf;
-}
+/* fmt() through a pointer that carries no format attribute, for formats
+ * gcc would (rightly) warn about, e.g. unknown conversions. */
+static const char *(*const fmt_unchecked)(const char *, ...) = fmt;
 
 KTEST(printk, signed_decimal)
 {

@@ -1,23 +1,10 @@
 /*
- * Tests for lib/string.c. Inputs pass through HIDE() so that gcc cannot
- * evaluate the calls at compile time and the real implementation runs.
+ * Tests for lib/string.c. Inputs pass through HIDE() (ktest_util.h) so that
+ * gcc cannot evaluate the calls at compile time and the real
+ * implementation runs.
  */
-#include <stddef.h>
-#include <stdint.h>
-
-#include "ktest.h"
+#include "ktest_util.h"
 #include "string.h"
-
-/*
- * An opaque copy of x (arrays decay to pointers): the compiler no longer
- * knows its value. Not for void pointers.
- */
-#define HIDE(x)                                                              \
-	({                                                                   \
-		__typeof__((x) + 0) hide_ = (x);                             \
-		__asm__ volatile("" : "+r"(hide_));                          \
-		hide_;                                                       \
-	})
 
 KTEST(string, memset_fills_exact_range)
 {

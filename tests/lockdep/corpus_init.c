@@ -20,11 +20,6 @@
  * creation and join edges. Correct. */
 static DEFINE_PER_CPU(long, iw_v);
 
-static void iw_step(void)
-{
-	corpus_rmw(this_cpu_ptr(&iw_v));
-}
-
 static long init_workers_join(void)
 {
 	long s = 0;
@@ -33,7 +28,7 @@ static long init_workers_join(void)
 	for_each_online_cpu(cpu)
 		per_cpu(iw_v, cpu) = 0;
 	for_each_online_cpu(cpu)
-		corpus_add_context(iw_step, cpu);
+		corpus_add_context(&corpus_bare, &iw_v, cpu);
 	corpus_run_contexts();
 	for_each_online_cpu(cpu)
 		s += per_cpu(iw_v, cpu);
@@ -131,17 +126,12 @@ static long waitqueue_handoff(void)
  * first was joined. Correct. */
 static DEFINE_PER_CPU(long, sw_v);
 
-static void sw_step(void)
-{
-	corpus_rmw(this_cpu_ptr(&sw_v));
-}
-
 static long sequential_workers(void)
 {
 	per_cpu(sw_v, corpus_cpu()) = 0;
-	corpus_add_context(sw_step, corpus_cpu());
+	corpus_add_context(&corpus_bare, &sw_v, corpus_cpu());
 	corpus_run_contexts();
-	corpus_add_context(sw_step, corpus_cpu());
+	corpus_add_context(&corpus_bare, &sw_v, corpus_cpu());
 	corpus_run_contexts();
 	return 2l * corpus.loops - per_cpu(sw_v, corpus_cpu());
 }
@@ -151,17 +141,10 @@ static long sequential_workers(void)
  * write-back can wipe the seed. Racy. */
 static DEFINE_PER_CPU(long, ias_v);
 
-static void ias_step(void)
-{
-	preempt_disable();
-	corpus_rmw(this_cpu_ptr(&ias_v));
-	preempt_enable();
-}
-
 static long init_after_start(void)
 {
 	corpus_zero(&ias_v);
-	corpus_add_context(ias_step, corpus_cpu());
+	corpus_add_context(&corpus_preempt_off, &ias_v, corpus_cpu());
 	corpus_start_contexts();
 	corpus_spin_until(raw_per_cpu_ptr(&ias_v, corpus_cpu()), 1);
 	per_cpu(ias_v, corpus_cpu()) = corpus.loops;

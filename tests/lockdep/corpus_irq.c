@@ -14,138 +14,27 @@
 /* irq: task against hard interrupt on the same copy                   */
 /* ------------------------------------------------------------------ */
 
-/* Preemption off keeps other tasks out, not an interrupt. Racy. */
+/* Each pair scenario's copy. */
 static DEFINE_PER_CPU(long, hp_v);
-
-static void hp_task(void)
-{
-	preempt_disable();
-	corpus_rmw(this_cpu_ptr(&hp_v));
-	preempt_enable();
-}
-
-static void hp_irq(void)
-{
-	corpus_raise_irq(corpus_cpu(), corpus_irq_rmw, &hp_v);
-}
-
-static long hardirq_vs_preempt_off(void)
-{
-	return corpus_pair(hp_task, corpus_cpu(), hp_irq,
-			   corpus_irq_source_cpu(), &hp_v);
-}
-
-/* IRQs off in the task: correct. */
 static DEFINE_PER_CPU(long, hi_v);
-
-static void hi_task(void)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	corpus_rmw(this_cpu_ptr(&hi_v));
-	local_irq_restore(flags);
-}
-
-static void hi_irq(void)
-{
-	corpus_raise_irq(corpus_cpu(), corpus_irq_rmw, &hi_v);
-}
-
-static long hardirq_vs_irqs_off(void)
-{
-	return corpus_pair(hi_task, corpus_cpu(), hi_irq,
-			   corpus_irq_source_cpu(), &hi_v);
-}
-
-/* One raw spinlock in both, taken with IRQs off by the task. Correct. */
 static DEFINE_PER_CPU(long, hl_v);
+static DEFINE_PER_CPU(long, ip_v);
+static DEFINE_PER_CPU(long, ii_v);
+static DEFINE_PER_CPU(long, ho_v);
+
+/* One raw spinlock in both, taken with IRQs off by the task. */
 static DEFINE_RAW_SPINLOCK(hl_lock);
-
-static void hl_task(void)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&hl_lock, flags);
-	corpus_rmw(this_cpu_ptr(&hl_v));
-	raw_spin_unlock_irqrestore(&hl_lock, flags);
-}
 
 static void hl_irq_fn(void *arg)
 {
 	raw_spin_lock(&hl_lock);
-	corpus_rmw(this_cpu_ptr(&hl_v));
+	corpus_rmw(this_cpu_ptr((long *)arg));
 	raw_spin_unlock(&hl_lock);
 }
 
-static void hl_irq(void)
+static void hl_irq(const struct corpus_side *side, long *var)
 {
-	corpus_raise_irq(corpus_cpu(), hl_irq_fn, 0);
-}
-
-static long hardirq_vs_raw_lock_irqsave(void)
-{
-	return corpus_pair(hl_task, corpus_cpu(), hl_irq,
-			   corpus_irq_source_cpu(), &hl_v);
-}
-
-/* Interrupts from another CPU (smp_call_function_single) against a task
- * with preemption off: racy. */
-static DEFINE_PER_CPU(long, ip_v);
-
-static void ip_task(void)
-{
-	preempt_disable();
-	corpus_rmw(this_cpu_ptr(&ip_v));
-	preempt_enable();
-}
-
-static void ip_irq(void)
-{
-	smp_call_function_single(corpus_cpu(), corpus_irq_rmw, &ip_v, true);
-}
-
-static long ipi_vs_preempt_off(void)
-{
-	return corpus_pair(ip_task, corpus_cpu(), ip_irq, corpus_other_cpu(),
-			   &ip_v);
-}
-
-/* The same with IRQs off in the task: correct. */
-static DEFINE_PER_CPU(long, ii_v);
-
-static void ii_task(void)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	corpus_rmw(this_cpu_ptr(&ii_v));
-	local_irq_restore(flags);
-}
-
-static void ii_irq(void)
-{
-	smp_call_function_single(corpus_cpu(), corpus_irq_rmw, &ii_v, true);
-}
-
-static long ipi_vs_irqs_off(void)
-{
-	return corpus_pair(ii_task, corpus_cpu(), ii_irq, corpus_other_cpu(),
-			   &ii_v);
-}
-
-/* Only interrupt handlers use the copy; they do not nest. Correct. */
-static DEFINE_PER_CPU(long, ho_v);
-
-static void ho_irq(void)
-{
-	corpus_raise_irq(corpus_cpu(), corpus_irq_rmw, &ho_v);
-}
-
-static long hardirq_only(void)
-{
-	return corpus_pair(ho_irq, corpus_irq_source_cpu(), ho_irq,
-			   corpus_irq_source_cpu(), &ho_v);
+	corpus_raise_irq(corpus_cpu(), hl_irq_fn, var);
 }
 
 /* ------------------------------------------------------------------ */
@@ -226,12 +115,25 @@ static long irq_enable_holding_task_lock(void)
 }
 
 const struct corpus_scenario corpus_irq[] = {
-	RACY(irq, hardirq_vs_preempt_off, 1),
-	CORRECT(irq, hardirq_vs_irqs_off, 1),
-	CORRECT(irq, hardirq_vs_raw_lock_irqsave, 1),
-	RACY(irq, ipi_vs_preempt_off, 2),
-	CORRECT(irq, ipi_vs_irqs_off, 2),
-	CORRECT(irq, hardirq_only, 1),
+	/* Preemption off keeps other tasks out, not an interrupt. */
+	RACY_PAIR(irq, hardirq_vs_preempt_off, 1, hp_v, SIDE(preempt_off, C),
+		  SIDE(hardirq, IRQ_SRC)),
+	/* IRQs off in the task. */
+	CORRECT_PAIR(irq, hardirq_vs_irqs_off, 1, hi_v, SIDE(irqs_off, C),
+		     SIDE(hardirq, IRQ_SRC)),
+	/* One raw spinlock in both, taken with IRQs off by the task. */
+	CORRECT_PAIR(irq, hardirq_vs_raw_lock_irqsave, 1, hl_v,
+		     IRQSAVE_SIDE(locked, C, RAW, hl_lock),
+		     OWN_SIDE(hl_irq, IRQ_SRC)),
+	/* Interrupts from another CPU (smp_call_function_single) against a
+	 * task with preemption off, and with IRQs off. */
+	RACY_PAIR(irq, ipi_vs_preempt_off, 2, ip_v, SIDE(preempt_off, C),
+		  SIDE(ipi, O)),
+	CORRECT_PAIR(irq, ipi_vs_irqs_off, 2, ii_v, SIDE(irqs_off, C),
+		     SIDE(ipi, O)),
+	/* Only interrupt handlers use the copy; they do not nest. */
+	CORRECT_PAIR(irq, hardirq_only, 1, ho_v, SIDE(hardirq, IRQ_SRC),
+		     SIDE(hardirq, IRQ_SRC)),
 	RACY(irq_state, irq_enable_holding_hardirq_lock, 1),
 	RACY(irq_state, unlock_irq_inner_holding_hardirq_lock, 1),
 	CORRECT(irq_state, irqsave_hardirq_lock, 1),

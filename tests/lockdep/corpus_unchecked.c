@@ -14,16 +14,11 @@
 
 static DEFINE_PER_CPU_STAT(long, st_v);
 
-static void st_step(void)
-{
-	corpus_rmw(this_cpu_ptr(&st_v));
-}
-
 /* Two tasks update a statistic without protection. Correct by
  * definition: an occasional lost update is acceptable. */
 static long stat_two_tasks(void)
 {
-	corpus_pair_on_c(st_step, st_step, &st_v);
+	corpus_pair(&corpus_bare, &corpus_bare, &st_v);
 	return CORPUS_NO_COUNT;
 }
 
@@ -34,7 +29,7 @@ static long stat_remote_reader(void)
 	int cpu;
 
 	corpus_zero(&st_v);
-	corpus_add_context(st_step, corpus_cpu());
+	corpus_add_context(&corpus_bare, &st_v, corpus_cpu());
 	corpus_start_contexts();
 	for_each_online_cpu(cpu)
 		s += per_cpu(st_v, cpu);
@@ -52,11 +47,6 @@ static long stat_remote_reader(void)
  * which CPU a pointer belongs to by comparing per_cpu_ptr()s. Correct. */
 static DEFINE_PER_CPU(long, ao_v);
 
-static void ao_step(void)
-{
-	corpus_rmw(this_cpu_ptr(&ao_v));
-}
-
 static int owner_of(long *var, long *p)
 {
 	int cpu;
@@ -70,7 +60,7 @@ static int owner_of(long *var, long *p)
 static long address_owner_search(void)
 {
 	corpus_zero(&ao_v);
-	corpus_add_context(ao_step, corpus_cpu());
+	corpus_add_context(&corpus_bare, &ao_v, corpus_cpu());
 	corpus_start_contexts();
 	if (owner_of(&ao_v, per_cpu_ptr(&ao_v, corpus_cpu())) != corpus_cpu())
 		corpus_broken("per_cpu_ptr() owner search failed");
@@ -81,17 +71,12 @@ static long address_owner_search(void)
 /* ... checks that the copies are distinct, pair by pair. Correct. */
 static DEFINE_PER_CPU(long, ad_v);
 
-static void ad_step(void)
-{
-	corpus_rmw(this_cpu_ptr(&ad_v));
-}
-
 static long address_distinct(void)
 {
 	int a, b;
 
 	corpus_zero(&ad_v);
-	corpus_add_context(ad_step, corpus_cpu());
+	corpus_add_context(&corpus_bare, &ad_v, corpus_cpu());
 	corpus_start_contexts();
 	for_each_online_cpu(a)
 		for_each_online_cpu(b)
@@ -106,17 +91,12 @@ static long address_distinct(void)
  * unordered with the worker's. Racy. */
 static DEFINE_PER_CPU(long, ap_v);
 
-static void ap_step(void)
-{
-	corpus_rmw(this_cpu_ptr(&ap_v));
-}
-
 static long address_then_per_cpu(void)
 {
 	int owner;
 
 	corpus_zero(&ap_v);
-	corpus_add_context(ap_step, corpus_cpu());
+	corpus_add_context(&corpus_bare, &ap_v, corpus_cpu());
 	corpus_start_contexts();
 	owner = owner_of(&ap_v, per_cpu_ptr(&ap_v, corpus_cpu()));
 	if (owner < 0)

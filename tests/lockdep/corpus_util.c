@@ -4,6 +4,8 @@
 #include <stdbool.h>
 
 #include "corpus_util.h"
+#include "irqflags.h"
+#include "preempt.h"
 #include "sched.h"
 
 struct corpus_params corpus = {.loops = 3};
@@ -92,10 +94,95 @@ void corpus_irq_rmw(void *arg)
 	corpus_rmw(this_cpu_ptr((long *)arg));
 }
 
+/* ---- steps ---- */
+
+void corpus_step_bare(const struct corpus_side *side, long *var)
+{
+	corpus_rmw(this_cpu_ptr(var));
+}
+
+void corpus_step_preempt_off(const struct corpus_side *side, long *var)
+{
+	preempt_disable();
+	corpus_rmw(this_cpu_ptr(var));
+	preempt_enable();
+}
+
+void corpus_step_irqs_off(const struct corpus_side *side, long *var)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	corpus_rmw(this_cpu_ptr(var));
+	local_irq_restore(flags);
+}
+
+void corpus_step_migrate_off(const struct corpus_side *side, long *var)
+{
+	migrate_disable();
+	corpus_rmw(this_cpu_ptr(var));
+	migrate_enable();
+}
+
+void corpus_step_get_cpu_var(const struct corpus_side *side, long *var)
+{
+	corpus_rmw(&get_cpu_var(*var));
+	put_cpu_var(*var);
+}
+
+void corpus_step_locked(const struct corpus_side *side, long *var)
+{
+	struct any_lock l = side->lock;
+
+	any_lock_acquire(&l);
+	corpus_rmw(this_cpu_ptr(var));
+	any_lock_release(&l);
+}
+
+void corpus_step_hardirq(const struct corpus_side *side, long *var)
+{
+	corpus_raise_irq(corpus_cpu(), corpus_irq_rmw, var);
+}
+
+void corpus_step_ipi(const struct corpus_side *side, long *var)
+{
+	smp_call_function_single(corpus_cpu(), corpus_irq_rmw, var, true);
+}
+
+void corpus_step_remote(const struct corpus_side *side, long *var)
+{
+	corpus_rmw_per_cpu(var, corpus_cpu());
+}
+
+void corpus_step_remote_irqs_off(const struct corpus_side *side, long *var)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	corpus_rmw_per_cpu(var, corpus_cpu());
+	local_irq_restore(flags);
+}
+
+void corpus_step_remote_locked(const struct corpus_side *side, long *var)
+{
+	struct any_lock l = side->lock;
+
+	any_lock_acquire(&l);
+	corpus_rmw_per_cpu(var, corpus_cpu());
+	any_lock_release(&l);
+}
+
+const struct corpus_side corpus_bare = SIDE(bare, C);
+const struct corpus_side corpus_preempt_off = SIDE(preempt_off, C);
+const struct corpus_side corpus_migrate_off = SIDE(migrate_off, C);
+
+/* ---- contexts ---- */
+
 #define MAX_CONTEXTS (NR_CPUS + 2)
 
 struct context {
-	void (*step)(void);
+	const struct corpus_side *side;
+	long *var;
 	int cpu;
 };
 
@@ -108,14 +195,14 @@ static int context_fn(void *arg)
 	struct context *c = arg;
 
 	for (int i = 0; i < corpus.loops; i++)
-		c->step();
+		c->side->step(c->side, c->var);
 	return 0;
 }
 
-void corpus_add_context(void (*step)(void), int cpu)
+void corpus_add_context(const struct corpus_side *side, long *var, int cpu)
 {
 	if (nr_contexts < MAX_CONTEXTS)
-		contexts[nr_contexts++] = (struct context){step, cpu};
+		contexts[nr_contexts++] = (struct context){side, var, cpu};
 	else
 		corpus_broken("more contexts than MAX_CONTEXTS");
 }
@@ -141,19 +228,35 @@ void corpus_run_contexts(void)
 	corpus_join_contexts();
 }
 
-long corpus_pair(void (*a)(void), int cpu_a, void (*b)(void), int cpu_b,
+static int where_cpu(enum corpus_where w)
+{
+	switch (w) {
+	case ON_C:
+		return corpus_cpu();
+	case ON_O:
+		return corpus_other_cpu();
+	case ON_IRQ_SRC:
+		return corpus_irq_source_cpu();
+	default:
+		return CORPUS_ANY;
+	}
+}
+
+long corpus_pair(const struct corpus_side *a, const struct corpus_side *b,
 		 long *var)
 {
 	corpus_zero(var);
-	corpus_add_context(a, cpu_a);
-	corpus_add_context(b, cpu_b);
+	corpus_add_context(a, var, where_cpu(a->where));
+	corpus_add_context(b, var, where_cpu(b->where));
 	corpus_run_contexts();
 	return 2l * corpus.loops - corpus_sum(var);
 }
 
-long corpus_pair_on_c(void (*a)(void), void (*b)(void), long *var)
+long corpus_run(const struct corpus_scenario *s)
 {
-	return corpus_pair(a, corpus_cpu(), b, corpus_cpu(), var);
+	if (s->run)
+		return s->run();
+	return corpus_pair(&s->side[0], &s->side[1], s->var);
 }
 
 void corpus_spin_until(volatile long *v, long want)

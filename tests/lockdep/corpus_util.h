@@ -52,22 +52,44 @@ void corpus_raise_irq(int cpu, void (*fn)(void *), void *arg);
 int corpus_irq_source_cpu(void);
 
 /*
- * Contexts: tasks running step() corpus.loops times, each bound to its
- * cpu (CORPUS_ANY: unbound). corpus_run_contexts() starts all of them,
- * then joins all of them: task creation orders the starter's earlier work
- * before each, and nothing orders them among themselves.
+ * Contexts: tasks running side->step(side, var) corpus.loops times, each
+ * bound to its cpu (CORPUS_ANY: unbound). corpus_run_contexts() starts
+ * all of them, then joins all of them: task creation orders the
+ * starter's earlier work before each, and nothing orders them among
+ * themselves.
  */
 #define CORPUS_ANY (-1)
-void corpus_add_context(void (*step)(void), int cpu);
+void corpus_add_context(const struct corpus_side *side, long *var, int cpu);
 void corpus_start_contexts(void);
 void corpus_join_contexts(void);
 void corpus_run_contexts(void);
 
-/* The common shape: a on cpu_a and b on cpu_b, each step one update of
- * var; returns the updates lost. corpus_pair_on_c(): both on C. */
-long corpus_pair(void (*a)(void), int cpu_a, void (*b)(void), int cpu_b,
+/* The common shape (struct corpus_side): a and b racing on var, each
+ * step one update of var; returns the updates lost. */
+long corpus_pair(const struct corpus_side *a, const struct corpus_side *b,
 		 long *var);
-long corpus_pair_on_c(void (*a)(void), void (*b)(void), long *var);
+
+/*
+ * Steps for the sides: one corpus_rmw() of C's copy of var through
+ * this_cpu_ptr() (run on C), bare or with preemption, IRQs or migration
+ * off, or under get_cpu_var(), or under the side's lock; in hardirq on C,
+ * raised on C or from O; through per_cpu(v, C) from another CPU, bare,
+ * with IRQs off or under the side's lock.
+ */
+void corpus_step_bare(const struct corpus_side *side, long *var);
+void corpus_step_preempt_off(const struct corpus_side *side, long *var);
+void corpus_step_irqs_off(const struct corpus_side *side, long *var);
+void corpus_step_migrate_off(const struct corpus_side *side, long *var);
+void corpus_step_get_cpu_var(const struct corpus_side *side, long *var);
+void corpus_step_locked(const struct corpus_side *side, long *var);
+void corpus_step_hardirq(const struct corpus_side *side, long *var);
+void corpus_step_ipi(const struct corpus_side *side, long *var);
+void corpus_step_remote(const struct corpus_side *side, long *var);
+void corpus_step_remote_irqs_off(const struct corpus_side *side, long *var);
+void corpus_step_remote_locked(const struct corpus_side *side, long *var);
+/* Sides of the plain steps, for corpus_add_context(). */
+extern const struct corpus_side corpus_bare, corpus_preempt_off,
+	corpus_migrate_off;
 
 /* Spin (bounded, without sleeping) until *v >= want. A racing context
  * must not sleep in the middle of a race: whoever woke it would order
@@ -95,18 +117,34 @@ extern const struct corpus_scenario corpus_init[], corpus_irq[],
 	corpus_remote[], corpus_this_cpu[], corpus_protection[],
 	corpus_unchecked[];
 
-/* Table entries: the function's name is the scenario's. */
-#define RACY(family, fn, cpus)                                                 \
-	{                                                                      \
-#fn, #family, true, false, cpus, fn                            \
-	}
-#define RACY_RT(family, fn, cpus)                                              \
-	{                                                                      \
-#fn, #family, true, true, cpus, fn                             \
-	}
-#define CORRECT(family, fn, cpus)                                              \
-	{                                                                      \
-#fn, #family, false, false, cpus, fn                           \
-	}
+/* Table entries. A scenario of its own shape: the function's name is
+ * the scenario's. */
+#define SCENARIO(fn, fam, racy_, rt_only_, cpus)                              \
+	{.name = #fn, .family = #fam, .racy = racy_, .rt_only = rt_only_,      \
+	 .min_cpus = cpus, .run = fn}
+#define RACY(fam, fn, cpus) SCENARIO(fn, fam, true, false, cpus)
+#define RACY_RT(fam, fn, cpus) SCENARIO(fn, fam, true, true, cpus)
+#define CORRECT(fam, fn, cpus) SCENARIO(fn, fam, false, false, cpus)
+
+/* The common shape: two sides racing on var: a step of corpus_util.c's
+ * (SIDE; LOCKED_SIDE and IRQSAVE_SIDE with their lock, plain or in the
+ * _irqsave form), or one of the scenario's own (OWN_SIDE). */
+#define SIDE(step_, where_) {.step = corpus_step_##step_, .where = ON_##where_}
+#define LOCKED_SIDE(step_, where_, kind_, l)                                   \
+	{.step = corpus_step_##step_, .where = ON_##where_,                    \
+	 .lock = {.kind = LOCK_##kind_, .lock = &(l)}}
+#define IRQSAVE_SIDE(step_, where_, kind_, l)                                  \
+	{.step = corpus_step_##step_, .where = ON_##where_,                    \
+	 .lock = {.kind = LOCK_##kind_, .lock = &(l), .form = LOCK_IRQSAVE}}
+#define OWN_SIDE(fn, where_) {.step = fn, .where = ON_##where_}
+#define PAIR(name_, fam, racy_, rt_only_, cpus, var_, ...)                     \
+	{.name = #name_, .family = #fam, .racy = racy_, .rt_only = rt_only_,   \
+	 .min_cpus = cpus, .var = &(var_), .side = {__VA_ARGS__}}
+#define RACY_PAIR(fam, name_, cpus, var_, ...)                                 \
+	PAIR(name_, fam, true, false, cpus, var_, __VA_ARGS__)
+#define RACY_RT_PAIR(fam, name_, cpus, var_, ...)                              \
+	PAIR(name_, fam, true, true, cpus, var_, __VA_ARGS__)
+#define CORRECT_PAIR(fam, name_, cpus, var_, ...)                              \
+	PAIR(name_, fam, false, false, cpus, var_, __VA_ARGS__)
 
 #endif

@@ -38,19 +38,36 @@ static int order_fn(void *arg)
 
 /* ======================= LOCKDEP_CIRCULAR ======================= */
 
+/*
+ * A cycle of n locks built one edge at a time, lock i then lock i + 1
+ * (the last: then lock 0): silent until the last edge closes it. With
+ * on_cpus, each edge is taken by a task of its own, on CPU first_cpu + i
+ * (modulo the online CPUs), one after the other: the graph is global.
+ */
+static void check_cycle(const struct any_lock *locks, int n, bool on_cpus,
+			int first_cpu)
+{
+	for (int i = 0; i < n; i++) {
+		struct order_job edge = {2, {locks[i], locks[(i + 1) % n]}};
+
+		if (i == n - 1)
+			KEXPECT_EQ(lockdep_reports_total(), 0);
+		if (on_cpus)
+			ktest_run_on(cpu_for(first_cpu + i), order_fn, &edge,
+				     "ld-circ");
+		else
+			take_in_order(&edge);
+	}
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
+}
+
 /* A -> B, then B -> A: the classic ABBA, in one task. */
 static DEFINE_RAW_SPINLOCK(circ2_a);
 static DEFINE_RAW_SPINLOCK(circ2_b);
 
 KTEST(lockdep, circular_two_locks)
 {
-	struct order_job ab = {2, {R(circ2_a), R(circ2_b)}};
-	struct order_job ba = {2, {R(circ2_b), R(circ2_a)}};
-
-	take_in_order(&ab);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	take_in_order(&ba);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
+	check_cycle((struct any_lock[]){R(circ2_a), R(circ2_b)}, 2, false, 0);
 }
 
 /* A -> B -> C -> A, one edge at a time. */
@@ -60,15 +77,8 @@ static DEFINE_MUTEX(circ3_c);
 
 KTEST(lockdep, circular_three_locks)
 {
-	struct order_job ab = {2, {M(circ3_a), M(circ3_b)}};
-	struct order_job bc = {2, {M(circ3_b), M(circ3_c)}};
-	struct order_job ca = {2, {M(circ3_c), M(circ3_a)}};
-
-	take_in_order(&ab);
-	take_in_order(&bc);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	take_in_order(&ca);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
+	check_cycle((struct any_lock[]){M(circ3_a), M(circ3_b), M(circ3_c)}, 3,
+		    false, 0);
 }
 
 /* A cycle of four spinlock_t. */
@@ -79,18 +89,9 @@ static DEFINE_SPINLOCK(circ4_d);
 
 KTEST(lockdep, circular_four_locks)
 {
-	struct order_job j[4] = {
-		{2, {S(circ4_a), S(circ4_b)}},
-		{2, {S(circ4_b), S(circ4_c)}},
-		{2, {S(circ4_c), S(circ4_d)}},
-		{2, {S(circ4_d), S(circ4_a)}},
-	};
-
-	for (int i = 0; i < 3; i++)
-		take_in_order(&j[i]);
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	take_in_order(&j[3]);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
+	check_cycle((struct any_lock[]){S(circ4_a), S(circ4_b), S(circ4_c),
+					S(circ4_d)},
+		    4, false, 0);
 }
 
 /* The two halves of ABBA in two tasks on two CPUs, one after the other:
@@ -100,13 +101,8 @@ static DEFINE_MUTEX(circ_tasks2_b);
 
 KTEST_CPUS(lockdep, circular_two_tasks_two_cpus, 2)
 {
-	struct order_job ab = {2, {M(circ_tasks2_a), M(circ_tasks2_b)}};
-	struct order_job ba = {2, {M(circ_tasks2_b), M(circ_tasks2_a)}};
-
-	ktest_run_on(0, order_fn, &ab, "ld-ab");
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	ktest_run_on(last_cpu(), order_fn, &ba, "ld-ba");
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
+	check_cycle((struct any_lock[]){M(circ_tasks2_a), M(circ_tasks2_b)}, 2,
+		    true, 0);
 }
 
 /* A three-lock cycle built by three tasks spread over the CPUs. */
@@ -116,17 +112,9 @@ static DEFINE_SPINLOCK(circ_tasks3_c);
 
 KTEST_CPUS(lockdep, circular_three_tasks, 2)
 {
-	struct order_job j[3] = {
-		{2, {S(circ_tasks3_a), S(circ_tasks3_b)}},
-		{2, {S(circ_tasks3_b), S(circ_tasks3_c)}},
-		{2, {S(circ_tasks3_c), S(circ_tasks3_a)}},
-	};
-
-	for (int i = 0; i < 2; i++)
-		ktest_run_on(cpu_for(i + 1), order_fn, &j[i], "ld-circ3");
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	ktest_run_on(cpu_for(3), order_fn, &j[2], "ld-circ3");
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
+	check_cycle((struct any_lock[]){S(circ_tasks3_a), S(circ_tasks3_b),
+					S(circ_tasks3_c)},
+		    3, true, 1);
 }
 
 /* A four-lock cycle of raw spinlocks, one edge on each of four CPUs. */
@@ -137,18 +125,9 @@ static DEFINE_RAW_SPINLOCK(circ_cpus4_3);
 
 KTEST_CPUS(lockdep, circular_four_tasks_four_cpus, 4)
 {
-	struct order_job j[4] = {
-		{2, {R(circ_cpus4_0), R(circ_cpus4_1)}},
-		{2, {R(circ_cpus4_1), R(circ_cpus4_2)}},
-		{2, {R(circ_cpus4_2), R(circ_cpus4_3)}},
-		{2, {R(circ_cpus4_3), R(circ_cpus4_0)}},
-	};
-
-	for (int i = 0; i < 3; i++)
-		ktest_run_on(i, order_fn, &j[i], "ld-circ4");
-	KEXPECT_EQ(lockdep_reports_total(), 0);
-	ktest_run_on(3, order_fn, &j[3], "ld-circ4");
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_CIRCULAR, 1);
+	check_cycle((struct any_lock[]){R(circ_cpus4_0), R(circ_cpus4_1),
+					R(circ_cpus4_2), R(circ_cpus4_3)},
+		    4, true, 0);
 }
 
 /* The same order again and again, and a longer chain that agrees with

@@ -10,65 +10,58 @@
 
 /* ======================= LOCKDEP_BAD_UNLOCK ======================= */
 
+/* Released without being held: refused, and what the release would have
+ * undone (preemption, migration) stays as it was; still a working lock
+ * after, with its usual context inside. */
+static void check_unlock_never_locked(struct any_lock l)
+{
+	struct lock_ctx c0 = lock_ctx_now(), none = {0}, refused, inside, after;
+	struct rt_mutex *rtm = any_lock_rtmutex(&l);
+	bool has_state = any_lock_ops(&l)->is_locked;
+
+	any_lock_release(&l);
+	refused = lock_ctx_now();
+	KEXPECT_HELD_CTX(refused, c0, &none);
+	if (has_state)
+		KEXPECT_FALSE(any_lock_is_locked(&l));
+	KEXPECT_EQ(any_lock_acquire(&l), 0);
+	inside = lock_ctx_now();
+	KEXPECT_HELD_CTX(inside, c0, any_lock_held_ctx(&l));
+	if (has_state)
+		KEXPECT_TRUE(any_lock_is_locked(&l));
+	if (rtm)
+		KEXPECT_TRUE(rt_mutex_owner(rtm) == current);
+	any_lock_release(&l);
+	after = lock_ctx_now();
+	KEXPECT_HELD_CTX(after, c0, &none);
+	if (has_state)
+		KEXPECT_FALSE(any_lock_is_locked(&l));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+}
+
 static DEFINE_RAW_SPINLOCK(bad_raw);
+static DEFINE_SPINLOCK(bad_spin);
+static DEFINE_MUTEX(bad_mutex);
+static DEFINE_RT_MUTEX(bad_rtm);
 
 KTEST(lockdep, bad_unlock_raw_never_locked)
 {
-	int pc = preempt_count();
-
-	raw_spin_unlock(&bad_raw);
-	KEXPECT_EQ(preempt_count(), pc);
-	KEXPECT_FALSE(raw_spin_is_locked(&bad_raw));
-	/* Still a working lock. */
-	raw_spin_lock(&bad_raw);
-	KEXPECT_TRUE(raw_spin_is_locked(&bad_raw));
-	raw_spin_unlock(&bad_raw);
-	KEXPECT_FALSE(raw_spin_is_locked(&bad_raw));
-	KEXPECT_EQ(preempt_count(), pc);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	check_unlock_never_locked(R(bad_raw));
 }
-
-static DEFINE_SPINLOCK(bad_spin);
 
 KTEST(lockdep, bad_unlock_spinlock_never_locked)
 {
-	int pc = preempt_count(), md = current->migration_disabled;
-
-	spin_unlock(&bad_spin);
-	KEXPECT_EQ(preempt_count(), pc);
-	KEXPECT_EQ(current->migration_disabled, md);
-	KEXPECT_FALSE(spin_is_locked(&bad_spin));
-	spin_lock(&bad_spin);
-	KEXPECT_TRUE(spin_is_locked(&bad_spin));
-	spin_unlock(&bad_spin);
-	KEXPECT_FALSE(spin_is_locked(&bad_spin));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	check_unlock_never_locked(S(bad_spin));
 }
-
-static DEFINE_MUTEX(bad_mutex);
 
 KTEST(lockdep, bad_unlock_mutex_never_locked)
 {
-	mutex_unlock(&bad_mutex);
-	KEXPECT_FALSE(mutex_is_locked(&bad_mutex));
-	mutex_lock(&bad_mutex);
-	KEXPECT_TRUE(mutex_is_locked(&bad_mutex));
-	mutex_unlock(&bad_mutex);
-	KEXPECT_FALSE(mutex_is_locked(&bad_mutex));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	check_unlock_never_locked(M(bad_mutex));
 }
-
-static DEFINE_RT_MUTEX(bad_rtm);
 
 KTEST(lockdep, bad_unlock_rt_mutex_never_locked)
 {
-	rt_mutex_unlock(&bad_rtm);
-	KEXPECT_FALSE(rt_mutex_is_locked(&bad_rtm));
-	KEXPECT_EQ(rt_mutex_lock(&bad_rtm), 0);
-	KEXPECT_TRUE(rt_mutex_owner(&bad_rtm) == current);
-	rt_mutex_unlock(&bad_rtm);
-	KEXPECT_FALSE(rt_mutex_is_locked(&bad_rtm));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	check_unlock_never_locked(RT(bad_rtm));
 }
 
 /* Released twice: the second release is the bad one. */
@@ -97,17 +90,7 @@ static DEFINE_PER_CPU(struct bad_ll_pcp, bad_ll) = {
 
 KTEST(lockdep, bad_unlock_local_lock)
 {
-	int migration = current->migration_disabled;
-	int count = preempt_count();
-
-	local_unlock(&bad_ll.lock);
-	KEXPECT_EQ(current->migration_disabled, migration);
-	KEXPECT_EQ(preempt_count(), count);
-	local_lock(&bad_ll.lock);
-	local_unlock(&bad_ll.lock);
-	KEXPECT_EQ(current->migration_disabled, migration);
-	KEXPECT_EQ(preempt_count(), count);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_BAD_UNLOCK, 1);
+	check_unlock_never_locked(L(bad_ll.lock));
 }
 
 /* Held by a helper task: our unlock is refused, the helper keeps it (for
@@ -190,53 +173,45 @@ KTEST(lockdep, bad_unlock_reset_keeps_held_locks)
 
 /* ======================= LOCKDEP_HELD_REINIT ======================= */
 
+/* A held lock initialised again: refused and reported; it stays held
+ * (by us) and is released as usual. */
+static void check_reinit_held(struct any_lock l)
+{
+	struct rt_mutex *rtm = any_lock_rtmutex(&l);
+
+	KEXPECT_EQ(any_lock_acquire(&l), 0);
+	any_lock_ops(&l)->init(l.lock, 0);
+	KEXPECT_TRUE(rtm ? rt_mutex_owner(rtm) == current
+			 : any_lock_is_locked(&l));
+	KEXPECT_EQ(lockdep_reports(LOCKDEP_HELD_REINIT), 1);
+	any_lock_release(&l);
+	KEXPECT_FALSE(any_lock_is_locked(&l));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
+}
+
 static DEFINE_SPINLOCK(reinit_spin);
+static DEFINE_RAW_SPINLOCK(reinit_raw);
+static DEFINE_MUTEX(reinit_mutex);
+static DEFINE_RT_MUTEX(reinit_rtm);
 
 KTEST(lockdep, reinit_held_spinlock)
 {
-	spin_lock(&reinit_spin);
-	spin_lock_init(&reinit_spin);
-	KEXPECT_TRUE(spin_is_locked(&reinit_spin));
-	KEXPECT_EQ(lockdep_reports(LOCKDEP_HELD_REINIT), 1);
-	spin_unlock(&reinit_spin);
-	KEXPECT_FALSE(spin_is_locked(&reinit_spin));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
+	check_reinit_held(S(reinit_spin));
 }
-
-static DEFINE_RAW_SPINLOCK(reinit_raw);
 
 KTEST(lockdep, reinit_held_raw_spinlock)
 {
-	raw_spin_lock(&reinit_raw);
-	raw_spin_lock_init(&reinit_raw);
-	KEXPECT_TRUE(raw_spin_is_locked(&reinit_raw));
-	raw_spin_unlock(&reinit_raw);
-	KEXPECT_FALSE(raw_spin_is_locked(&reinit_raw));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
+	check_reinit_held(R(reinit_raw));
 }
-
-static DEFINE_MUTEX(reinit_mutex);
 
 KTEST(lockdep, reinit_held_mutex)
 {
-	mutex_lock(&reinit_mutex);
-	mutex_init(&reinit_mutex);
-	KEXPECT_TRUE(rt_mutex_owner(&reinit_mutex.rtmutex) == current);
-	mutex_unlock(&reinit_mutex);
-	KEXPECT_FALSE(mutex_is_locked(&reinit_mutex));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
+	check_reinit_held(M(reinit_mutex));
 }
-
-static DEFINE_RT_MUTEX(reinit_rtm);
 
 KTEST(lockdep, reinit_held_rt_mutex)
 {
-	KEXPECT_EQ(rt_mutex_lock(&reinit_rtm), 0);
-	rt_mutex_init(&reinit_rtm);
-	KEXPECT_TRUE(rt_mutex_owner(&reinit_rtm) == current);
-	rt_mutex_unlock(&reinit_rtm);
-	KEXPECT_FALSE(rt_mutex_is_locked(&reinit_rtm));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_HELD_REINIT, 1);
+	check_reinit_held(RT(reinit_rtm));
 }
 
 /* Initialising a free lock again is allowed. */

@@ -1,6 +1,8 @@
 /*
- * The per-CPU access checker's LOCKDEP_PERCPU_UNPROTECTED scenarios, and
- * the suite's set-up (lockdep_percpu.h describes the suite).
+ * The per-CPU access checker's LOCKDEP_PERCPU_UNPROTECTED scenarios: a
+ * copy reached by two contexts, one of them without a protection that
+ * covers it; and the suite's set-up and rivals (lockdep_percpu.h
+ * describes the suite).
  */
 #ifdef CONFIG_LOCKDEP
 
@@ -16,15 +18,42 @@ void rival_made_access(void)
 	store_int(&rival_done, 1);
 }
 
+void touch(struct touch_job *j)
+{
+	unsigned long flags = 0;
+
+	if (j->guard == GUARD_PREEMPT)
+		preempt_disable();
+	else if (j->guard == GUARD_IRQS)
+		local_irq_save(flags);
+	else if (j->guard == GUARD_MIGRATE)
+		migrate_disable();
+	else if (j->guard == GUARD_LOCK)
+		any_lock_acquire(&j->lock);
+	TOUCH(this_cpu_ptr(j->var));
+	if (j->guard == GUARD_PREEMPT)
+		preempt_enable();
+	else if (j->guard == GUARD_IRQS)
+		local_irq_restore(flags);
+	else if (j->guard == GUARD_MIGRATE)
+		migrate_enable();
+	else if (j->guard == GUARD_LOCK)
+		any_lock_release(&j->lock);
+}
+
 int touch_fn(void *arg)
 {
-	struct touch_job *j = arg;
-
-	any_lock_acquire(&j->lock);
-	TOUCH(this_cpu_ptr(j->var));
-	any_lock_release(&j->lock);
+	touch(arg);
 	rival_made_access();
 	return 0;
+}
+
+void touch_against(struct touch_job rival, struct touch_job mine)
+{
+	struct task *t = rival_start(0, touch_fn, &rival);
+
+	touch(&mine);
+	ktest_join(t);
 }
 
 struct task *rival_start(int cpu, int (*fn)(void *), void *arg)
@@ -38,42 +67,12 @@ struct task *rival_start(int cpu, int (*fn)(void *), void *arg)
 	return t;
 }
 
-int rival_touch_bare(void *var)
-{
-	TOUCH(this_cpu_ptr((long *)var));
-	rival_made_access();
-	return 0;
-}
-
-int rival_touch_preempt_off(void *var)
-{
-	preempt_disable();
-	TOUCH(this_cpu_ptr((long *)var));
-	preempt_enable();
-	rival_made_access();
-	return 0;
-}
-
-int rival_touch_migrate_off(void *var)
-{
-	migrate_disable();
-	TOUCH(this_cpu_ptr((long *)var));
-	migrate_enable();
-	rival_made_access();
-	return 0;
-}
-
 int rival_run_path(void *path)
 {
 	((struct rival_path *)path)->path();
 	rival_made_access();
 	return 0;
 }
-
-struct sl_counter {
-	spinlock_t lock;
-	long n;
-};
 
 /* ======================= LOCKDEP_PERCPU_UNPROTECTED ======================= */
 
@@ -83,7 +82,7 @@ static DEFINE_PER_CPU(long, pc_unprot);
 
 KTEST(lockdep_percpu, unprotected_preemptible)
 {
-	struct task *t = rival_start(0, rival_touch_bare, &pc_unprot);
+	struct task *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot));
 
 	TOUCH(this_cpu_ptr(&pc_unprot));
 	ktest_join(t);
@@ -95,7 +94,7 @@ static DEFINE_PER_CPU(long, pc_unprot_once);
 
 KTEST(lockdep_percpu, unprotected_reported_once)
 {
-	struct task *t = rival_start(0, rival_touch_bare, &pc_unprot_once);
+	struct task *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot_once));
 
 	for (int i = 0; i < 3; i++)
 		TOUCH(this_cpu_ptr(&pc_unprot_once));
@@ -109,7 +108,7 @@ static DEFINE_PER_CPU(long, pc_unprot_own);
 
 KTEST(lockdep_percpu, unprotected_per_cpu_own_copy)
 {
-	struct task *t = rival_start(0, rival_touch_bare, &pc_unprot_own);
+	struct task *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot_own));
 
 	per_cpu(pc_unprot_own, raw_smp_processor_id())++;
 	ktest_join(t);
@@ -151,7 +150,7 @@ static DEFINE_PER_CPU(long, pc_migr);
 
 KTEST(lockdep_percpu, unprotected_migrate_disable_only)
 {
-	struct task *t = rival_start(0, rival_touch_migrate_off, &pc_migr);
+	struct task *t = rival_start(0, touch_fn, &MIGRATE_OFF_JOB(&pc_migr));
 
 	migrate_disable();
 	TOUCH(this_cpu_ptr(&pc_migr));
@@ -172,7 +171,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_after_cpu_id_migrate_disabled, 2)
 	KEXPECT_EQ(set_cpus_allowed(current, cpu_online_mask), 0);
 	migrate_disable();
 	cpu = smp_processor_id();
-	t = rival_start(cpu, rival_touch_bare, &pc_migr_id);
+	t = rival_start(cpu, touch_fn, &BARE_JOB(&pc_migr_id));
 	per_cpu(pc_migr_id, cpu)++;
 	migrate_enable();
 	ktest_join(t);
@@ -188,8 +187,8 @@ static DEFINE_PER_CPU(long, pc_remote);
  * enough on its CPU and nothing against another CPU. */
 KTEST_CPUS(lockdep_percpu, unprotected_remote, 2)
 {
-	struct task *t = rival_start(last_cpu(), rival_touch_preempt_off,
-				     &pc_remote);
+	struct task *t = rival_start(last_cpu(), touch_fn,
+				     &PREEMPT_OFF_JOB(&pc_remote));
 
 	per_cpu(pc_remote, last_cpu())++;
 	ktest_join(t);
@@ -200,8 +199,8 @@ static DEFINE_PER_CPU(long, pc_remote_preempt);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_preempt_disabled, 2)
 {
-	struct task *t = rival_start(last_cpu(), rival_touch_preempt_off,
-				     &pc_remote_preempt);
+	struct task *t = rival_start(last_cpu(), touch_fn,
+				     &PREEMPT_OFF_JOB(&pc_remote_preempt));
 
 	preempt_disable();
 	per_cpu(pc_remote_preempt, last_cpu())++;
@@ -214,8 +213,8 @@ static DEFINE_PER_CPU(long, pc_remote_irqs);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_irqs_disabled, 2)
 {
-	struct task *t = rival_start(last_cpu(), rival_touch_preempt_off,
-				     &pc_remote_irqs);
+	struct task *t = rival_start(last_cpu(), touch_fn,
+				     &PREEMPT_OFF_JOB(&pc_remote_irqs));
 	unsigned long flags;
 
 	local_irq_save(flags);
@@ -274,191 +273,6 @@ KTEST_CPUS(lockdep_percpu, unprotected_remote_under_local_lock, 2)
 	local_unlock(&pc_ll_remote.lock);
 	ktest_join(t);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-}
-
-/* --- protected: silent --- */
-
-static DEFINE_PER_CPU(long, pc_get_cpu_var);
-
-KTEST(lockdep_percpu, get_cpu_var_silent)
-{
-	for (int i = 0; i < 2; i++) {
-		get_cpu_var(pc_get_cpu_var)++;
-		put_cpu_var(pc_get_cpu_var);
-	}
-	KEXPECT_LOCKDEP_NONE();
-}
-
-static DEFINE_PER_CPU(long, pc_preempt);
-
-KTEST(lockdep_percpu, preempt_disable_silent)
-{
-	preempt_disable();
-	TOUCH(this_cpu_ptr(&pc_preempt));
-	preempt_enable();
-	preempt_disable();
-	per_cpu(pc_preempt, raw_smp_processor_id())++;
-	preempt_enable();
-	KEXPECT_LOCKDEP_NONE();
-}
-
-static DEFINE_PER_CPU(long, pc_irqs_off);
-
-KTEST(lockdep_percpu, irqs_disabled_silent)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	TOUCH(this_cpu_ptr(&pc_irqs_off));
-	local_irq_restore(flags);
-	local_irq_disable();
-	TOUCH(this_cpu_ptr(&pc_irqs_off));
-	local_irq_enable();
-	KEXPECT_LOCKDEP_NONE();
-}
-
-static DEFINE_PER_CPU(long, pc_raw);
-static DEFINE_RAW_SPINLOCK(pc_raw_lock);
-
-KTEST(lockdep_percpu, raw_spinlock_silent)
-{
-	for (int i = 0; i < 2; i++) {
-		raw_spin_lock(&pc_raw_lock);
-		TOUCH(this_cpu_ptr(&pc_raw));
-		raw_spin_unlock(&pc_raw_lock);
-	}
-	KEXPECT_LOCKDEP_NONE();
-}
-
-static DEFINE_PER_CPU(struct ll_counter, pc_ll) = {
-	.lock = INIT_LOCAL_LOCK(lock)};
-
-KTEST(lockdep_percpu, local_lock_silent)
-{
-	unsigned long flags;
-
-	local_lock(&pc_ll.lock);
-	this_cpu_ptr(&pc_ll)->n++;
-	local_unlock(&pc_ll.lock);
-	local_lock_irqsave(&pc_ll.lock, flags);
-	this_cpu_ptr(&pc_ll)->n++;
-	local_unlock_irqrestore(&pc_ll.lock, flags);
-	KEXPECT_LOCKDEP_NONE();
-}
-
-/* Every CPU's task under its own CPU's local_lock: one class, each copy
- * under its own lock. */
-static DEFINE_PER_CPU(struct ll_counter, pc_ll_all) = {
-	.lock = INIT_LOCAL_LOCK(lock)};
-
-static int ll_all_fn(void *arg)
-{
-	for (int i = 0; i < 2; i++) {
-		local_lock(&pc_ll_all.lock);
-		this_cpu_ptr(&pc_ll_all)->n++;
-		local_unlock(&pc_ll_all.lock);
-	}
-	return 0;
-}
-
-KTEST_CPUS(lockdep_percpu, local_lock_all_cpus_silent, 2)
-{
-	static struct task *t[NR_CPUS];
-	int cpu;
-
-	for_each_online_cpu(cpu)
-		t[cpu] = ktest_spawn_on(cpu, ll_all_fn, 0, "ld-ll");
-	for_each_online_cpu(cpu)
-		if (t[cpu])
-			kthread_join(t[cpu]);
-	KEXPECT_LOCKDEP_NONE();
-}
-
-/* One global spinlock_t for every access, from every CPU. */
-static DEFINE_PER_CPU(long, pc_global);
-static DEFINE_SPINLOCK(pc_global_lock);
-
-KTEST_CPUS(lockdep_percpu, global_spinlock_all_cpus_silent, 2)
-{
-	struct touch_job j = {&pc_global, ANY_LOCK(LOCK_SPIN, &pc_global_lock)};
-	int cpu;
-
-	touch_fn(&j);
-	for_each_online_cpu(cpu)
-		ktest_run_on(cpu, touch_fn, &j, "ld-touch");
-	KEXPECT_LOCKDEP_NONE();
-}
-
-static DEFINE_PER_CPU(long, pc_mutex);
-static DEFINE_MUTEX(pc_mutex_lock);
-
-KTEST_CPUS(lockdep_percpu, global_mutex_all_cpus_silent, 2)
-{
-	struct touch_job j = {&pc_mutex, ANY_LOCK(LOCK_MUTEX, &pc_mutex_lock)};
-	int cpu;
-
-	for_each_online_cpu(cpu)
-		ktest_run_on(cpu, touch_fn, &j, "ld-touch");
-	touch_fn(&j);
-	KEXPECT_LOCKDEP_NONE();
-}
-
-/* Another CPU's copy under that CPU's lock (the lock in the same per-CPU
- * struct), and under a global lock: both protected. */
-static DEFINE_PER_CPU(struct sl_counter, pc_sl_right) = {
-	.lock = __SPIN_LOCK_UNLOCKED(pc_sl_right.lock)};
-
-KTEST_CPUS(lockdep_percpu, remote_under_its_own_lock_silent, 2)
-{
-	int cpu;
-
-	for_each_online_cpu(cpu) {
-		spin_lock(per_cpu_ptr(&pc_sl_right.lock, cpu));
-		per_cpu(pc_sl_right, cpu).n++;
-		spin_unlock(per_cpu_ptr(&pc_sl_right.lock, cpu));
-	}
-	KEXPECT_LOCKDEP_NONE();
-}
-
-/* The same lock reached through the variable, as Linux code often does:
- * spin_lock(&per_cpu(v, cpu).lock). Forming that address is not an
- * unprotected access of v: the lock inside it is taken next. */
-static DEFINE_PER_CPU(struct sl_counter, pc_sl_via) = {
-	.lock = __SPIN_LOCK_UNLOCKED(pc_sl_via.lock)};
-
-KTEST_CPUS(lockdep_percpu, lock_reached_through_variable_silent, 2)
-{
-	int cpu;
-
-	for_each_online_cpu(cpu) {
-		spin_lock(&per_cpu(pc_sl_via, cpu).lock);
-		per_cpu(pc_sl_via, cpu).n++;
-		spin_unlock(&per_cpu(pc_sl_via, cpu).lock);
-		spin_lock(&per_cpu_ptr(&pc_sl_via, cpu)->lock);
-		per_cpu_ptr(&pc_sl_via, cpu)->n++;
-		spin_unlock(&per_cpu_ptr(&pc_sl_via, cpu)->lock);
-	}
-	KEXPECT_LOCKDEP_NONE();
-}
-
-/* A trylock of the lock inside the variable excuses forming its address
- * too, even when it fails (here: held already). */
-struct raw_counter {
-	raw_spinlock_t lock;
-	long n;
-};
-static DEFINE_PER_CPU(struct raw_counter, pc_try_via) = {
-	.lock = __RAW_SPIN_LOCK_UNLOCKED(pc_try_via.lock)};
-
-KTEST_CPUS(lockdep_percpu, failed_trylock_through_variable_silent, 2)
-{
-	int c = last_cpu();
-
-	raw_spin_lock(&per_cpu(pc_try_via, c).lock);
-	KEXPECT_FALSE(raw_spin_trylock(&per_cpu(pc_try_via, c).lock));
-	per_cpu(pc_try_via, c).n++;
-	raw_spin_unlock(&per_cpu(pc_try_via, c).lock);
-	KEXPECT_LOCKDEP_NONE();
 }
 
 /* But a lock that is not inside the variable does not excuse it: the
@@ -540,7 +354,7 @@ KTEST_CPUS(lockdep_percpu, unprotected_counted_at_wakeup, 2)
 	init_completion(&pc_release);
 	t = ktest_spawn(unprotected_then_complete_fn, 0, "ld-complete",
 			last_cpu(), SCHED_NORMAL, 0, false);
-	r = rival_start(last_cpu(), rival_touch_bare, &pc_before_complete);
+	r = rival_start(last_cpu(), touch_fn, &BARE_JOB(&pc_before_complete));
 	if (t)
 		wake_up_process(t);
 	KASSERT_TRUE(t);
@@ -550,163 +364,6 @@ KTEST_CPUS(lockdep_percpu, unprotected_counted_at_wakeup, 2)
 	kthread_join(t);
 	ktest_join(r);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-}
-
-static DEFINE_PER_CPU(long, pc_remote_global);
-static DEFINE_SPINLOCK(pc_remote_global_lock);
-
-KTEST_CPUS(lockdep_percpu, remote_under_global_lock_silent, 2)
-{
-	spin_lock(&pc_remote_global_lock);
-	per_cpu(pc_remote_global, last_cpu())++;
-	TOUCH(this_cpu_ptr(&pc_remote_global));
-	spin_unlock(&pc_remote_global_lock);
-	KEXPECT_LOCKDEP_NONE();
-}
-
-/* --- not checked at all --- */
-
-/* DEFINE_PER_CPU_STAT: statistics where a lost update is acceptable. */
-static DEFINE_PER_CPU_STAT(long, pc_stat);
-
-KTEST(lockdep_percpu, stat_variable_unchecked)
-{
-	TOUCH(this_cpu_ptr(&pc_stat));
-	per_cpu(pc_stat, last_cpu())++;
-	TOUCH(per_cpu_ptr(&pc_stat, 0));
-	KEXPECT_LOCKDEP_NONE();
-}
-
-/* One-instruction operations and raw_cpu_ptr() are not checked, and
- * neither is a read followed by an operation that cannot lose an update
- * (add changes the value in place; cmpxchg fails if it changed). */
-static DEFINE_PER_CPU(long, pc_ops);
-
-KTEST(lockdep_percpu, this_cpu_ops_unchecked)
-{
-	long v;
-
-	this_cpu_inc(pc_ops);
-	this_cpu_add(pc_ops, 2);
-	this_cpu_dec(pc_ops);
-	v = this_cpu_read(pc_ops);
-	this_cpu_add(pc_ops, v);
-	do {
-		v = this_cpu_read(pc_ops);
-	} while (this_cpu_cmpxchg(pc_ops, v, v + 1) != v);
-	TOUCH(raw_cpu_ptr(&pc_ops));
-	TOUCH(raw_per_cpu_ptr(&pc_ops, 0));
-	KEXPECT_LOCKDEP_NONE();
-}
-
-/* ======================= two this_cpu operations ======================= */
-
-/* A read, then a write that depends on it, preemptible: another task on
- * this CPU can update the variable in between, and that update is lost.
- * Reported once, with both sites. */
-static DEFINE_PER_CPU(long, pc_lost);
-
-KTEST(lockdep_percpu, this_cpu_read_then_write_lost_update)
-{
-	for (int i = 0; i < 2; i++) {
-		long v = this_cpu_read(pc_lost);
-
-		this_cpu_write(pc_lost, v + 1);
-	}
-	this_cpu_xchg(pc_lost, this_cpu_read(pc_lost) + 1);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-}
-
-/* Two preempt-off sections are two: a preemption can come between. */
-static DEFINE_PER_CPU(long, pc_lost_sections);
-
-KTEST(lockdep_percpu, this_cpu_read_write_in_two_sections_lost_update)
-{
-	long v;
-
-	preempt_disable();
-	v = this_cpu_read(pc_lost_sections);
-	preempt_enable();
-	preempt_disable();
-	this_cpu_write(pc_lost_sections, v + 1);
-	preempt_enable();
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_UNPROTECTED, 1);
-}
-
-/* One section, or a lock held across both: silent. */
-static DEFINE_PER_CPU(long, pc_one_section);
-static DEFINE_MUTEX(pc_one_section_lock);
-
-KTEST(lockdep_percpu, this_cpu_read_write_one_section_silent)
-{
-	unsigned long flags;
-	long v;
-
-	preempt_disable();
-	v = this_cpu_read(pc_one_section);
-	this_cpu_write(pc_one_section, v + 1);
-	preempt_enable();
-	local_irq_save(flags);
-	v = this_cpu_read(pc_one_section);
-	preempt_disable(); /* a section inside the IRQs-off one */
-	preempt_enable();
-	this_cpu_write(pc_one_section, v + 1);
-	local_irq_restore(flags);
-	migrate_disable();
-	mutex_lock(&pc_one_section_lock);
-	v = this_cpu_read(pc_one_section);
-	this_cpu_write(pc_one_section, v + 1);
-	mutex_unlock(&pc_one_section_lock);
-	migrate_enable();
-	KEXPECT_LOCKDEP_NONE();
-}
-
-/* __this_cpu_*: for callers that keep the CPU. Preemptible and migratable
- * is reported, as smp_processor_id() is; with preemption off it is
- * silent. */
-static DEFINE_PER_CPU(long, pc_raw_tier);
-
-KTEST(lockdep_percpu, __this_cpu_preemptible_reported)
-{
-	KEXPECT_EQ(set_cpus_allowed(current, cpu_online_mask), 0);
-	__this_cpu_inc(pc_raw_tier);
-	KEXPECT_EQ(set_cpus_allowed(current, cpumask_of(0)), 0);
-	preempt_disable();
-	__this_cpu_inc(pc_raw_tier);
-	__this_cpu_write(pc_raw_tier, __this_cpu_read(pc_raw_tier) + 1);
-	preempt_enable();
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PREEMPTIBLE_CPU_ID,
-			     num_online_cpus() > 1 ? 1 : 0);
-}
-
-/* Forming a pointer to a per-CPU lock is not a data access. */
-struct pc_locks {
-	raw_spinlock_t raw;
-	spinlock_t spin;
-	struct mutex mutex;
-	long n;
-};
-static DEFINE_PER_CPU(struct pc_locks, pc_locks) = {
-	.raw = __RAW_SPIN_LOCK_UNLOCKED(pc_locks.raw),
-	.spin = __SPIN_LOCK_UNLOCKED(pc_locks.spin),
-	.mutex = __MUTEX_INITIALIZER(pc_locks.mutex)};
-static DEFINE_PER_CPU(struct ll_counter, pc_ll_ptr) = {
-	.lock = INIT_LOCAL_LOCK(lock)};
-
-KTEST(lockdep_percpu, lock_pointer_unchecked)
-{
-	int cpu, locked = 0;
-
-	for_each_online_cpu(cpu) {
-		locked += raw_spin_is_locked(per_cpu_ptr(&pc_locks.raw, cpu));
-		locked += spin_is_locked(per_cpu_ptr(&pc_locks.spin, cpu));
-		locked += mutex_is_locked(per_cpu_ptr(&pc_locks.mutex, cpu));
-		(void)per_cpu_ptr(&pc_ll_ptr.lock, cpu);
-	}
-	(void)this_cpu_ptr(&pc_locks.spin);
-	(void)this_cpu_ptr(&pc_ll_ptr.lock);
-	KEXPECT_EQ(locked, 0);
-	KEXPECT_LOCKDEP_NONE();
 }
 
 #endif /* CONFIG_LOCKDEP */

@@ -15,8 +15,9 @@
  *                        Eraser lockset);
  *   PERCPU_IRQ           used in hardirq and in a task with IRQs on.
  *
- * lockdep_percpu.c has the UNPROTECTED scenarios and the this_cpu rules,
- * lockdep_percpu_consistency.c the INCONSISTENT and IRQ ones.
+ * lockdep_percpu.c has the UNPROTECTED scenarios, lockdep_percpu_silent.c
+ * the protected ones, lockdep_percpu_this_cpu.c the this_cpu rules and
+ * lockdep_percpu_consistency.c the INCONSISTENT and IRQ scenarios.
  *
  * A test's own access is made concurrent with a rival's: a task started
  * before it and joined after it (rival_start()). Each test uses variables
@@ -48,13 +49,31 @@
 /* One access to a copy: a read-modify-write through the pointer. */
 #define TOUCH(p) ((*(p))++)
 
-/* A helper's job: touch its CPU's copy of var under lock. */
+/* A job: touch this CPU's copy of var under lock (of any kind, in its
+ * form), or with only preemption, IRQs or migration off, or bare.
+ * touch() does it; touch_fn() is the body of a helper task (or rival)
+ * that does it. */
+enum touch_guard { GUARD_LOCK, GUARD_PREEMPT, GUARD_IRQS, GUARD_MIGRATE,
+		   GUARD_NONE };
+
 struct touch_job {
 	long *var;
 	struct any_lock lock;
+	enum touch_guard guard;
 };
 
+#define LOCKED_JOB(v, l) ((struct touch_job){.var = (v), .lock = (l)})
+#define PREEMPT_OFF_JOB(v)                                                    \
+	((struct touch_job){.var = (v), .guard = GUARD_PREEMPT})
+#define IRQS_OFF_JOB(v) ((struct touch_job){.var = (v), .guard = GUARD_IRQS})
+#define MIGRATE_OFF_JOB(v)                                                    \
+	((struct touch_job){.var = (v), .guard = GUARD_MIGRATE})
+#define BARE_JOB(v) ((struct touch_job){.var = (v), .guard = GUARD_NONE})
+
+void touch(struct touch_job *j);
 int touch_fn(void *arg);
+/* A rival does rival's job on this CPU, then the test does mine. */
+void touch_against(struct touch_job rival, struct touch_job mine);
 
 /*
  * A rival: fn(arg) in a task bound to cpu that reaches the same copy as
@@ -62,13 +81,10 @@ int touch_fn(void *arg);
  * so that nothing orders the two accesses (creating it orders only what
  * the test did before). At SCHED_FIFO it runs at once on the test's CPU,
  * alongside the test on another; rival_start() returns once its access
- * is made (waiting by spinning, which orders nothing). The rival bodies
- * below touch their CPU's copy of the long at arg.
+ * is made (waiting by spinning, which orders nothing). touch_fn() is the
+ * usual body, with a touch job as arg.
  */
 struct task *rival_start(int cpu, int (*fn)(void *), void *arg);
-int rival_touch_bare(void *var);
-int rival_touch_preempt_off(void *var);
-int rival_touch_migrate_off(void *var);
 /* A rival that runs a whole path of the test's own (arg: this). */
 struct rival_path {
 	void (*path)(void);
@@ -79,6 +95,11 @@ void rival_made_access(void);
 
 struct ll_counter {
 	local_lock_t lock;
+	long n;
+};
+
+struct sl_counter {
+	spinlock_t lock;
 	long n;
 };
 

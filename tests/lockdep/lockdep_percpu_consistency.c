@@ -39,31 +39,20 @@ static DEFINE_PER_CPU(long, pc_ab);
 static DEFINE_SPINLOCK(pc_ab_a);
 static DEFINE_SPINLOCK(pc_ab_b);
 
-static void ab_under_a(void)
-{
-	spin_lock(&pc_ab_a);
-	TOUCH(this_cpu_ptr(&pc_ab));
-	spin_unlock(&pc_ab_a);
-}
-
-static void ab_under_b(void)
-{
-	spin_lock(&pc_ab_b);
-	TOUCH(this_cpu_ptr(&pc_ab));
-	spin_unlock(&pc_ab_b);
-}
+#define UNDER_A LOCKED_JOB(&pc_ab, ANY_LOCK(LOCK_SPIN, &pc_ab_a))
+#define UNDER_B LOCKED_JOB(&pc_ab, ANY_LOCK(LOCK_SPIN, &pc_ab_b))
 
 KTEST(lockdep_percpu, inconsistent_lock_a_then_lock_b)
 {
-	run_against(ab_under_a, ab_under_b);
+	touch_against(UNDER_A, UNDER_B);
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 }
 
 /* One path alone, under either lock, is one context: silent. */
 KTEST(lockdep_percpu, one_context_two_locks_silent)
 {
-	ab_under_a();
-	ab_under_b();
+	touch(&UNDER_A);
+	touch(&UNDER_B);
 	KEXPECT_LOCKDEP_NONE();
 }
 
@@ -188,56 +177,28 @@ KTEST(lockdep_percpu, members_are_separate_variables_silent)
 }
 
 /* local_lock, then preemption off alone: on RT the first leaves
- * preemption on, so the two exclude nothing of each other. */
+ * preemption on, so the two exclude nothing of each other. The same with
+ * local_lock_irqsave() then IRQs off alone: the IRQs the local lock turns
+ * off on RT=0 do not count. */
 static DEFINE_PER_CPU(struct ll_counter, pc_ll_preempt) = {
 	.lock = INIT_LOCAL_LOCK(lock)};
-
-static void ll_preempt_local_lock(void)
-{
-	local_lock(&pc_ll_preempt.lock);
-	this_cpu_ptr(&pc_ll_preempt)->n++;
-	local_unlock(&pc_ll_preempt.lock);
-}
-
-static void ll_preempt_preempt_off(void)
-{
-	preempt_disable();
-	this_cpu_ptr(&pc_ll_preempt)->n++;
-	preempt_enable();
-}
-
-KTEST(lockdep_percpu, inconsistent_local_lock_then_preempt_disable)
-{
-	run_against(ll_preempt_local_lock, ll_preempt_preempt_off);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
-}
-
-/* The same with local_lock_irqsave() then IRQs off alone: the IRQs the
- * local lock turns off on RT=0 do not count. */
 static DEFINE_PER_CPU(struct ll_counter, pc_ll_irq) = {
 	.lock = INIT_LOCAL_LOCK(lock)};
 
-static void ll_irq_local_lock(void)
+KTEST(lockdep_percpu, inconsistent_local_lock_then_preempt_disable)
 {
-	unsigned long flags;
-
-	local_lock_irqsave(&pc_ll_irq.lock, flags);
-	this_cpu_ptr(&pc_ll_irq)->n++;
-	local_unlock_irqrestore(&pc_ll_irq.lock, flags);
-}
-
-static void ll_irq_irqs_off(void)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	this_cpu_ptr(&pc_ll_irq)->n++;
-	local_irq_restore(flags);
+	touch_against(LOCKED_JOB(&pc_ll_preempt.n,
+				 ANY_LOCK(LOCK_LOCAL, &pc_ll_preempt.lock)),
+		      PREEMPT_OFF_JOB(&pc_ll_preempt.n));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 }
 
 KTEST(lockdep_percpu, inconsistent_local_lock_irqsave_then_irqs_off)
 {
-	run_against(ll_irq_local_lock, ll_irq_irqs_off);
+	touch_against(LOCKED_JOB(&pc_ll_irq.n,
+				 ANY_LOCK_FORM(LOCK_LOCAL, &pc_ll_irq.lock,
+					       LOCK_IRQSAVE)),
+		      IRQS_OFF_JOB(&pc_ll_irq.n));
 	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 }
 
@@ -247,47 +208,22 @@ KTEST(lockdep_percpu, inconsistent_local_lock_irqsave_then_irqs_off)
  * shares "preemption off". */
 static DEFINE_PER_CPU(long, pc_spin_preempt);
 static DEFINE_SPINLOCK(pc_spin_preempt_lock);
-
-static void spin_preempt_spinlock(void)
-{
-	spin_lock(&pc_spin_preempt_lock);
-	TOUCH(this_cpu_ptr(&pc_spin_preempt));
-	spin_unlock(&pc_spin_preempt_lock);
-}
-
-static void spin_preempt_preempt_off(void)
-{
-	preempt_disable();
-	TOUCH(this_cpu_ptr(&pc_spin_preempt));
-	preempt_enable();
-}
-
-KTEST(lockdep_percpu, inconsistent_spinlock_then_preempt_disable)
-{
-	run_against(spin_preempt_spinlock, spin_preempt_preempt_off);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
-}
-
 static DEFINE_PER_CPU(long, pc_raw_preempt);
 static DEFINE_RAW_SPINLOCK(pc_raw_preempt_lock);
 
-static void raw_preempt_raw_lock(void)
+KTEST(lockdep_percpu, inconsistent_spinlock_then_preempt_disable)
 {
-	raw_spin_lock(&pc_raw_preempt_lock);
-	TOUCH(this_cpu_ptr(&pc_raw_preempt));
-	raw_spin_unlock(&pc_raw_preempt_lock);
-}
-
-static void raw_preempt_preempt_off(void)
-{
-	preempt_disable();
-	TOUCH(this_cpu_ptr(&pc_raw_preempt));
-	preempt_enable();
+	touch_against(LOCKED_JOB(&pc_spin_preempt,
+				 ANY_LOCK(LOCK_SPIN, &pc_spin_preempt_lock)),
+		      PREEMPT_OFF_JOB(&pc_spin_preempt));
+	KEXPECT_LOCKDEP_ONLY(LOCKDEP_PERCPU_INCONSISTENT, 1);
 }
 
 KTEST(lockdep_percpu, raw_spinlock_then_preempt_disable_silent)
 {
-	run_against(raw_preempt_raw_lock, raw_preempt_preempt_off);
+	touch_against(LOCKED_JOB(&pc_raw_preempt,
+				 ANY_LOCK(LOCK_RAW, &pc_raw_preempt_lock)),
+		      PREEMPT_OFF_JOB(&pc_raw_preempt));
 	KEXPECT_LOCKDEP_NONE();
 }
 
@@ -326,7 +262,8 @@ static DEFINE_SPINLOCK(pc_cpus_ab_b);
 
 KTEST_CPUS(lockdep_percpu, inconsistent_across_cpus, 2)
 {
-	struct touch_job jb = {&pc_cpus_ab, ANY_LOCK(LOCK_SPIN, &pc_cpus_ab_b)};
+	struct touch_job jb =
+		LOCKED_JOB(&pc_cpus_ab, ANY_LOCK(LOCK_SPIN, &pc_cpus_ab_b));
 	struct task *t = rival_start(last_cpu(), touch_fn, &jb);
 
 	spin_lock(&pc_cpus_ab_a);
@@ -344,10 +281,10 @@ static DEFINE_SPINLOCK(pc_cpus_apart_b);
 
 KTEST_CPUS(lockdep_percpu, copies_are_separate_silent, 2)
 {
-	struct touch_job ja = {&pc_cpus_apart,
-			       ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_a)};
-	struct touch_job jb = {&pc_cpus_apart,
-			       ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_b)};
+	struct touch_job ja = LOCKED_JOB(&pc_cpus_apart,
+					 ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_a));
+	struct touch_job jb = LOCKED_JOB(&pc_cpus_apart,
+					 ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_b));
 	struct task *a = rival_start(0, touch_fn, &ja);
 	struct task *b = ktest_spawn_on(last_cpu(), touch_fn, &jb, "ld-apart");
 

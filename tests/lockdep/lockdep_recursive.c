@@ -9,57 +9,54 @@
 
 /* ======================= LOCKDEP_RECURSIVE ======================= */
 
-/* Two raw spinlocks given one class: the second acquisition is the class
- * taken twice (with one lock it would really deadlock). */
-static struct lock_class_key rec_raw_key;
+/* a and b given one class (key), b taken under a: the class taken twice
+ * (with one lock it would really deadlock), unless b is taken at the
+ * documented nesting, subclass 1. */
+static void check_same_class(struct any_lock a, struct any_lock b,
+			     struct lock_class_key *key, unsigned int subclass)
+{
+	any_lock_ops(&a)->init(a.lock, key);
+	any_lock_ops(&b)->init(b.lock, key);
+	b.subclass = subclass;
+	KEXPECT_EQ(any_lock_acquire(&a), 0);
+	KEXPECT_EQ(any_lock_acquire(&b), 0);
+	any_lock_release(&b);
+	any_lock_release(&a);
+	if (subclass)
+		KEXPECT_LOCKDEP_NONE();
+	else
+		KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
+}
+
+static struct lock_class_key rec_raw_key, rec_spin_key, rec_mutex_key,
+	rec_rtm_key;
 static DEFINE_RAW_SPINLOCK(rec_raw_a);
 static DEFINE_RAW_SPINLOCK(rec_raw_b);
-
-KTEST(lockdep, recursive_raw_same_class)
-{
-	lockdep_set_class(&rec_raw_a, &rec_raw_key);
-	lockdep_set_class(&rec_raw_b, &rec_raw_key);
-	take_nested(R(rec_raw_a), R(rec_raw_b));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-}
-
-static struct lock_class_key rec_spin_key;
 static DEFINE_SPINLOCK(rec_spin_a);
 static DEFINE_SPINLOCK(rec_spin_b);
-
-KTEST(lockdep, recursive_spinlock_same_class)
-{
-	lockdep_set_class(&rec_spin_a, &rec_spin_key);
-	lockdep_set_class(&rec_spin_b, &rec_spin_key);
-	take_nested(S(rec_spin_a), S(rec_spin_b));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-}
-
-static struct lock_class_key rec_mutex_key;
 static DEFINE_MUTEX(rec_mutex_a);
 static DEFINE_MUTEX(rec_mutex_b);
-
-KTEST(lockdep, recursive_mutex_same_class)
-{
-	lockdep_set_class(&rec_mutex_a, &rec_mutex_key);
-	lockdep_set_class(&rec_mutex_b, &rec_mutex_key);
-	take_nested(M(rec_mutex_a), M(rec_mutex_b));
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
-}
-
-static struct lock_class_key rec_rtm_key;
 static DEFINE_RT_MUTEX(rec_rtm_a);
 static DEFINE_RT_MUTEX(rec_rtm_b);
 
+KTEST(lockdep, recursive_raw_same_class)
+{
+	check_same_class(R(rec_raw_a), R(rec_raw_b), &rec_raw_key, 0);
+}
+
+KTEST(lockdep, recursive_spinlock_same_class)
+{
+	check_same_class(S(rec_spin_a), S(rec_spin_b), &rec_spin_key, 0);
+}
+
+KTEST(lockdep, recursive_mutex_same_class)
+{
+	check_same_class(M(rec_mutex_a), M(rec_mutex_b), &rec_mutex_key, 0);
+}
+
 KTEST(lockdep, recursive_rt_mutex_same_class)
 {
-	lockdep_set_class(&rec_rtm_a, &rec_rtm_key);
-	lockdep_set_class(&rec_rtm_b, &rec_rtm_key);
-	KEXPECT_EQ(rt_mutex_lock(&rec_rtm_a), 0);
-	KEXPECT_EQ(rt_mutex_lock(&rec_rtm_b), 0);
-	rt_mutex_unlock(&rec_rtm_b);
-	rt_mutex_unlock(&rec_rtm_a);
-	KEXPECT_LOCKDEP_ONLY(LOCKDEP_RECURSIVE, 1);
+	check_same_class(RT(rec_rtm_a), RT(rec_rtm_b), &rec_rtm_key, 0);
 }
 
 /* Locks set up by one *_init() call site share its class. */
@@ -88,65 +85,39 @@ KTEST(lockdep, recursive_two_init_sites_silent)
 }
 
 /* The documented nesting (subclass 1) is silent, for every lock type. */
-static struct lock_class_key rec_nest_raw_key;
+static struct lock_class_key rec_nest_raw_key, rec_nest_spin_key,
+	rec_nest_mutex_key, rec_nest_rtm_key;
 static DEFINE_RAW_SPINLOCK(rec_nest_raw_a);
 static DEFINE_RAW_SPINLOCK(rec_nest_raw_b);
-
-KTEST(lockdep, recursive_raw_nested_silent)
-{
-	lockdep_set_class(&rec_nest_raw_a, &rec_nest_raw_key);
-	lockdep_set_class(&rec_nest_raw_b, &rec_nest_raw_key);
-	raw_spin_lock(&rec_nest_raw_a);
-	raw_spin_lock_nested(&rec_nest_raw_b, SINGLE_DEPTH_NESTING);
-	raw_spin_unlock(&rec_nest_raw_b);
-	raw_spin_unlock(&rec_nest_raw_a);
-	KEXPECT_LOCKDEP_NONE();
-}
-
-static struct lock_class_key rec_nest_spin_key;
 static DEFINE_SPINLOCK(rec_nest_spin_a);
 static DEFINE_SPINLOCK(rec_nest_spin_b);
-
-KTEST(lockdep, recursive_spinlock_nested_silent)
-{
-	lockdep_set_class(&rec_nest_spin_a, &rec_nest_spin_key);
-	lockdep_set_class(&rec_nest_spin_b, &rec_nest_spin_key);
-	spin_lock(&rec_nest_spin_a);
-	spin_lock_nested(&rec_nest_spin_b, SINGLE_DEPTH_NESTING);
-	spin_unlock(&rec_nest_spin_b);
-	spin_unlock(&rec_nest_spin_a);
-	KEXPECT_LOCKDEP_NONE();
-}
-
-static struct lock_class_key rec_nest_mutex_key;
 static DEFINE_MUTEX(rec_nest_mutex_a);
 static DEFINE_MUTEX(rec_nest_mutex_b);
-
-KTEST(lockdep, recursive_mutex_nested_silent)
-{
-	lockdep_set_class(&rec_nest_mutex_a, &rec_nest_mutex_key);
-	lockdep_set_class(&rec_nest_mutex_b, &rec_nest_mutex_key);
-	mutex_lock(&rec_nest_mutex_a);
-	mutex_lock_nested(&rec_nest_mutex_b, SINGLE_DEPTH_NESTING);
-	mutex_unlock(&rec_nest_mutex_b);
-	mutex_unlock(&rec_nest_mutex_a);
-	KEXPECT_LOCKDEP_NONE();
-}
-
-static struct lock_class_key rec_nest_rtm_key;
 static DEFINE_RT_MUTEX(rec_nest_rtm_a);
 static DEFINE_RT_MUTEX(rec_nest_rtm_b);
 
+KTEST(lockdep, recursive_raw_nested_silent)
+{
+	check_same_class(R(rec_nest_raw_a), R(rec_nest_raw_b),
+			 &rec_nest_raw_key, SINGLE_DEPTH_NESTING);
+}
+
+KTEST(lockdep, recursive_spinlock_nested_silent)
+{
+	check_same_class(S(rec_nest_spin_a), S(rec_nest_spin_b),
+			 &rec_nest_spin_key, SINGLE_DEPTH_NESTING);
+}
+
+KTEST(lockdep, recursive_mutex_nested_silent)
+{
+	check_same_class(M(rec_nest_mutex_a), M(rec_nest_mutex_b),
+			 &rec_nest_mutex_key, SINGLE_DEPTH_NESTING);
+}
+
 KTEST(lockdep, recursive_rt_mutex_nested_silent)
 {
-	lockdep_set_class(&rec_nest_rtm_a, &rec_nest_rtm_key);
-	lockdep_set_class(&rec_nest_rtm_b, &rec_nest_rtm_key);
-	KEXPECT_EQ(rt_mutex_lock(&rec_nest_rtm_a), 0);
-	KEXPECT_EQ(rt_mutex_lock_nested(&rec_nest_rtm_b, SINGLE_DEPTH_NESTING),
-		   0);
-	rt_mutex_unlock(&rec_nest_rtm_b);
-	rt_mutex_unlock(&rec_nest_rtm_a);
-	KEXPECT_LOCKDEP_NONE();
+	check_same_class(RT(rec_nest_rtm_a), RT(rec_nest_rtm_b),
+			 &rec_nest_rtm_key, SINGLE_DEPTH_NESTING);
 }
 
 /* A third lock at the same subclass as the second is recursion again. */

@@ -62,48 +62,56 @@ KTEST(lockdep, wait_local_lock_under_raw_spinlock)
 	EXPECT_WAIT_CONTEXT();
 }
 
+/* l taken and released with preemption off (by preempt_disable() or
+ * get_cpu()) or with IRQs off. */
+enum atomic_ctx { PREEMPT_OFF, GET_CPU, IRQS_OFF };
+
+static void take_atomic(struct any_lock l, enum atomic_ctx ctx)
+{
+	unsigned long flags = 0;
+
+	if (ctx == IRQS_OFF)
+		local_irq_save(flags);
+	else if (ctx == GET_CPU)
+		(void)get_cpu();
+	else
+		preempt_disable();
+	any_lock_acquire(&l);
+	any_lock_release(&l);
+	if (ctx == IRQS_OFF)
+		local_irq_restore(flags);
+	else
+		preempt_enable(); /* put_cpu() */
+}
+
 static DEFINE_SPINLOCK(wc_spin5);
+static DEFINE_MUTEX(wc_mutex6);
+static DEFINE_PER_CPU(struct wc_pcp, wc_pcp7) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_SPINLOCK(wc_spin8);
+static DEFINE_MUTEX(wc_mutex9);
 
 KTEST(lockdep, wait_spinlock_under_preempt_disable)
 {
-	preempt_disable();
-	spin_lock(&wc_spin5);
-	spin_unlock(&wc_spin5);
-	preempt_enable();
+	take_atomic(S(wc_spin5), PREEMPT_OFF);
 	EXPECT_WAIT_CONTEXT();
 }
-
-static DEFINE_MUTEX(wc_mutex6);
 
 KTEST(lockdep, wait_mutex_under_preempt_disable)
 {
-	preempt_disable();
-	mutex_lock(&wc_mutex6);
-	mutex_unlock(&wc_mutex6);
-	preempt_enable();
+	take_atomic(M(wc_mutex6), PREEMPT_OFF);
 	EXPECT_WAIT_CONTEXT();
 }
-
-static DEFINE_PER_CPU(struct wc_pcp, wc_pcp7) = {
-	.lock = INIT_LOCAL_LOCK(lock)};
 
 KTEST(lockdep, wait_local_lock_under_get_cpu)
 {
-	(void)get_cpu();
-	local_lock(&wc_pcp7.lock);
-	local_unlock(&wc_pcp7.lock);
-	put_cpu();
+	take_atomic(L(wc_pcp7.lock), GET_CPU);
 	EXPECT_WAIT_CONTEXT();
 }
 
-static DEFINE_SPINLOCK(wc_spin8);
-
 KTEST(lockdep, wait_spinlock_irqs_disabled)
 {
-	local_irq_disable();
-	spin_lock(&wc_spin8);
-	spin_unlock(&wc_spin8);
-	local_irq_enable();
+	take_atomic(S(wc_spin8), IRQS_OFF);
 	EXPECT_WAIT_CONTEXT();
 }
 
@@ -114,25 +122,13 @@ static DEFINE_SPINLOCK(wc_spin8b);
 
 KTEST(lockdep, wait_spinlock_irqsave_irqs_already_off)
 {
-	unsigned long outer, inner;
-
-	local_irq_save(outer);
-	spin_lock_irqsave(&wc_spin8b, inner);
-	spin_unlock_irqrestore(&wc_spin8b, inner);
-	local_irq_restore(outer);
+	take_atomic(S_IRQSAVE(wc_spin8b), IRQS_OFF);
 	EXPECT_WAIT_CONTEXT();
 }
 
-static DEFINE_MUTEX(wc_mutex9);
-
 KTEST(lockdep, wait_mutex_irqs_saved)
 {
-	unsigned long flags;
-
-	local_irq_save(flags);
-	mutex_lock(&wc_mutex9);
-	mutex_unlock(&wc_mutex9);
-	local_irq_restore(flags);
+	take_atomic(M(wc_mutex9), IRQS_OFF);
 	EXPECT_WAIT_CONTEXT();
 }
 

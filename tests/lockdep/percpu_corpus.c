@@ -81,7 +81,7 @@ static void run_scenario(const struct corpus_scenario *s, struct score *sc)
 	}
 	lockdep_reset();
 	corpus.broken = 0;
-	lost = s->run();
+	lost = corpus_run(s);
 	/* The validator may hold an unprotected access back until the
 	 * task's next validator event (it may only form the address of a
 	 * lock that is taken next); sleeping is one. */

@@ -20,8 +20,22 @@
 
 #include <stdbool.h>
 
+#include "locking/lock_kind.h"
+
 /* run() results besides a count of lost updates. */
 #define CORPUS_NO_COUNT (-1l) /* nothing counted (or lost updates allowed) */
+
+/* Where a context runs: the scenario's CPU C, the other CPU O, where an
+ * interrupt for C comes from (corpus_irq_source_cpu()), or unbound. */
+enum corpus_where { ON_C, ON_O, ON_IRQ_SRC, ON_ANY };
+
+/* One side of the common shape: step(side, var) corpus.loops times, on
+ * where; lock is for the steps that take one. */
+struct corpus_side {
+	void (*step)(const struct corpus_side *side, long *var);
+	enum corpus_where where;
+	struct any_lock lock;
+};
 
 struct corpus_scenario {
 	const char *name;
@@ -31,10 +45,17 @@ struct corpus_scenario {
 				* leave preemption on (PREEMPT_RT), which is
 				* how the validator reasons in both builds */
 	int min_cpus; /* skipped below this many online CPUs */
-	/* Runs the scenario; returns the updates it lost (expected count
-	 * minus the count found), or CORPUS_NO_COUNT. */
+	/* Runs a scenario of its own shape; returns the updates it lost
+	 * (expected count minus the count found), or CORPUS_NO_COUNT. */
 	long (*run)(void);
+	/* Without run: the common shape, two sides racing on var, one
+	 * update each per step. */
+	struct corpus_side side[2];
+	long *var;
 };
+
+/* Runs s (run(), or its two sides); returns the updates it lost. */
+long corpus_run(const struct corpus_scenario *s);
 
 /* How the scenarios run; set by a runner before calling run(). */
 struct corpus_params {

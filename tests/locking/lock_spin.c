@@ -4,12 +4,14 @@
  * boosts the owner) when it is of higher priority, and stops spinning for
  * a more urgent task on its CPU. Each test counts what the kernel does
  * (context switches on the waiter's CPU, the waiter's queue link, the
- * owner's priority), never how long anything takes.
+ * owner's priority), never how long anything takes. The lock is an
+ * rt_mutex, or a mutex (FIFO, no inheritance on RT=0), which spins the
+ * same way.
  */
 #include "completion.h"
 #include "ktest.h"
 #include "ktest_util.h"
-#include "mutex.h"
+#include "lock_kind.h"
 #include "rtmutex.h"
 #include "sched.h"
 
@@ -18,7 +20,7 @@
 #define POLL_MS 10000
 
 static struct {
-	struct rt_mutex lock;
+	struct any_lock lock;    /* pool lock 0 of its kind */
 	volatile int held;       /* the owner holds the lock */
 	volatile int waiting;    /* the waiter is about to lock */
 	volatile int release;    /* the owner may unlock */
@@ -27,11 +29,12 @@ static struct {
 	struct completion sleep; /* the sleeping owner waits on this */
 } ls;
 
-static void ls_reset(void)
+static void ls_reset(enum lock_kind k)
 {
-	rt_mutex_init(&ls.lock);
+	ls.lock = ANY_LOCK(k, lock_pool(k, 0));
+	lock_kinds[k].init(ls.lock.lock, 0);
 	ls.held = ls.waiting = ls.release = ls.urgent_ran = 0;
-	ls.switches = 0;
+	ls.switches = ~0ul; /* the waiter has not counted yet */
 	init_completion(&ls.sleep);
 }
 
@@ -39,7 +42,9 @@ static void ls_reset(void)
  * pauses have passed (or the test says release). */
 static int owner_running(void *arg)
 {
-	rt_mutex_lock(&ls.lock);
+	struct any_lock l = ls.lock;
+
+	any_lock_acquire(&l);
 	store_int(&ls.held, 1);
 	while (!load_int(&ls.waiting) && !load_int(&ls.release))
 		cpu_relax();
@@ -47,39 +52,25 @@ static int owner_running(void *arg)
 		cpu_relax();
 	while (arg && !load_int(&ls.release))
 		cpu_relax(); /* arg: only the test releases */
-	rt_mutex_unlock(&ls.lock);
+	any_lock_release(&l);
 	return 0;
 }
 
 static int owner_sleeping(void *arg)
 {
-	rt_mutex_lock(&ls.lock);
+	struct any_lock l = ls.lock;
+
+	any_lock_acquire(&l);
 	store_int(&ls.held, 1);
 	wait_for_completion(&ls.sleep);
-	rt_mutex_unlock(&ls.lock);
+	any_lock_release(&l);
 	return 0;
-}
-
-/* Sleep-poll until cond() holds; false after POLL_MS. */
-static bool poll_until(bool (*cond)(struct task *t), struct task *t)
-{
-	uint64_t t0 = ktime_get_ns();
-	bool ok;
-
-	while (!(ok = t && cond(t)) && ns_since(t0) < POLL_MS * NS_PER_MS)
-		msleep(1);
-	return ok;
 }
 
 static bool queued_asleep(struct task *t)
 {
 	return __atomic_load_n(&t->pi_blocked_on, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE);
-}
-
-static bool boosted_to_50(struct task *t)
-{
-	return task_prio(t) == 50;
 }
 
 static unsigned long switches_on(int cpu)
@@ -91,6 +82,7 @@ static unsigned long switches_on(int cpu)
 /* Locks once, counting the context switches on its CPU meanwhile. */
 static int waiter(void *arg)
 {
+	struct any_lock l = ls.lock;
 	int cpu = raw_smp_processor_id();
 	unsigned long before;
 
@@ -98,25 +90,30 @@ static int waiter(void *arg)
 		cpu_relax();
 	before = switches_on(cpu);
 	store_int(&ls.waiting, 1);
-	rt_mutex_lock(&ls.lock);
+	any_lock_acquire(&l);
 	ls.switches = switches_on(cpu) - before;
-	rt_mutex_unlock(&ls.lock);
+	any_lock_release(&l);
 	return 0;
 }
 
 /* An equal-priority waiter, alone on its CPU, never leaves it: it spins
  * until the running owner releases, and takes the lock unqueued. */
-KTEST_CPUS(lock_spin, waiter_spins_while_owner_runs, 2)
+static void check_waiter_spins(enum lock_kind k)
 {
 	struct task *o, *w;
 
-	ls_reset();
+	ls_reset(k);
 	o = ktest_spawn(owner_running, 0, "ls_owner", 1, SCHED_FIFO, 10, true);
 	w = ktest_spawn(waiter, 0, "ls_waiter", 0, SCHED_FIFO, 10, true);
 	KEXPECT_EQ(ktest_join(w), 0);
 	KEXPECT_EQ(ktest_join(o), 0);
 	KEXPECT_EQ(ls.switches, 0);
-	KEXPECT_FALSE(rt_mutex_is_locked(&ls.lock));
+	KEXPECT_FALSE(any_lock_is_locked(&ls.lock));
+}
+
+KTEST_CPUS(lock_spin, waiter_spins_while_owner_runs, 2)
+{
+	check_waiter_spins(LOCK_RTMUTEX);
 }
 
 /* A waiter whose owner sleeps holding the lock must sleep too: queued,
@@ -126,10 +123,10 @@ KTEST_CPUS(lock_spin, waiter_sleeps_while_owner_sleeps, 2)
 	struct task *o, *w;
 	bool queued;
 
-	ls_reset();
+	ls_reset(LOCK_RTMUTEX);
 	o = ktest_spawn(owner_sleeping, 0, "ls_owner", 1, SCHED_FIFO, 10, true);
 	w = ktest_spawn(waiter, 0, "ls_waiter", 0, SCHED_FIFO, 10, true);
-	queued = poll_until(queued_asleep, w);
+	queued = ktest_poll_until(w && queued_asleep(w), POLL_MS, POLL_SLEEP);
 	KEXPECT_TRUE(queued);
 	complete(&ls.sleep);
 	KEXPECT_EQ(ktest_join(w), 0);
@@ -145,11 +142,12 @@ KTEST_CPUS(lock_spin, higher_prio_waiter_boosts_running_owner, 3)
 	struct task *o, *w;
 	bool boosted;
 
-	ls_reset();
+	ls_reset(LOCK_RTMUTEX);
 	o = ktest_spawn(owner_running, (void *)1, "ls_owner", 2, SCHED_FIFO,
 			10, true);
 	w = ktest_spawn(waiter, 0, "ls_waiter", 1, SCHED_FIFO, 50, true);
-	boosted = poll_until(boosted_to_50, o);
+	boosted = ktest_poll_until(o && task_prio(o) == 50, POLL_MS,
+				   POLL_SLEEP);
 	KEXPECT_TRUE(boosted);
 	store_int(&ls.release, 1);
 	KEXPECT_EQ(ktest_join(w), 0);
@@ -172,7 +170,7 @@ KTEST_CPUS(lock_spin, spinner_yields_to_urgent_task, 3)
 {
 	struct task *o, *w, *u;
 
-	ls_reset();
+	ls_reset(LOCK_RTMUTEX);
 	o = ktest_spawn(owner_running, (void *)1, "ls_owner", 2, SCHED_FIFO,
 			10, true);
 	w = ktest_spawn(waiter, 0, "ls_waiter", 1, SCHED_FIFO, 10, true);
@@ -185,45 +183,7 @@ KTEST_CPUS(lock_spin, spinner_yields_to_urgent_task, 3)
 }
 
 /* A mutex (FIFO, no inheritance on RT=0) spins the same way. */
-static DEFINE_MUTEX(ls_mutex);
-static volatile int m_held, m_waiting;
-
-static int mutex_owner(void *arg)
-{
-	mutex_lock(&ls_mutex);
-	store_int(&m_held, 1);
-	while (!load_int(&m_waiting))
-		cpu_relax();
-	for (long i = 0; i < HOLD_SPINS; i++)
-		cpu_relax();
-	mutex_unlock(&ls_mutex);
-	return 0;
-}
-
-static int mutex_waiter(void *arg)
-{
-	int cpu = raw_smp_processor_id();
-	unsigned long before;
-
-	while (!load_int(&m_held))
-		cpu_relax();
-	before = switches_on(cpu);
-	store_int(&m_waiting, 1);
-	mutex_lock(&ls_mutex);
-	ls.switches = switches_on(cpu) - before;
-	mutex_unlock(&ls_mutex);
-	return 0;
-}
-
 KTEST_CPUS(lock_spin, mutex_waiter_spins_while_owner_runs, 2)
 {
-	struct task *o, *w;
-
-	m_held = m_waiting = 0;
-	ls.switches = ~0ul;
-	o = ktest_spawn(mutex_owner, 0, "ls_mowner", 1, SCHED_FIFO, 10, true);
-	w = ktest_spawn(mutex_waiter, 0, "ls_mwaiter", 0, SCHED_FIFO, 10, true);
-	KEXPECT_EQ(ktest_join(w), 0);
-	KEXPECT_EQ(ktest_join(o), 0);
-	KEXPECT_EQ(ls.switches, 0);
+	check_waiter_spins(LOCK_MUTEX);
 }

@@ -1,10 +1,10 @@
 /*
  * The interrupt state the _irq and _irqsave forms of the locks leave
- * (kernel/locking/spinlock.h, local_lock.h; see docs/locks.md): the raw forms
- * turn IRQs and preemption off and restore what they found; spinlock_t
- * and local_lock_t do the same on RT=0, while on RT=1 they sleep, so
- * IRQs and preemption stay on and migration is off. The per-world
- * expectations are tables indexed by RT_WORLD.
+ * (kernel/locking/spinlock.h, local_lock.h; see docs/locks.md): the raw
+ * forms turn IRQs and preemption off and restore what they found;
+ * spinlock_t and local_lock_t do the same on RT=0, while on RT=1 they
+ * sleep, so IRQs and preemption stay on and migration is off. What each
+ * form gives in each world is the lock-kind table's held[] row.
  */
 #include <stdbool.h>
 
@@ -15,11 +15,7 @@
 #include "lock_kind.h"
 #include "lockdep.h"
 #include "percpu.h"
-#include "preempt.h"
-#include "sched.h"
 #include "spinlock.h"
-
-#define RT_WORLD IS_ENABLED(CONFIG_PREEMPT_RT)
 
 struct ll_irq {
 	local_lock_t lock;
@@ -30,192 +26,114 @@ static DEFINE_SPINLOCK(irq_spin);
 static DEFINE_PER_CPU(struct ll_irq, irq_ll) = {.lock = INIT_LOCAL_LOCK(lock)};
 
 struct irq_record {
-	bool off_inside, off_after, off_inner_after;
-	int pc_inside;
-	int md_inside;
+	struct lock_ctx inside;
+	bool held_inside;  /* the lock says it is held (RT=0 local_lock_t has
+			    * no state: held as long as inside) */
+	bool off_after;    /* IRQs off after the release */
 };
 
-/* raw_spin_lock_irqsave() disables IRQs and preemption and its restore
- * gives back the state found, whether IRQs were on or off; nested saves
- * restore in turn; the _irq forms disable and enable. */
+/* Takes l in its form, entered with IRQs off if enter_off, and records. */
+static struct irq_record take_and_record(struct any_lock *l, bool enter_off)
+{
+	struct irq_record r;
+
+	if (enter_off)
+		local_irq_disable();
+	any_lock_acquire(l);
+	r.inside = lock_ctx_now();
+	r.held_inside = !any_lock_ops(l)->is_locked || any_lock_is_locked(l);
+	any_lock_release(l);
+	r.off_after = irqs_disabled();
+	if (enter_off)
+		local_irq_enable();
+	return r;
+}
+
+/*
+ * Each IRQ form of lock, entered with IRQs on, gives the table's context
+ * inside and leaves IRQs on; where the _irqsave form turns them off, it
+ * also keeps them off, inside and after, when entered with them off.
+ * That is fine for a raw spinlock; for a lock that sleeps on RT (taken so
+ * only on RT=0) it is a sleeping lock with IRQs off, and the validator
+ * says so.
+ */
+static void check_irq_forms(enum lock_kind k, void *lock)
+{
+	const struct lock_kind_ops *ops = &lock_kinds[k];
+	struct lock_ctx base = lock_ctx_now(), none = {0}, after;
+	struct any_lock l = ANY_LOCK(k, lock);
+
+	KASSERT_FALSE(base.irqs_off);
+	for (l.form = LOCK_IRQ; l.form <= LOCK_IRQSAVE; l.form++) {
+		struct irq_record r = take_and_record(&l, false);
+
+		ktest_log("RT=%d: %s form %d: IRQs %s, preempt count %d, "
+			  "migration disabled %d",
+			  IS_ENABLED(CONFIG_PREEMPT_RT), ops->name, l.form,
+			  r.inside.irqs_off ? "off" : "on", r.inside.preempt,
+			  r.inside.migrate);
+		KEXPECT_TRUE(r.held_inside);
+		KEXPECT_HELD_CTX(r.inside, base, &ops->held[l.form]);
+		KEXPECT_FALSE(r.off_after);
+	}
+	if (ops->held[LOCK_IRQSAVE].irqs_off) {
+		struct irq_record r;
+
+		l.form = LOCK_IRQSAVE;
+		r = take_and_record(&l, true);
+		KEXPECT_TRUE(r.inside.irqs_off);
+		KEXPECT_TRUE(r.off_after);
+		if (ops->rt_sleeps)
+			KEXPECT_LOCKDEP_REPORTS(LOCKDEP_WAIT_CONTEXT, 1);
+	}
+	after = lock_ctx_now();
+	KEXPECT_HELD_CTX(after, base, &none);
+	if (ops->is_locked)
+		KEXPECT_FALSE(ops->is_locked(lock));
+}
+
+/* raw_spin_lock_irqsave() and raw_spin_lock_irq() disable IRQs and
+ * preemption, and the restore gives back the state found, whether IRQs
+ * were on or off; nested saves restore in turn. */
 KTEST(locks, raw_spin_lock_irqsave_restores_state)
 {
 	static DEFINE_RAW_SPINLOCK(inner);
 	int pc0 = preempt_count();
-	struct irq_record on = {0}, off = {0}, nest = {0}, irq = {0};
+	bool inner_off, inner_after, outer_after;
 	unsigned long f1, f2;
+	int pc_nested;
 
-	KASSERT_FALSE(irqs_disabled());
-
-	raw_spin_lock_irqsave(&irq_raw, f1);
-	on.off_inside = irqs_disabled();
-	on.pc_inside = preempt_count();
-	raw_spin_unlock_irqrestore(&irq_raw, f1);
-	on.off_after = irqs_disabled();
-
-	local_irq_disable();
-	raw_spin_lock_irqsave(&irq_raw, f1);
-	off.off_inside = irqs_disabled();
-	off.pc_inside = preempt_count();
-	raw_spin_unlock_irqrestore(&irq_raw, f1);
-	off.off_after = irqs_disabled();
-	local_irq_enable();
+	check_irq_forms(LOCK_RAW, &irq_raw);
 
 	raw_spin_lock_irqsave(&irq_raw, f1);
 	raw_spin_lock_irqsave(&inner, f2);
-	nest.off_inside = irqs_disabled();
-	nest.pc_inside = preempt_count();
+	inner_off = irqs_disabled();
+	pc_nested = preempt_count();
 	raw_spin_unlock_irqrestore(&inner, f2);
-	nest.off_inner_after = irqs_disabled();
+	inner_after = irqs_disabled();
 	raw_spin_unlock_irqrestore(&irq_raw, f1);
-	nest.off_after = irqs_disabled();
+	outer_after = irqs_disabled();
 
-	raw_spin_lock_irq(&irq_raw);
-	irq.off_inside = irqs_disabled();
-	irq.pc_inside = preempt_count();
-	raw_spin_unlock_irq(&irq_raw);
-	irq.off_after = irqs_disabled();
-
-	KEXPECT_TRUE(on.off_inside);
-	KEXPECT_EQ(on.pc_inside, pc0 + 1);
-	KEXPECT_FALSE(on.off_after);
-	KEXPECT_TRUE(off.off_inside);
-	KEXPECT_EQ(off.pc_inside, pc0 + 1);
-	KEXPECT_TRUE(off.off_after);
-	KEXPECT_TRUE(nest.off_inside);
-	KEXPECT_EQ(nest.pc_inside, pc0 + 2);
-	KEXPECT_TRUE(nest.off_inner_after);
-	KEXPECT_FALSE(nest.off_after);
-	KEXPECT_TRUE(irq.off_inside);
-	KEXPECT_EQ(irq.pc_inside, pc0 + 1);
-	KEXPECT_FALSE(irq.off_after);
+	KEXPECT_TRUE(inner_off);
+	KEXPECT_EQ(pc_nested, pc0 + 2);
+	KEXPECT_TRUE(inner_after);
+	KEXPECT_FALSE(outer_after);
 	KEXPECT_EQ(preempt_count(), pc0);
-	KEXPECT_FALSE(raw_spin_is_locked(&irq_raw));
 	KEXPECT_FALSE(raw_spin_is_locked(&inner));
-}
-
-/* What a lock's _irqsave form leaves inside, per world (index RT). */
-struct irqsave_expect {
-	bool irqs_off;     /* IRQs off */
-	int pc;            /* preempt count added */
-	int md;            /* migration-disable count added */
-};
-
-static void expect_inside(const struct irq_record *r, int pc0, int md0,
-			  const struct irqsave_expect *e)
-{
-	KEXPECT_EQ(r->off_inside, e->irqs_off);
-	KEXPECT_EQ(r->pc_inside, pc0 + e->pc);
-	KEXPECT_EQ(r->md_inside, md0 + e->md);
-}
-
-/* RT=0 only (on RT=1 a sleeping lock may not be taken with IRQs off):
- * entered with IRQs off, the _irqsave form leaves them off, inside and
- * after. Fine there, but a sleeping lock with IRQs off on RT: the
- * validator says so. */
-static void expect_irqsave_keeps_irqs_off(struct any_lock *l)
-{
-	struct irq_record off = {0};
-
-	local_irq_disable();
-	any_lock_acquire(l);
-	off.off_inside = irqs_disabled();
-	any_lock_release(l);
-	off.off_after = irqs_disabled();
-	local_irq_enable();
-	KEXPECT_TRUE(off.off_inside);
-	KEXPECT_TRUE(off.off_after);
-	KEXPECT_LOCKDEP_REPORTS(LOCKDEP_WAIT_CONTEXT, 1);
 }
 
 /* spin_lock_irqsave()/spin_lock_irq(): on RT=0 they disable IRQs (and
  * preemption) like the raw forms and restore what they found; on RT=1 the
  * lock sleeps, so IRQs and preemption stay on, and migration is off. */
-static const struct irqsave_expect spin_irqsave_expect[2] = {
-	[0] = {.irqs_off = true, .pc = 1, .md = 0},
-	[1] = {.irqs_off = false, .pc = 0, .md = 1},
-};
-
 KTEST(locks, spin_lock_irqsave_irq_state_per_world)
 {
-	const struct irqsave_expect *e =
-		&spin_irqsave_expect[RT_WORLD];
-	int pc0 = preempt_count(), md0 = current->migration_disabled;
-	struct irq_record sv = {0}, irq = {0};
-	unsigned long flags;
-
-	KASSERT_FALSE(irqs_disabled());
-
-	spin_lock_irqsave(&irq_spin, flags);
-	sv.off_inside = irqs_disabled();
-	sv.pc_inside = preempt_count();
-	sv.md_inside = current->migration_disabled;
-	spin_unlock_irqrestore(&irq_spin, flags);
-	sv.off_after = irqs_disabled();
-
-	spin_lock_irq(&irq_spin);
-	irq.off_inside = irqs_disabled();
-	irq.pc_inside = preempt_count();
-	irq.md_inside = current->migration_disabled;
-	spin_unlock_irq(&irq_spin);
-	irq.off_after = irqs_disabled();
-
-	ktest_log("RT=%d: spin_lock_irqsave: IRQs %s, preempt count %d, "
-		  "migration disabled %d", RT_WORLD,
-		  sv.off_inside ? "off" : "on", sv.pc_inside, sv.md_inside);
-	expect_inside(&sv, pc0, md0, e);
-	expect_inside(&irq, pc0, md0, e);
-	if (e->irqs_off) {
-		struct any_lock l =
-			ANY_LOCK_FORM(LOCK_SPIN, &irq_spin, LOCK_IRQSAVE);
-
-		expect_irqsave_keeps_irqs_off(&l);
-	}
-	KEXPECT_FALSE(sv.off_after);
-	KEXPECT_FALSE(irq.off_after);
-	KEXPECT_EQ(preempt_count(), pc0);
-	KEXPECT_EQ(current->migration_disabled, md0);
-	KEXPECT_FALSE(spin_is_locked(&irq_spin));
+	check_irq_forms(LOCK_SPIN, &irq_spin);
 }
 
 /* local_lock_irqsave(): IRQs off on RT=0 (and restored as found); on RT=1
  * IRQs stay on and this CPU's lock is taken with migration off (by the
  * local lock, and again by the spinlock_t it is). */
-static const struct irqsave_expect local_irqsave_expect[2] = {
-	[0] = {.irqs_off = true, .pc = 0, .md = 0},
-	[1] = {.irqs_off = false, .pc = 0, .md = 2},
-};
-
 KTEST(locks, local_lock_irqsave_irq_state_per_world)
 {
-	const struct irqsave_expect *e =
-		&local_irqsave_expect[RT_WORLD];
-	struct any_lock l = {.kind = LOCK_LOCAL, .lock = &irq_ll.lock,
-			     .form = LOCK_IRQSAVE};
-	int pc0 = preempt_count(), md0 = current->migration_disabled;
-	struct irq_record sv = {0};
-	bool has_state = lock_kinds[LOCK_LOCAL].is_locked, held_inside;
-
-	KASSERT_FALSE(irqs_disabled());
-	any_lock_acquire(&l);
-	sv.off_inside = irqs_disabled();
-	sv.pc_inside = preempt_count();
-	sv.md_inside = current->migration_disabled;
-	/* An RT=0 local_lock_t has no state: held as long as inside. */
-	held_inside = !has_state || any_lock_is_locked(&l);
-	any_lock_release(&l);
-	sv.off_after = irqs_disabled();
-
-	ktest_log("RT=%d: local_lock_irqsave: IRQs %s, preempt count %d, "
-		  "migration disabled %d", RT_WORLD,
-		  sv.off_inside ? "off" : "on", sv.pc_inside, sv.md_inside);
-	KEXPECT_TRUE(held_inside);
-	expect_inside(&sv, pc0, md0, e);
-	if (has_state)
-		KEXPECT_FALSE(any_lock_is_locked(&l));
-	if (e->irqs_off)
-		expect_irqsave_keeps_irqs_off(&l);
-	KEXPECT_FALSE(sv.off_after);
-	KEXPECT_EQ(preempt_count(), pc0);
-	KEXPECT_EQ(current->migration_disabled, md0);
+	check_irq_forms(LOCK_LOCAL, &irq_ll.lock);
 }

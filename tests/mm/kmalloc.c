@@ -5,9 +5,6 @@
  * the CPUs' sheaves, which keep their slabs' pages: a test that counts
  * free pages drains the caches before each count (drained_free_pages()).
  */
-#include "compiler.h"
-#include <stdint.h>
-
 #include "alloc_test.h"
 #include "kmalloc.h"
 #include "ktest.h"

@@ -3,8 +3,6 @@
  * hands out, its free-page accounting, exhaustion, and the checks that
  * catch double frees and frees of pages it never handed out.
  */
-#include <stdint.h>
-
 #include "ktest.h"
 #include "asm/page.h"
 #include "page_alloc.h"

@@ -4,26 +4,11 @@
  * operations on every operand size act on the running CPU's copy only.
  *
  * These tests check the mechanism itself, so they reach copies through the
- * unchecked raw_* accessors; the per-CPU checker has its own suite
- * (lockdep_percpu).
- *
- * Work on other CPUs runs through smp_call_function_*() in their interrupt
- * context; it only records what it saw (KEXPECT_* and KASSERT_* belong to
- * the test task on CPU 0), and the test checks the record afterwards.
+ * unchecked raw_* accessors (the per-CPU checker has its own suite,
+ * lockdep_percpu). Work sent to other CPUs only records what it saw: the
+ * test task checks the record afterwards.
  */
-#include "compiler.h"
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "asm/processor.h"
-#include "cpumask.h"
-#include "delay.h"
-#include "ktest.h"
 #include "ktest_util.h"
-#include "percpu.h"
-#include "preempt.h"
-#include "smp.h"
-#include "time.h"
 
 /* Per-CPU variables of these tests (the template is copied for each CPU). */
 static DEFINE_PER_CPU(long, inc_counter);
@@ -34,14 +19,10 @@ static DEFINE_PER_CPU(int, initialised) = 4242;
 /* One field of each operand size, each followed by a guard of its own
  * size: an operation of the wrong width would change the guard. */
 struct op_sizes {
-	char c;
-	char c_guard;
-	short s;
-	short s_guard;
-	int i;
-	int i_guard;
-	long l;
-	long l_guard;
+	char c, c_guard;
+	short s, s_guard;
+	int i, i_guard;
+	long l, l_guard;
 };
 static DEFINE_PER_CPU(struct op_sizes, op_sizes);
 
@@ -62,13 +43,14 @@ static void zero_on_every_cpu(long *var)
 		*raw_per_cpu_ptr(var, cpu) = 0;
 }
 
-/* (*raw_per_cpu_ptr(&cpu_number, i)) names CPU i, and the tests run on the boot CPU. */
+/* *raw_per_cpu_ptr(&cpu_number, i) names CPU i, and the tests run on the
+ * boot CPU. */
 KTEST(percpu, cpu_number_matches_cpu)
 {
 	int cpu, n = 0;
 
 	for_each_possible_cpu(cpu) {
-		KEXPECT_EQ((*raw_per_cpu_ptr(&cpu_number, cpu)), cpu);
+		KEXPECT_EQ(*raw_per_cpu_ptr(&cpu_number, cpu), cpu);
 		n++;
 	}
 	KEXPECT_EQ(n, nr_cpu_ids);
@@ -82,14 +64,16 @@ KTEST(percpu, initialiser_copied_to_every_cpu)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		KEXPECT_EQ((*raw_per_cpu_ptr(&initialised, cpu)), 4242);
+		KEXPECT_EQ(*raw_per_cpu_ptr(&initialised, cpu), 4242);
 	KEXPECT_EQ(this_cpu_read(initialised), 4242);
 }
 
+/* What a CPU sees of its own area, read there. */
 struct cpu_view {
-	int cpu;                 /* raw_smp_processor_id() there */
-	unsigned long gs_base;   /* rdmsr(MSR_GS_BASE) there */
-	unsigned long off;       /* this_cpu_read(this_cpu_off) there */
+	int cpu;                 /* raw_smp_processor_id() */
+	unsigned long gs_base;   /* rdmsr(MSR_GS_BASE) */
+	unsigned long off;       /* this_cpu_read(this_cpu_off) */
+	long *ptr;               /* raw_cpu_ptr(&inc_counter) */
 };
 
 static void read_cpu_view(void *arg)
@@ -99,23 +83,35 @@ static void read_cpu_view(void *arg)
 	v->cpu = raw_smp_processor_id();
 	v->gs_base = rdmsr(MSR_GS_BASE);
 	v->off = this_cpu_read(this_cpu_off);
+	v->ptr = raw_cpu_ptr(&inc_counter);
+}
+
+static struct cpu_view view[NR_CPUS];
+
+/* Each online CPU's view, in view[]; the test ends if a call fails. */
+static void read_every_cpu_view(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		view[cpu] = (struct cpu_view){-1, POISON, POISON, 0};
+		on_cpu(cpu, read_cpu_view, &view[cpu]);
+		KEXPECT_EQ(view[cpu].cpu, cpu);
+	}
 }
 
 /* Each CPU's GS base, read on that CPU, is its __per_cpu_offset and its
  * this_cpu_off. */
 KTEST(percpu, gs_base_is_per_cpu_offset)
 {
-	static struct cpu_view view[NR_CPUS];
 	int cpu;
 
+	read_every_cpu_view();
 	for_each_online_cpu(cpu) {
-		view[cpu] = (struct cpu_view){-1, POISON, POISON};
-		on_cpu(cpu, read_cpu_view, &view[cpu]);
-		KEXPECT_EQ(view[cpu].cpu, cpu);
 		KEXPECT_NE(__per_cpu_offset[cpu], 0);
 		KEXPECT_EQ(view[cpu].gs_base, __per_cpu_offset[cpu]);
 		KEXPECT_EQ(view[cpu].off, __per_cpu_offset[cpu]);
-		KEXPECT_EQ((*raw_per_cpu_ptr(&this_cpu_off, cpu)), __per_cpu_offset[cpu]);
+		KEXPECT_EQ(*raw_per_cpu_ptr(&this_cpu_off, cpu), __per_cpu_offset[cpu]);
 	}
 }
 
@@ -170,7 +166,7 @@ KTEST(percpu, inc_lands_in_own_copy)
 	for_each_online_cpu(cpu)
 		on_cpu(cpu, inc_n_times, (void *)(long)(cpu + 1));
 	for_each_possible_cpu(cpu)
-		KEXPECT_EQ((*raw_per_cpu_ptr(&inc_counter, cpu)),
+		KEXPECT_EQ(*raw_per_cpu_ptr(&inc_counter, cpu),
 			   cpu_online(cpu) ? cpu + 1 : 0);
 }
 
@@ -315,30 +311,16 @@ KTEST(percpu, remote_read_sees_owner_write)
 	for (unsigned r = 0; r < ARRAY_SIZE(round_keys); r++) {
 		for_each_online_cpu(cpu) {
 			on_cpu(cpu, write_remote_value, (void *)round_keys[r]);
-			KEXPECT_EQ((*raw_per_cpu_ptr(&remote_value, cpu)),
+			KEXPECT_EQ(*raw_per_cpu_ptr(&remote_value, cpu),
 				   round_keys[r] ^ cpu);
 		}
 	}
-}
-
-struct ptr_view {
-	int cpu;
-	long *ptr;
-};
-
-static void read_this_cpu_ptr(void *arg)
-{
-	struct ptr_view *v = arg;
-
-	v->cpu = raw_smp_processor_id();
-	v->ptr = raw_cpu_ptr(&inc_counter);
 }
 
 /* raw_cpu_ptr(&v) is raw_per_cpu_ptr(&v, the running CPU), here and on every
  * other CPU, and the pointers of different CPUs differ. */
 KTEST(percpu, this_cpu_ptr_matches_per_cpu_ptr)
 {
-	static struct ptr_view view[NR_CPUS];
 	int cpu, other;
 
 	/* The checked forms, with preemption off as they require. */
@@ -350,13 +332,10 @@ KTEST(percpu, this_cpu_ptr_matches_per_cpu_ptr)
 	preempt_enable();
 	KEXPECT_NE((uintptr_t)raw_cpu_ptr(&inc_counter),
 		   (uintptr_t)&inc_counter);
-	for_each_online_cpu(cpu) {
-		view[cpu] = (struct ptr_view){-1, 0};
-		on_cpu(cpu, read_this_cpu_ptr, &view[cpu]);
-		KEXPECT_EQ(view[cpu].cpu, cpu);
+	read_every_cpu_view();
+	for_each_online_cpu(cpu)
 		KEXPECT_EQ((uintptr_t)view[cpu].ptr,
 			   (uintptr_t)raw_per_cpu_ptr(&inc_counter, cpu));
-	}
 	for_each_online_cpu(cpu)
 		for_each_online_cpu(other)
 			if (other > cpu)
@@ -391,9 +370,9 @@ KTEST(percpu, concurrent_incs_exact_total)
 			       "only %d of %d CPUs finished within 10 s",
 			       __atomic_load_n(&total_done, __ATOMIC_ACQUIRE), n);
 	for_each_possible_cpu(cpu) {
-		KEXPECT_EQ((*raw_per_cpu_ptr(&total_counter, cpu)),
+		KEXPECT_EQ(*raw_per_cpu_ptr(&total_counter, cpu),
 			   cpu_online(cpu) ? TOTAL_INCS : 0);
-		sum += (*raw_per_cpu_ptr(&total_counter, cpu));
+		sum += *raw_per_cpu_ptr(&total_counter, cpu);
 	}
 	KEXPECT_EQ(sum, (long)TOTAL_INCS * n);
 }

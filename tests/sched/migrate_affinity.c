@@ -1,19 +1,16 @@
 /*
- * Affinity changes of sleeping tasks (kernel/sched/sched.c set_cpus_allowed(),
- * kernel/sched/migrate.c): the new mask takes effect at the wakeup, and for a
- * task that went to sleep with migration disabled only at its outermost
- * migrate_enable(). Part of the migrate suite (migrate.c).
+ * Affinity changes of sleeping tasks (kernel/sched/sched.c
+ * set_cpus_allowed(), kernel/sched/migrate.c): the new mask takes effect
+ * at the wakeup, and for a task that went to sleep with migration disabled
+ * only at its outermost migrate_enable().
  */
-#include <stdbool.h>
-
-#include "cpumask.h"
-#include "ktest.h"
 #include "ktest_util.h"
-#include "sched.h"
-#include "smp.h"
 #include "wait.h"
 
-static struct {
+/* One task's record: it sleeps on wq until go (or, !sleeps, runs
+ * through), with migration disabled around the sleep if pinned. */
+static struct sleeper {
+	bool sleeps, pinned;
 	struct wait_queue_head wq;
 	volatile int go;
 	volatile int slept_on;           /* CPU before sleeping */
@@ -25,36 +22,20 @@ static struct {
 
 static int sleeper_fn(void *arg)
 {
-	typeof(zz[0]) *z = arg;
+	struct sleeper *z = arg;
 
+	if (z->pinned)
+		migrate_disable();
 	z->slept_on = raw_smp_processor_id();
-	wait_event(z->wq, load_int(&z->go));
+	if (z->sleeps)
+		wait_event(z->wq, load_int(&z->go));
 	z->woke_on = raw_smp_processor_id();
-	store_int(&z->done, 1);
-	return 0;
-}
-
-static int pinned_sleeper_fn(void *arg)
-{
-	typeof(zz[0]) *z = arg;
-
-	migrate_disable();
-	z->slept_on = raw_smp_processor_id();
-	wait_event(z->wq, load_int(&z->go));
-	z->woke_on = raw_smp_processor_id();
-	z->pending_before = current->migration_pending;
-	migrate_enable();
-	z->enabled_on = raw_smp_processor_id();
-	z->pending_after = current->migration_pending;
-	store_int(&z->done, 1);
-	return 0;
-}
-
-static int where_fn(void *arg)
-{
-	typeof(zz[0]) *z = arg;
-
-	z->woke_on = raw_smp_processor_id();
+	if (z->pinned) {
+		z->pending_before = current->migration_pending;
+		migrate_enable();
+		z->enabled_on = raw_smp_processor_id();
+		z->pending_after = current->migration_pending;
+	}
 	store_int(&z->done, 1);
 	return 0;
 }
@@ -87,14 +68,14 @@ KTEST_CPUS(migrate, affinity_of_sleeping_tasks, 2)
 	int s_cpu_asleep, p_cpu_asleep;
 
 	for (int i = 0; i < 3; i++) {
-		zz[i] = (typeof(zz[0])){.slept_on = -1, .woke_on = -1,
-					.enabled_on = -1, .pending_before = -1,
-					.pending_after = -1};
+		zz[i] = (struct sleeper){.sleeps = i < 2, .pinned = i == 1,
+					 .slept_on = -1, .woke_on = -1,
+					 .enabled_on = -1, .pending_before = -1,
+					 .pending_after = -1};
 		init_waitqueue_head(&zz[i].wq);
 	}
-	s = ktest_spawn(sleeper_fn, &zz[0], "sleeper", a, SCHED_NORMAL, 0,
-			true);
-	p = ktest_spawn(pinned_sleeper_fn, &zz[1], "pinned-sleeper", -1,
+	s = ktest_spawn_on(a, sleeper_fn, &zz[0], "sleeper");
+	p = ktest_spawn(sleeper_fn, &zz[1], "pinned-sleeper", -1,
 			SCHED_NORMAL, 0, false);
 	KASSERT_TRUE(s && p);
 	/* p is not bound: it is migrate_disable() that keeps it on a. */
@@ -112,7 +93,7 @@ KTEST_CPUS(migrate, affinity_of_sleeping_tasks, 2)
 	s_cpu_asleep = task_cpu(s);
 	p_cpu_asleep = task_cpu(p);
 
-	n = ktest_spawn(where_fn, &zz[2], "new", -1, SCHED_NORMAL, 0, false);
+	n = ktest_spawn(sleeper_fn, &zz[2], "new", -1, SCHED_NORMAL, 0, false);
 	if (n) {
 		KEXPECT_EQ(set_cpus_allowed(n, cpumask_of(a)), 0);
 		wake_up_process(n);

@@ -1,22 +1,10 @@
 /*
- * Tests of the scheduler across CPUs (kernel/sched/sched.c, balance.c,
- * migrate.c): cross-CPU wakeups that are never lost, placement and
- * balancing of busy tasks over the CPUs, and affinity changes that are
- * never violated. Same rules as sched.c: orders, counts and invariants,
- * never durations; helpers only record and are always joined.
+ * The scheduler across CPUs (kernel/sched/sched.c, balance.c, migrate.c):
+ * cross-CPU wakeups are never lost, busy tasks are placed and balanced
+ * over the CPUs, and affinity changes are never violated.
  */
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "asm/processor.h"
-#include "cpumask.h"
-#include "ktest.h"
-#include "ktest_util.h"
-#include "percpu.h"
-#include "preempt.h"
-#include "sched.h"
-#include "smp.h"
-#include "time.h"
+#include "prandom.h"
+#include "sched_util.h"
 #include "wait.h"
 
 #define PING_PONG_ROUNDS 100000
@@ -41,8 +29,7 @@ static int ping_pong_fn(void *arg)
 					load_int(&ping.stop));
 		if (load_int(&ping.stop))
 			break;
-		__atomic_store_n(&ping.count[me], ping.count[me] + 1,
-				 __ATOMIC_RELEASE);
+		inc_long(&ping.count[me]);
 		store_int(&ping.turn, 1 - me);
 		wake_up(&ping.wq[1 - me]);
 	}
@@ -69,12 +56,9 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 	bool done, stalled = false;
 	long last;
 
+	ping = (typeof(ping)){.turn = 0};
 	init_waitqueue_head(&ping.wq[0]);
 	init_waitqueue_head(&ping.wq[1]);
-	ping.turn = 0;
-	ping.stop = 0;
-	ping.count[0] = ping.count[1] = 0;
-	ping.finished = 0;
 	background_stop = 0;
 	t0 = ktime_get_ns();
 	for (int i = 0; i < 2; i++)
@@ -113,10 +97,8 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 	wake_up(&ping.wq[0]);
 	wake_up(&ping.wq[1]);
 	store_int(&background_stop, 1);
-	for (int i = 0; i < 2; i++) {
-		ktest_join(t[i]);
-		ktest_join(bg[i]);
-	}
+	ktest_join_all(t, 2);
+	ktest_join_all(bg, 2);
 	ktest_log("%ld/%ld round trips in %lu ms; turn %d", ping.count[0],
 		  ping.count[1], (unsigned long)(spent / NS_PER_MS), ping.turn);
 	if (t1 && ping.count[1] > PING_PONG_IDLE_ROUNDS)
@@ -143,72 +125,22 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 	KEXPECT_EQ(ping.count[1], PING_PONG_ROUNDS);
 }
 
-#define MAX_BUSY_TASKS 48
-
-static struct {
-	volatile int stop;
-	cpumask_t seen;                  /* CPUs that ran any of them */
-	volatile long count[NR_CPUS];
-	cpumask_t seen_by[MAX_BUSY_TASKS];
-} spread;
-
-struct spread_arg {
-	int id;
-	uint64_t ns;                     /* run this long, or until stop */
-};
-
-static int spread_spinner(void *arg)
-{
-	struct spread_arg *a = arg;
-	uint64_t t0 = ktime_get_ns();
-
-	while (!load_int(&spread.stop) && ns_since(t0) < a->ns) {
-		int cpu;
-
-		preempt_disable();
-		cpu = raw_smp_processor_id();
-		cpumask_set_cpu(cpu, &spread.seen);
-		cpumask_set_cpu(cpu, &spread.seen_by[a->id]);
-		preempt_enable();
-		__atomic_fetch_add(&spread.count[a->id], 1, __ATOMIC_RELAXED);
-		cpu_relax();
-	}
-	return 0;
-}
-
 /* N busy NORMAL tasks, not bound, started from CPU 0 on an N-CPU machine:
  * within their first 300 ms (or up to 5 s, for vCPUs the host did not run
  * meanwhile) every CPU has run at least one of them. */
 KTEST(sched, cpu_bound_tasks_spread_over_cpus)
 {
 	static struct task *t[MAX_BUSY_TASKS];
-	static struct spread_arg args[MAX_BUSY_TASKS];
-	int n = (int)num_online_cpus();
-	uint64_t t0;
+	int n = busy_start(t, num_online_cpus(), "spread", -1);
 
-	if (n > MAX_BUSY_TASKS)
-		n = MAX_BUSY_TASKS;
-	spread.stop = 0;
-	cpumask_clear(&spread.seen);
-	for (int i = 0; i < n; i++) {
-		args[i] = (struct spread_arg){i, HELPER_MAX_NS};
-		spread.count[i] = 0;
-		cpumask_clear(&spread.seen_by[i]);
-		t[i] = ktest_spawn(spread_spinner, &args[i], "spread", -1,
-				   SCHED_NORMAL, 0, true);
-	}
-	t0 = ktime_get_ns();
 	msleep(300);
-	while (cpumask_weight(&spread.seen) < n &&
-	       ns_since(t0) < 5000 * NS_PER_MS)
-		msleep(10);
-	store_int(&spread.stop, 1);
-	for (int i = 0; i < n; i++)
-		ktest_join(t[i]);
+	ktest_poll_until(cpumask_weight(&busy.seen) >= n, 5000, POLL_SLEEP);
+	store_int(&busy.stop, 1);
+	ktest_join_all(t, n);
 	for (int i = 0; i < n; i++)
 		ktest_log("task %d: %ld iterations on %d CPU(s)", i,
-			  spread.count[i], cpumask_weight(&spread.seen_by[i]));
-	KEXPECT_EQ(cpumask_weight(&spread.seen), n);
+			  busy.count[i], cpumask_weight(&busy.seen_by[i]));
+	KEXPECT_EQ(cpumask_weight(&busy.seen), n);
 }
 
 /* N busy NORMAL tasks all start on CPU 0 (affinity {0}), then may go
@@ -216,27 +148,14 @@ KTEST(sched, cpu_bound_tasks_spread_over_cpus)
 KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 {
 	static struct task *t[MAX_BUSY_TASKS];
-	static struct spread_arg args[MAX_BUSY_TASKS];
 	cpumask_t on;
-	int n = (int)num_online_cpus();
+	int n;
 	uint64_t t0, t1;
 
-	if (n > MAX_BUSY_TASKS)
-		n = MAX_BUSY_TASKS;
-	spread.stop = 0;
 	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 80), 0);
-	for (int i = 0; i < n; i++) {
-		args[i] = (struct spread_arg){i, HELPER_MAX_NS};
-		spread.count[i] = 0;
-		t[i] = ktest_spawn(spread_spinner, &args[i], "pulled", 0,
-				   SCHED_NORMAL, 0, true);
-	}
+	n = busy_start(t, num_online_cpus(), "pulled", 0);
 	/* They all run on CPU 0 (we are above them, but sleep). */
-	t0 = ktime_get_ns();
-	for (int i = 0; i < n; i++)
-		while (!load_long(&spread.count[i]) &&
-		       ns_since(t0) < 5000 * NS_PER_MS)
-			msleep(2);
+	ktest_poll_until(busy_all_counted(n), 5000, POLL_SLEEP);
 	for (int i = 0; i < n; i++)
 		if (t[i])
 			KEXPECT_EQ(set_cpus_allowed(t[i], cpu_online_mask), 0);
@@ -251,20 +170,19 @@ KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 	} while (cpumask_weight(&on) < n && ns_since(t0) < 5000 * NS_PER_MS);
 	/* Then each CPU runs its task: on a loaded host a vCPU may wait a
 	 * while for a host core, so the bound is generous. */
-	cpumask_clear(&spread.seen);
+	cpumask_clear(&busy.seen);
 	t1 = ktime_get_ns();
-	ktest_poll_until(cpumask_weight(&spread.seen) >= n, 5000, POLL_SLEEP);
-	store_int(&spread.stop, 1);
+	ktest_poll_until(cpumask_weight(&busy.seen) >= n, 5000, POLL_SLEEP);
+	store_int(&busy.stop, 1);
 	become_normal();
-	for (int i = 0; i < n; i++)
-		ktest_join(t[i]);
+	ktest_join_all(t, n);
 	ktest_log("after %lu ms the %d tasks were on %d CPU(s); %d CPU(s) ran "
 		  "them in the next %lu ms",
 		  (unsigned long)((t1 - t0) / NS_PER_MS), n,
-		  cpumask_weight(&on), cpumask_weight(&spread.seen),
+		  cpumask_weight(&on), cpumask_weight(&busy.seen),
 		  (unsigned long)(ns_since(t1) / NS_PER_MS));
 	KEXPECT_EQ(cpumask_weight(&on), n);
-	KEXPECT_EQ(cpumask_weight(&spread.seen), n);
+	KEXPECT_EQ(cpumask_weight(&busy.seen), n);
 }
 
 /* ---- affinity ---- */
@@ -344,29 +262,26 @@ static int aff_spinner(void *arg)
 	return 0;
 }
 
-static uint32_t rand_state = 2463534242u;
+static struct rnd_state aff_rnd;
 
-static uint32_t xorshift(void)
+static uint32_t rnd(void)
 {
-	rand_state ^= rand_state << 13;
-	rand_state ^= rand_state >> 17;
-	rand_state ^= rand_state << 5;
-	return rand_state;
+	return prandom_u32_state(&aff_rnd);
 }
 
 /* A new mask for a task last seen on cur: usually without cur, one CPU
  * or two. */
 static void random_mask(cpumask_t *m, int n, int cur)
 {
-	int a = xorshift() % n, b;
+	int a = rnd() % n, b;
 
-	if (a == cur && xorshift() % 4)
-		a = (a + 1 + xorshift() % (n - 1)) % n;
+	if (a == cur && rnd() % 4)
+		a = (a + 1 + rnd() % (n - 1)) % n;
 	cpumask_clear(m);
 	cpumask_set_cpu(a, m);
-	if (n > 2 && xorshift() % 2) {
-		b = (a + 1 + xorshift() % (n - 1)) % n;
-		if (b != cur || xorshift() % 4 == 0)
+	if (n > 2 && rnd() % 2) {
+		b = (a + 1 + rnd() % (n - 1)) % n;
+		if (b != cur || rnd() % 4 == 0)
 			cpumask_set_cpu(b, m);
 	}
 }
@@ -379,6 +294,30 @@ static void random_mask(cpumask_t *m, int n, int cur)
 #define AFF_BOUND_MS 15000
 #define AFF_MOVE_BOUND_MS 5000
 
+/* Whether a's task comes to run inside m, its mask of generation g,
+ * within AFF_MOVE_BOUND_MS; if not, say where it is (and, the first time,
+ * where every task is). */
+static bool runs_inside(struct aff_task *a, long g, const cpumask_t *m,
+			int stuck_before)
+{
+	struct task *p = a->task;
+
+	if (ktest_poll_until(load_long(&a->cpu_gen) >= g &&
+			     cpumask_test_cpu(load_int(&a->cpu), m),
+			     AFF_MOVE_BOUND_MS, POLL_SLEEP))
+		return true;
+	ktest_log("task %d (id %d) not seen inside its new mask %#lx within "
+		  "%d ms: last seen on CPU %d at generation %ld; now state %d "
+		  "cpu %d on_rq %d on_cpu %d pending %d mask %#lx",
+		  (int)(a - aff.t), p->id, m->bits[0], AFF_MOVE_BOUND_MS,
+		  load_int(&a->cpu), load_long(&a->cpu_gen), p->state,
+		  task_cpu(p), p->on_rq, p->on_cpu, p->migration_pending,
+		  p->cpus_mask.bits[0]);
+	if (!stuck_before)
+		sched_show_all();
+	return false;
+}
+
 /* Busy tasks (more than CPUs on small machines, so that they are switched
  * often) have their affinity changed every few ms between single CPUs and
  * pairs: none is ever switched in outside its mask, and after each change
@@ -390,6 +329,7 @@ KTEST_CPUS(sched, affinity_never_violated, 2)
 	uint64_t t0;
 
 	aff.stop = 0;
+	prandom_seed_state(&aff_rnd, 2463534242u);
 	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 80), 0);
 	for (int i = 0; i < AFF_TASKS; i++) {
 		struct aff_task *a = &aff.t[i];
@@ -406,7 +346,6 @@ KTEST_CPUS(sched, affinity_never_violated, 2)
 		struct aff_task *a = &aff.t[changes % AFF_TASKS];
 		long g = a->gen + 1;
 		cpumask_t *m = &a->ring[g % AFF_RING];
-		uint64_t w0;
 
 		if (ns_since(t0) >= AFF_BOUND_MS * NS_PER_MS) {
 			ktest_log("safety bound: %d of %d affinity changes "
@@ -423,34 +362,7 @@ KTEST_CPUS(sched, affinity_never_violated, 2)
 		KEXPECT_EQ(set_cpus_allowed(a->task, m), 0);
 		__atomic_store_n(&a->applied, g, __ATOMIC_RELEASE);
 		changes++;
-		/* It must come to run inside the new mask. */
-		w0 = ktime_get_ns();
-		while (!(load_long(&a->cpu_gen) >= g &&
-			 cpumask_test_cpu(load_int(&a->cpu), m))) {
-			if (ns_since(w0) > AFF_MOVE_BOUND_MS * NS_PER_MS) {
-				struct task *p = a->task;
-
-				stuck++;
-				ktest_log("task %d (id %d) not seen inside its "
-					  "new mask %#lx within %d ms: last seen "
-					  "on CPU %d at generation %ld; now "
-					  "state %d cpu %d on_rq %d on_cpu %d "
-					  "pending %d mask %#lx",
-					  (int)(a - aff.t), p->id, m->bits[0],
-					  AFF_MOVE_BOUND_MS, load_int(&a->cpu),
-					  load_long(&a->cpu_gen), p->state,
-					  task_cpu(p), p->on_rq, p->on_cpu,
-					  p->migration_pending,
-					  p->cpus_mask.bits[0]);
-				if (stuck == 1)
-					sched_show_all();
-				break;
-			}
-			if (ns_since(w0) > 200 * NS_PER_US)
-				msleep(1);
-			else
-				cpu_relax();
-		}
+		stuck += !runs_inside(a, g, m, stuck);
 	}
 	store_int(&aff.stop, 1);
 	become_normal();

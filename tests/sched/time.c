@@ -3,20 +3,7 @@
  * arch/x86_64/lapic.c): the TSC clock, udelay, every CPU's tick, jiffies,
  * and that the TSC and the LAPIC timer agree on how long a second is.
  */
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "asm/apic.h"
-#include "asm/processor.h"
-#include "cpumask.h"
-#include "irqflags.h"
-#include "delay.h"
-#include "ktest.h"
 #include "ktest_util.h"
-#include "percpu.h"
-#include "preempt.h"
-#include "smp.h"
-#include "time.h"
 #include "asm/timer.h"
 
 /* Whether every online CPU's tick count has moved past before[]. */
@@ -77,11 +64,9 @@ KTEST_CPUS(time, ktime_consistent_across_cpus, 2)
 {
 	int cpu, self = raw_smp_processor_id();
 
-	for_each_online_cpu(cpu) {
+	for_each_other_online_cpu(cpu, self) {
 		uint64_t there = 0, t0, t1;
 
-		if (cpu == self)
-			continue;
 		t0 = ktime_get_ns();
 		KASSERT_EQ(smp_call_function_single(cpu, read_ktime, &there,
 						    true), 0);
@@ -147,36 +132,16 @@ KTEST(time, jiffies_advances)
 	local_irq_restore(flags);
 }
 
-struct hardirq_record {
-	bool ran;
-	bool in_hardirq;
-	bool irqs_off;
-	int cpu;
-};
-
-static void record_hardirq(void *arg)
-{
-	struct hardirq_record *r = arg;
-
-	r->in_hardirq = in_irq();
-	r->irqs_off = irqs_disabled();
-	r->cpu = raw_smp_processor_id();
-	__atomic_store_n(&r->ran, true, __ATOMIC_RELEASE);
-}
-
 /* ktest_in_hardirq runs its function in hard-IRQ context with interrupts
  * off on the calling CPU, and returns only after it ran. */
 KTEST(time, ktest_in_hardirq_context)
 {
-	struct hardirq_record r = {.cpu = -1};
+	struct call_record r = {.cpu = -1};
 
 	KASSERT_FALSE(irqs_disabled());
 	KASSERT_FALSE(in_irq());
-	ktest_in_hardirq(record_hardirq, &r);
-	KEXPECT_TRUE(__atomic_load_n(&r.ran, __ATOMIC_ACQUIRE));
-	KEXPECT_TRUE(r.in_hardirq);
-	KEXPECT_TRUE(r.irqs_off);
-	KEXPECT_EQ(r.cpu, raw_smp_processor_id());
+	ktest_in_hardirq(record_context, &r);
+	expect_hardirq_record(&r, raw_smp_processor_id());
 	KEXPECT_FALSE(in_irq());
 	KEXPECT_FALSE(irqs_disabled());
 }

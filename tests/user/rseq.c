@@ -8,7 +8,6 @@
  * programs saw equal the restarts the kernel made; the same code without
  * rseq loses updates.
  */
-#include "ktest.h"
 #include "ktest_util.h"
 #include "process.h"
 #include "shm.h"

@@ -4,14 +4,12 @@
  * report their own failures by exit status (usertest: the number of the
  * check that failed, also in the output shown on failure).
  */
-#include "ktest.h"
 #include "ktest_util.h"
 #include "kmalloc.h"
 #include "process.h"
 #include "shm.h"
 #include "string.h"
 #include "vsprintf.h"
-#include "asm/processor.h"
 
 static struct process_output *user_out;
 

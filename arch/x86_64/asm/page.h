@@ -1,8 +1,9 @@
 /*
  * The kernel's virtual address space:
  *
- *   0xffff800000000000  direct map: physical memory, phys + DIRECT_MAP_BASE
- *                       (2 MiB pages; device registers by ioremap, uncached)
+ *   0xffff800000000000  direct map: physical memory below DIRECT_MAP_SIZE,
+ *                       at phys + DIRECT_MAP_BASE (2 MiB pages; device
+ *                       registers by ioremap, uncached)
  *   0xffffc90000000000  kernel stacks, each with an unmapped guard page
  *                       (kernel/mm/stack.c)
  *   0xffffffff80000000  the kernel image, linked at KERNEL_VMA + physical
@@ -16,6 +17,10 @@
 
 #define KERNEL_VMA      0xffffffff80000000ul
 #define DIRECT_MAP_BASE 0xffff800000000000ul
+/* How much physical memory the direct map covers (paging.c maps what the
+ * memory map lists below it); the page allocator ignores memory above,
+ * since it hands out direct-map addresses. 16 GiB: 8 page directories. */
+#define DIRECT_MAP_SIZE (16ul << 30)
 #define PAGE_SIZE       4096ul
 #define PAGE_SHIFT      12
 

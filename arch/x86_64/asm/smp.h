@@ -25,9 +25,11 @@ void arch_send_self_ipi(enum ipi_kind kind);
  * hard-interrupt context. Set once at boot, before the first IPI. */
 void arch_set_ipi_handler(enum ipi_kind kind, void (*fn)(void));
 
-/* The core's NMI handler (IPI_STOP and any other NMI), given where the
- * interrupted code was, for a backtrace. */
-void arch_set_nmi_handler(void (*fn)(uintptr_t rip, uintptr_t rbp));
+struct trap_frame;
+
+/* The core's NMI handler (IPI_STOP and any other NMI), given the
+ * interrupted context, for a backtrace (asm/stacktrace.h). */
+void arch_set_nmi_handler(void (*fn)(const struct trap_frame *regs));
 
 /*
  * Find the CPUs (ACPI MADT; one when there is none) and number them: the

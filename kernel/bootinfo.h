@@ -1,15 +1,16 @@
 /*
- * What the boot loader tells us, copied out of the Multiboot2 information
- * at the very start of kmain (GRUB places that information just past the
- * kernel's .bss, in memory the page allocator will hand out).
+ * What the boot loader told the kernel, in a form that names no boot
+ * protocol: the memory map, the command line, the loader's name and the
+ * ACPI RSDP. The arch reads the loader's own format (Multiboot2 on
+ * x86-64, arch/x86_64/multiboot.c) and fills boot_info at the very start
+ * of kmain (arch_setup_boot_info(), asm/setup.h); the core reads it from
+ * then on.
  */
-#ifndef MULTIBOOT_H
-#define MULTIBOOT_H
+#ifndef BOOTINFO_H
+#define BOOTINFO_H
 
 #include <stdint.h>
-#include <stdbool.h>
 
-#define MULTIBOOT2_BOOT_MAGIC 0x36d76289
 #define BOOT_MAX_REGIONS 64
 #define BOOT_CMDLINE_MAX 1024 /* room for explore_only= lists (explore.c) */
 
@@ -33,13 +34,10 @@ struct boot_info {
 	struct mem_region regions[BOOT_MAX_REGIONS];
 	int nr_regions;
 	uint8_t rsdp[36];  /* the ACPI RSDP copied from the loader, if any */
-	int rsdp_len;      /* 0: no ACPI tag; 20: ACPI 1.0; 36: ACPI 2.0+ */
+	int rsdp_len;      /* 0: none given; 20: ACPI 1.0; 36: ACPI 2.0+ */
 };
 
 extern struct boot_info boot_info;
-
-/* Returns false (and leaves boot_info empty) on a bad magic or info. */
-bool multiboot_parse(uint32_t magic, uint64_t info_phys);
 
 /* The value of "key=value" on the command line, copied into buf; NULL if
  * the key is absent. A bare "key" gives "". */

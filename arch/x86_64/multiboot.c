@@ -1,11 +1,18 @@
 /*
  * Multiboot2 boot information parser: the memory map, the command line, the
- * loader's name and the ACPI RSDP. Runs before paging_init(), while the boot
- * page tables still map the first GiB at KERNEL_VMA.
+ * loader's name and the ACPI RSDP, into the neutral struct boot_info
+ * (bootinfo.h) the core reads. Runs before paging_init(), while the boot
+ * page tables still map the first GiB at KERNEL_VMA, and before the page
+ * allocator hands out the memory GRUB left the information in (just past
+ * the kernel's .bss).
  */
 #include "multiboot.h"
 #include "asm/page.h"
+#include "asm/setup.h"
+#include "panic.h"
 #include "string.h"
+
+#define MULTIBOOT2_BOOT_MAGIC 0x36d76289
 
 enum {
 	MB2_TAG_END = 0,
@@ -33,7 +40,11 @@ struct mb2_mmap {
 	} entries[];
 };
 
-struct boot_info boot_info;
+/* The loader's registers, stored by boot/head64.asm before kmain. */
+uint32_t multiboot_magic;
+uint64_t multiboot_info_phys;
+
+struct boot_info loader_info;
 
 static void parse_mmap(const struct mb2_mmap *m)
 {
@@ -44,9 +55,9 @@ static void parse_mmap(const struct mb2_mmap *m)
 		const typeof(m->entries[0]) *e = (const void *)p;
 		struct mem_region *r;
 
-		if (boot_info.nr_regions == BOOT_MAX_REGIONS)
+		if (loader_info.nr_regions == BOOT_MAX_REGIONS)
 			break;
-		r = &boot_info.regions[boot_info.nr_regions++];
+		r = &loader_info.regions[loader_info.nr_regions++];
 		r->base = e->base;
 		r->len = e->len;
 		r->type = e->type;
@@ -60,10 +71,10 @@ static void parse_tag(const struct mb2_tag *tag)
 
 	switch (tag->type) {
 	case MB2_TAG_CMDLINE:
-		strlcpy(boot_info.cmdline, payload, sizeof(boot_info.cmdline));
+		strlcpy(loader_info.cmdline, payload, sizeof(loader_info.cmdline));
 		break;
 	case MB2_TAG_LOADER:
-		strlcpy(boot_info.loader, payload, sizeof(boot_info.loader));
+		strlcpy(loader_info.loader, payload, sizeof(loader_info.loader));
 		break;
 	case MB2_TAG_MMAP:
 		parse_mmap((const struct mb2_mmap *)tag);
@@ -71,17 +82,18 @@ static void parse_tag(const struct mb2_tag *tag)
 	case MB2_TAG_ACPI_OLD:
 	case MB2_TAG_ACPI_NEW:
 		/* Prefer the 2.0 RSDP (it has the XSDT) when both are given. */
-		if (len > (int)sizeof(boot_info.rsdp))
-			len = sizeof(boot_info.rsdp);
-		if (len > boot_info.rsdp_len) {
-			memcpy(boot_info.rsdp, payload, len);
-			boot_info.rsdp_len = len;
+		if (len > (int)sizeof(loader_info.rsdp))
+			len = sizeof(loader_info.rsdp);
+		if (len > loader_info.rsdp_len) {
+			memcpy(loader_info.rsdp, payload, len);
+			loader_info.rsdp_len = len;
 		}
 		break;
 	}
 }
 
-bool multiboot_parse(uint32_t magic, uint64_t info_phys)
+/* Returns false (and leaves loader_info empty) on a bad magic or info. */
+static bool multiboot_parse(uint32_t magic, uint64_t info_phys)
 {
 	const uint8_t *info = (const uint8_t *)(info_phys + KERNEL_VMA);
 	const uint8_t *p = info + 8;
@@ -104,28 +116,10 @@ bool multiboot_parse(uint32_t magic, uint64_t info_phys)
 	return true;
 }
 
-const char *cmdline_get(const char *key, char *buf, int size)
+void arch_setup_boot_info(struct boot_info *bi)
 {
-	size_t klen = strlen(key);
-	const char *p = boot_info.cmdline;
-
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, key, klen) == 0 &&
-		    (p[klen] == '=' || p[klen] == ' ' || p[klen] == 0)) {
-			const char *v = p[klen] == '=' ? p + klen + 1 : p + klen;
-			int n = 0;
-
-			while (v[n] && v[n] != ' ' && n < size - 1) {
-				buf[n] = v[n];
-				n++;
-			}
-			buf[n] = 0;
-			return buf;
-		}
-		while (*p && *p != ' ')
-			p++;
-	}
-	return 0;
+	if (!multiboot_parse(multiboot_magic, multiboot_info_phys))
+		panic("bad Multiboot2 magic %#x or info at %#lx",
+		      multiboot_magic, multiboot_info_phys);
+	*bi = loader_info;
 }

@@ -1,0 +1,188 @@
+/*
+ * Nothing moves a task that holds migrate_disable() (kernel/sched/migrate.c,
+ * balance.c): not the balancer, not RT push and pull, not an affinity
+ * change, which waits for the outermost migrate_enable().
+ */
+#include "sched_util.h"
+
+/* What a pinned task saw after its loop, around its two enables. */
+static struct {
+	struct pin_watch w;
+	volatile int still_there_inner;  /* after the inner enable */
+	volatile int pending_before_outer;
+	volatile int cpu_after_outer;
+	volatile int allowed_after_outer;
+	volatile int pending_after_outer;
+	volatile int done;
+	volatile int load_stop;
+} hold;
+
+static int hold_fn(void *arg)
+{
+	pin_watch_loop(&hold.w);
+	/* Depth 2, back to 1: still pinned, still here. */
+	migrate_disable();
+	migrate_enable();
+	hold.still_there_inner = raw_smp_processor_id() == hold.w.cpu;
+	hold.pending_before_outer = current->migration_pending;
+	pin_watch_release(&hold.w); /* outermost: the affinity change now */
+	preempt_disable();
+	hold.cpu_after_outer = raw_smp_processor_id();
+	hold.allowed_after_outer = cpumask_test_cpu(hold.cpu_after_outer,
+						    &current->cpus_mask);
+	preempt_enable();
+	hold.pending_after_outer = current->migration_pending;
+	store_int(&hold.done, 1);
+	return 0;
+}
+
+#define HOLD_LOAD 2
+
+/*
+ * A NORMAL task T, not bound, takes migrate_disable() and spins on its CPU
+ * c checking it never runs elsewhere, while: NORMAL tasks bound to c keep
+ * it queued behind them (so idle CPUs try to pull it: it is the only task
+ * there that may move), a FIFO task bound to c wakes every ms and whenever
+ * kicked from CPU 0, preempting it thousands of times, and the test keeps
+ * setting T's affinity to masks without c. T stays on c; its
+ * migration_pending is set; an inner migrate_enable() leaves it on c, and
+ * the outermost one moves it to an allowed CPU.
+ */
+KTEST_CPUS(migrate, pinned_task_never_moves, 2)
+{
+	struct pin_watch *w = &hold.w;
+	struct task *load[HOLD_LOAD];
+	int c = last_cpu(), changes = 0, pending_seen = 0;
+	cpumask_t away, other;
+	uint64_t t0;
+	bool done;
+
+	hold = (typeof(hold)){.w.cpu = -1, .cpu_after_outer = -1};
+	KASSERT_TRUE(pin_watch_start(w, hold_fn, "holder", c, SCHED_NORMAL,
+				     0));
+	for (int i = 0; i < HOLD_LOAD; i++)
+		load[i] = ktest_spawn_on(c, ktest_spin_until_stopped,
+					 (void *)&hold.load_stop, "load");
+	cpumask_copy(&away, cpu_online_mask);
+	cpumask_clear_cpu(c, &away);
+	cpumask_copy(&other, cpumask_of(0));
+	t0 = ktime_get_ns();
+	/* Until the FIFO task has run thousands of times (the counts, not
+	 * the time, are what the test needs: a starved vCPU only slows it). */
+	while (load_long(&w->k.runs_while) < 3000 ||
+	       load_long(&w->preempted) < 1000) {
+		if (ns_since(t0) >= PREEMPT_BOUND_MS * NS_PER_MS) {
+			ktest_log("safety bound: %ld FIFO runs, %ld preemptions "
+				  "after %d ms", load_long(&w->k.runs_while),
+				  load_long(&w->preempted), PREEMPT_BOUND_MS);
+			break;
+		}
+		for (int i = 0; i < 10 && w->k.task; i++)
+			kick(&w->k);
+		KEXPECT_EQ(set_cpus_allowed(w->task,
+					    changes % 2 ? &other : &away), 0);
+		changes++;
+		pending_seen += w->task->migration_pending;
+	}
+	/* The last mask excludes c: T leaves it at the outermost enable. */
+	KEXPECT_EQ(set_cpus_allowed(w->task, &away), 0);
+	pending_seen += w->task->migration_pending;
+	changes++;
+	store_int(&w->stop, 1);
+	/* A bound, not an expectation: 32 vCPUs on 2 host cores have
+	 * needed more than 5 s here. */
+	done = ktest_poll_int(&hold.done, 1, 20000);
+	pin_watch_finish(w);
+	store_int(&hold.load_stop, 1);
+	ktest_join_all(load, HOLD_LOAD);
+	ktest_log("on CPU %d for %lu ms: %ld iterations, %ld elsewhere; "
+		  "preempted %ld times; FIFO task ran %ld times while it was "
+		  "pinned; %d affinity changes, pending after %d of them",
+		  w->cpu, (unsigned long)(ns_since(t0) / NS_PER_MS), w->iters,
+		  w->moved, w->preempted, w->k.runs_while, changes,
+		  pending_seen);
+	ktest_log("inner enable: still there %d, pending %d; outer enable: on "
+		  "CPU %d (allowed %d), pending %d", hold.still_there_inner,
+		  hold.pending_before_outer, hold.cpu_after_outer,
+		  hold.allowed_after_outer, hold.pending_after_outer);
+	KEXPECT_TRUE(done);
+	KEXPECT_EQ(w->moved, 0);
+	KEXPECT_GT(w->iters, 0);
+	KEXPECT_GE(w->k.runs_while, 500);
+	KEXPECT_GE(w->preempted, 100);
+	KEXPECT_EQ(pending_seen, changes);
+	KEXPECT_TRUE(hold.still_there_inner);
+	KEXPECT_TRUE(hold.pending_before_outer);
+	KEXPECT_NE(hold.cpu_after_outer, c);
+	KEXPECT_TRUE(hold.allowed_after_outer);
+	KEXPECT_FALSE(hold.pending_after_outer);
+}
+
+static struct {
+	struct pin_watch w;
+	volatile int cpu_after;          /* where it went after enable */
+	volatile int done;
+} rtp;
+
+static int rt_holder_fn(void *arg)
+{
+	int now = -1;
+
+	pin_watch_loop(&rtp.w);
+	pin_watch_release(&rtp.w);
+	/* Now the next preemption pushes it to a CPU running lower work;
+	 * stop as soon as that happened (or after 3 s), noting where. */
+	ktest_poll_until((now = raw_smp_processor_id()) != rtp.w.cpu, 3000,
+			 POLL_SPIN);
+	rtp.cpu_after = now;
+	store_int(&rtp.done, 1);
+	return 0;
+}
+
+/*
+ * RT push and pull leave a pinned RT task alone: a FIFO 20 task, not
+ * bound, holds migrate_disable() on CPU c while a FIFO 50 task bound to c
+ * preempts it (kicked from CPU 0, hundreds of times). Each time, c has an
+ * RT task waiting that other CPUs (idle, or running NORMAL work) could
+ * run: push after the switch and pull from those CPUs both try, and must
+ * not move it. Once it calls migrate_enable() the same situation does move
+ * it (push works, and it was migrate_disable() that held it).
+ */
+KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
+{
+	struct pin_watch *w = &rtp.w;
+	int c = last_cpu();
+	uint64_t t0;
+	bool done;
+
+	rtp = (typeof(rtp)){.w.cpu = -1, .cpu_after = -1};
+	KASSERT_TRUE(pin_watch_start(w, rt_holder_fn, "rt-holder", c,
+				     SCHED_FIFO, 20));
+	t0 = ktime_get_ns();
+	while ((load_long(&w->k.runs_while) < 1000 ||
+		load_long(&w->preempted) < 1000) &&
+	       ns_since(t0) < 6000 * NS_PER_MS && w->k.task)
+		kick(&w->k);
+	store_int(&w->stop, 1);
+	/* Preempt it again until it is pushed away. */
+	t0 = ktime_get_ns();
+	while (!load_int(&rtp.done) && ns_since(t0) < 5000 * NS_PER_MS) {
+		if (w->k.task)
+			kick(&w->k);
+		else
+			msleep(1);
+	}
+	done = load_int(&rtp.done);
+	pin_watch_finish(w);
+	ktest_log("FIFO 20 task pinned on CPU %d: %ld iterations, preempted "
+		  "%ld times, FIFO 50 task ran %ld times meanwhile, %ld "
+		  "iterations elsewhere; after migrate_enable() it went to "
+		  "CPU %d", w->cpu, w->iters, w->preempted, w->k.runs_while,
+		  w->moved, rtp.cpu_after);
+	KEXPECT_TRUE(done);
+	KEXPECT_EQ(w->moved, 0);
+	KEXPECT_GE(w->k.runs_while, 500);
+	KEXPECT_GE(w->preempted, 500);
+	KEXPECT_GE(rtp.cpu_after, 0);
+	KEXPECT_NE(rtp.cpu_after, c);
+}
