@@ -247,6 +247,7 @@ void kmain(void)
 	sched_init();                           /* run queues; we are idle/0 */
 	lockdep_init();                         /* the lock validator, if built */
 	local_irq_enable();                     /* the tick starts scheduling */
+	kmalloc_stats_init();                   /* its percpu_counters */
 	smp_boot_cpus(nr_cpus);                 /* each AP becomes its idle task */
 	kthread_init();                         /* the reaper of dead tasks */
 	start_work();                           /* tests or benchmarks, if asked */

@@ -14,10 +14,12 @@
  * kmalloc_lock is a raw spinlock taken with interrupts off, so that every
  * context may take it, in both RT worlds.
  */
+#include "compiler.h"
 #include <stdint.h>
 #include "irqflags.h"
 #include "mm/slab.h"
 #include "mm/mm_stat.h"
+#include "percpu_counter.h"
 #include "asm/page.h"
 #include "mm/page_alloc.h"
 #include "asm/pgtable.h"
@@ -44,10 +46,46 @@ static unsigned long nr_slabs[KMALLOC_NR_CLASSES];
 static DEFINE_RAW_SPINLOCK(kmalloc_lock);
 static unsigned long bad_frees;
 
-/* Objects in use per class ([KMALLOC_NR_CLASSES]: large allocations),
- * and kmalloc_lock acquisitions. */
-MM_STAT_DEFINE(kmalloc_in_use, KMALLOC_NR_CLASSES + 1);
-MM_STAT_DEFINE(kmalloc_lock_count, 1);
+/* kmalloc_lock acquisitions, per CPU (mm_stat.h). */
+MM_LOCK_STAT_DEFINE(kmalloc_lock_count);
+
+/*
+ * Objects in use per class ([KMALLOC_NR_CLASSES]: large allocations):
+ * percpu_counters, changed on every kmalloc and kfree from any context
+ * with no shared cache line written most of the time. A percpu_counter
+ * needs dynamic per-CPU memory, which is allocated under a mutex, so the
+ * counters start in kmalloc_stats_init() (kmain(), preemptible, before
+ * the other CPUs run); what the boot CPU counted before that waits in
+ * boot_in_use[] and is handed over then.
+ */
+static struct percpu_counter in_use[KMALLOC_NR_CLASSES + 1];
+static long boot_in_use[KMALLOC_NR_CLASSES + 1];
+
+static void in_use_add(int cls, long v)
+{
+	if (likely(percpu_counter_initialized(&in_use[cls])))
+		percpu_counter_add(&in_use[cls], v);
+	else
+		__atomic_fetch_add(&boot_in_use[cls], v, __ATOMIC_RELAXED);
+}
+
+/* Only the boot CPU runs, so an add that found the counter missing
+ * (an interrupt's, say) has finished before the exchange reads
+ * boot_in_use: nothing is lost. Without per-CPU memory the boot counts
+ * stay in use, atomic and exact, with a message. */
+void kmalloc_stats_init(void)
+{
+	for (int cls = 0; cls <= KMALLOC_NR_CLASSES; cls++) {
+		if (percpu_counter_init(&in_use[cls], 0)) {
+			printk("kmalloc: no per-CPU memory for the statistics; "
+			       "counting in shared words\n");
+			return;
+		}
+		percpu_counter_add(&in_use[cls],
+				   __atomic_exchange_n(&boot_in_use[cls], 0,
+						       __ATOMIC_RELAXED));
+	}
+}
 
 unsigned long kmalloc_lock_irqsave(void)
 {
@@ -217,7 +255,7 @@ void *kmalloc(size_t size)
 					   shared_alloc(cls);
 	}
 	if (p)
-		mm_stat_inc(kmalloc_in_use, cls);
+		in_use_add(cls, 1);
 	return p;
 }
 
@@ -250,7 +288,7 @@ static const char *slab_free(struct slab *s, void *p)
 	err = kmalloc_pcp_usable() ? kmalloc_pcp_free(s, p, cls) :
 				     shared_free(s, p);
 	if (!err)
-		mm_stat_add(kmalloc_in_use, cls, -1);
+		in_use_add(cls, -1);
 	return err;
 }
 
@@ -262,7 +300,7 @@ static const char *large_free(struct large_hdr *h, void *p)
 		return "double free";
 	h->magic = LARGE_FREED;
 	pages_free(h, h->npages);
-	mm_stat_add(kmalloc_in_use, KMALLOC_NR_CLASSES, -1);
+	in_use_add(KMALLOC_NR_CLASSES, -1);
 	return 0;
 }
 
@@ -303,7 +341,9 @@ long kmalloc_objects_in_use(int cls)
 {
 	if (cls < 0 || cls > KMALLOC_NR_CLASSES)
 		return 0;
-	return mm_stat_sum(kmalloc_in_use, cls);
+	if (!percpu_counter_initialized(&in_use[cls]))
+		return __atomic_load_n(&boot_in_use[cls], __ATOMIC_RELAXED);
+	return percpu_counter_sum(&in_use[cls]);
 }
 
 void kmalloc_slab_counts(int cls, unsigned long *slabs,
@@ -320,11 +360,10 @@ void kmalloc_slab_counts(int cls, unsigned long *slabs,
 
 unsigned long kmalloc_lock_acquisitions(void)
 {
-	return mm_stat_sum(kmalloc_lock_count, 0);
+	return mm_lock_stat_sum(kmalloc_lock_count);
 }
 
 unsigned long kmalloc_lock_acquisitions_cpu(int cpu)
 {
-	return __atomic_load_n(&mm_stat_cpu(kmalloc_lock_count, 0, cpu),
-			       __ATOMIC_RELAXED);
+	return mm_lock_stat_cpu(kmalloc_lock_count, cpu);
 }

@@ -46,6 +46,12 @@ void kmalloc_pcp_init(bool on);
 void kmalloc_pcp_set(bool on);
 bool kmalloc_pcp_enabled(void);
 
+/* The statistics' percpu_counters (kmain(), once the scheduler and
+ * interrupts run and before the other CPUs do: dynamic per-CPU memory is
+ * taken under a mutex). Before it, the boot CPU's counts wait in plain
+ * words and are handed over. */
+void kmalloc_stats_init(void);
+
 /*
  * Return cached objects to the shared slabs (and emptied slabs to the
  * page allocator).

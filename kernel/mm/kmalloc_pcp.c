@@ -32,6 +32,7 @@
  * An object may be freed on another CPU than the one it came from: it
  * joins the freeing CPU's sheaf, and a flush returns it to its own slab.
  */
+#include "compiler.h"
 #include "irqflags.h"
 #include "mm/slab.h"
 #include "mm/drain.h"
@@ -119,7 +120,7 @@ void *kmalloc_pcp_alloc(int cls)
 
 	local_lock(&kmalloc_pcp.lock);
 	sh = this_sheaf(cls);
-	if (__builtin_expect(sh->count == 0, 0))
+	if (unlikely(sh->count == 0))
 		sheaf_refill(this_sheaf_checked(cls), cls);
 	if (sh->count) {
 		o = sh->objs[--sh->count];
@@ -146,10 +147,10 @@ const char *kmalloc_pcp_free(struct slab *s, struct free_obj *o, int cls)
 
 	local_lock(&kmalloc_pcp.lock);
 	sh = this_sheaf(cls);
-	if (__builtin_expect(o->poison == FREE_POISON, 0) && obj_is_free(s, o)) {
+	if (unlikely(o->poison == FREE_POISON) && obj_is_free(s, o)) {
 		err = "double free";
 	} else {
-		if (__builtin_expect(sh->count == KMALLOC_SHEAF_CAPACITY, 0))
+		if (unlikely(sh->count == KMALLOC_SHEAF_CAPACITY))
 			sheaf_flush(this_sheaf_checked(cls),
 				    KMALLOC_SHEAF_BATCH);
 		o->poison = FREE_POISON;

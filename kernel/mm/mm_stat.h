@@ -1,13 +1,15 @@
 /*
- * The allocators' statistics counters: objects in use per size class,
- * shared-lock acquisitions. Each is an array of per-CPU counters that a
- * CPU bumps with one %gs: instruction (safe in any context, hardirq
- * included) and a reader sums over the CPUs. A sum taken while CPUs are
- * counting is a snapshot, exact once they stop.
+ * The allocators' shared-lock counters: how often each CPU took
+ * kmalloc_lock or page_lock, the figure the per-CPU caches exist to make
+ * small. Each CPU counts its own acquisitions in a plain per-CPU word, as
+ * Linux's vm_event counters and SLUB's CONFIG_SLUB_STATS do, bumped with
+ * the lock held and interrupts off (so by one CPU at a time, with no
+ * lost update), and read per CPU or summed over the CPUs.
  *
- * Every use goes through these four macros, so that turning the counters
- * into percpu_counters (batched, with an exact _sum()) changes this file
- * only.
+ * Not a percpu_counter (which the allocators use for their object
+ * counts, kmalloc.c): a percpu_counter folds each CPU's share into one
+ * shared count, and the tests and the benchmark need the share of one
+ * CPU exact, so that allocations on other CPUs meanwhile do not count.
  */
 #ifndef MM_STAT_H
 #define MM_STAT_H
@@ -15,35 +17,32 @@
 #include "percpu.h"
 #include "locking/spinlock.h"
 
-/* n counters named name[0..n); per-CPU statistics, which the per-CPU
- * checker skips: a bump is one instruction and needs no lock. */
-#define MM_STAT_DEFINE(name, n) static DEFINE_PER_CPU_STAT(long, name[n])
+/* A per-CPU lock counter; the per-CPU checker skips statistics. */
+#define MM_LOCK_STAT_DEFINE(name) static DEFINE_PER_CPU_STAT(unsigned long, name)
 
-#define mm_stat_add(name, i, v) this_cpu_add(name[i], (long)(v))
-#define mm_stat_inc(name, i) this_cpu_inc(name[i])
+/* CPU cpu's count: exact once that CPU stops taking the lock, and for
+ * the calling CPU's own. */
+#define mm_lock_stat_cpu(name, cpu)                                           \
+	__atomic_load_n(raw_per_cpu_ptr(&(name), (cpu)), __ATOMIC_RELAXED)
 
-/* One CPU's share of counter i; the sum over CPUs is what counts. */
-#define mm_stat_cpu(name, i, cpu) (*raw_per_cpu_ptr(&(name)[i], (cpu)))
-
-#define mm_stat_sum(name, i)                                                  \
+/* The sum over the possible CPUs (a snapshot while CPUs allocate). */
+#define mm_lock_stat_sum(name)                                                \
 	({                                                                    \
-		long mm_sum_ = 0;                                             \
+		unsigned long mm_sum_ = 0;                                    \
 		int mm_cpu_;                                                  \
 		for_each_possible_cpu(mm_cpu_)                                \
-			mm_sum_ += __atomic_load_n(                           \
-				&mm_stat_cpu(name, i, mm_cpu_),               \
-				__ATOMIC_RELAXED);                            \
+			mm_sum_ += mm_lock_stat_cpu(name, mm_cpu_);           \
 		mm_sum_;                                                      \
 	})
 
-/* raw_spin_lock_irqsave() of a shared allocator lock, counted in
- * name[0]: the acquisitions the per-CPU caches exist to save. Evaluates
- * to the saved flags. */
+/* raw_spin_lock_irqsave() of a shared allocator lock, counted on this
+ * CPU (which cannot change: interrupts are off). Evaluates to the saved
+ * flags. */
 #define mm_lock_irqsave_counted(lock, name)                                   \
 	({                                                                    \
 		unsigned long mm_flags_;                                      \
 		raw_spin_lock_irqsave(lock, mm_flags_);                       \
-		mm_stat_inc(name, 0);                                         \
+		this_cpu_inc(name);                                           \
 		mm_flags_;                                                    \
 	})
 

@@ -34,7 +34,7 @@ static size_t total_pages;  /* usable pages after the boot reservations */
 static size_t search_hint;  /* no free page below this index */
 static unsigned long bad_frees;
 /* page_lock acquisitions: the figure the per-CPU lists make small. */
-MM_STAT_DEFINE(page_lock_count, 1);
+MM_LOCK_STAT_DEFINE(page_lock_count);
 
 unsigned long page_lock_irqsave(void)
 {
@@ -325,11 +325,10 @@ unsigned long page_alloc_bad_frees(void)
 
 unsigned long page_alloc_lock_acquisitions(void)
 {
-	return mm_stat_sum(page_lock_count, 0);
+	return mm_lock_stat_sum(page_lock_count);
 }
 
 unsigned long page_alloc_lock_acquisitions_cpu(int cpu)
 {
-	return __atomic_load_n(&mm_stat_cpu(page_lock_count, 0, cpu),
-			       __ATOMIC_RELAXED);
+	return mm_lock_stat_cpu(page_lock_count, cpu);
 }

@@ -19,6 +19,7 @@
  * cache, is handed out first), so that a double-free check may scan other
  * CPUs' lists without following pointers that could change under it.
  */
+#include "compiler.h"
 #include "mm/page_alloc.h"
 #include "mm/page_alloc_internal.h"
 #include "mm/drain.h"
@@ -85,7 +86,7 @@ void *page_pcp_alloc(void)
 
 	local_lock(&pcp_pages.lock);
 	pcp = this_pcp();
-	if (__builtin_expect(pcp->count == 0, 0))
+	if (unlikely(pcp->count == 0))
 		pcp_refill(this_cpu_ptr(&pcp_pages));
 	if (pcp->count) {
 		page = pcp->pages[--pcp->count];
@@ -114,7 +115,7 @@ const char *page_pcp_free(void *p)
 		return err;
 	local_lock(&pcp_pages.lock);
 	pcp = this_pcp();
-	if (__builtin_expect(*pcp_poison_word(p) == PCP_PAGE_POISON, 0))
+	if (unlikely(*pcp_poison_word(p) == PCP_PAGE_POISON))
 		err = pcp_check_suspect(p);
 	if (!err) {
 		if (pcp->count == PCP_HIGH)

@@ -369,3 +369,26 @@ KTEST(kmalloc_pcp, poison_lookalike_is_not_a_double_free)
 	KEXPECT_EQ(kmalloc_bad_frees(), bad);
 	KEXPECT_EQ(kmalloc_objects_in_use(1), in_use - 1);
 }
+
+/* The objects-in-use statistics are percpu_counters: allocations on
+ * every CPU, freed on another, count exactly in percpu_counter_sum()
+ * (through kmalloc_objects_in_use()), whatever CPU's delta holds them. */
+KTEST(kmalloc_pcp, in_use_counts_exact_across_cpus)
+{
+	enum { PER_CPU = 100, CLS = 3 };
+	static void *objs[8 * PER_CPU];
+	long before = kmalloc_objects_in_use(CLS);
+	int cpu, n = 0;
+
+	for_each_online_cpu(cpu) {
+		if (n + PER_CPU > (int)ARRAY_SIZE(objs) || !hop_to(cpu))
+			break;
+		for (int i = 0; i < PER_CPU; i++)
+			KASSERT_TRUE(objs[n++] = kmalloc(kmalloc_class_size(CLS)));
+	}
+	hop_to(0);
+	KEXPECT_EQ(kmalloc_objects_in_use(CLS), before + n);
+	while (n)
+		kfree(objs[--n]);
+	KEXPECT_EQ(kmalloc_objects_in_use(CLS), before);
+}
