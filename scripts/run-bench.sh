@@ -10,7 +10,13 @@
 #    the same kernel with LOCKDEP=1 in $O/rt$RT-ld1, boots it on
 #    $CPUS CPUs with kbench=lockdep_overhead only, prints its table and
 #    writes its figures to $O/bench/rt$RT-lockdep.json ("lockdep": 1);
-# 3. then prints, for each lock type and validator path, the cycles per
+# 3. if $KBENCH selects kmalloc_scaling (tests/bench/bench_alloc.c), boots
+#    the LOCKDEP=0 kernel once more on $ALLOC_CPUS CPUs (default 8) with
+#    kbench=kmalloc_scaling alone (step 1 leaves it out), so that it can
+#    measure 1, 2, 4 and 8 CPUs, into $O/bench/rt$RT-alloc.json; after the
+#    last RT setting scripts/alloc-report prints its table and writes
+#    $O/bench/alloc-summary.json and $O/bench/alloc.png;
+# 4. then prints, for each lock type and validator path, the cycles per
 #    acquire+release with LOCKDEP=0 and with LOCKDEP=1 (each a median,
 #    with the spread of its runs: max - min over the median) and their
 #    ratio (LOCKDEP=1 over LOCKDEP=0), and writes those rows as JSON lines to
@@ -19,7 +25,7 @@
 #    one run.
 #
 # Environment: CPUS (default 4), RT_LIST (default "0 1"), KBENCH (glob,
-# default '*'), TIMEOUT (seconds per boot, default 600), O (default build).
+# default '*'), ALLOC_CPUS (default 8), TIMEOUT (seconds per boot, default 600), O (default build).
 # Exit status: 2 if a build failed; 1 if a boot did not end with QEMU exit
 # 33 and `== bench done`, if a log contains ERROR, or if an overhead row
 # lacks a side; else 0.
@@ -146,14 +152,31 @@ overhead() {
 	}' "$2" "$3"
 }
 
+# The benchmarks $KBENCH selects other than kmalloc_scaling, which has a
+# boot of its own on $ALLOC_CPUS CPUs: their names (from the KBENCH()
+# lines of tests/), comma-separated; empty when there are none.
+main_glob() {
+	local b names=()
+
+	for b in $(sed -n 's/^KBENCH(\([a-z0-9_]*\)).*/\1/p' \
+		$(find tests -name '*.c') | sort -u); do
+		[[ $b != kmalloc_scaling ]] && selects "$b" && names+=("$b")
+	done
+	(IFS=,; echo "${names[*]}")
+}
+
 mkdir -p "$O/bench"
 status=0
+glob=$(main_glob)
 for rt in $RT_LIST; do
 	json=$O/bench/rt$rt.json
-	run_bench "rt$rt" "$rt" 0 "$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=0 builddir)" "$KBENCH" \
-		"$O/bench/rt$rt.log" "$json" || status=1
+	dir=$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=0 builddir)
+	if [[ -n $glob ]]; then
+		run_bench "rt$rt" "$rt" 0 "$dir" "$glob" \
+			"$O/bench/rt$rt.log" "$json" || status=1
+	fi
 	if selects kmalloc_scaling; then
-		run_bench "rt$rt-alloc" "$rt" 0 "$O/bench-rt$rt" kmalloc_scaling \
+		run_bench "rt$rt-alloc" "$rt" 0 "$dir" kmalloc_scaling \
 			"$O/bench/rt$rt-alloc.log" "$O/bench/rt$rt-alloc.json" \
 			"$ALLOC_CPUS" || status=1
 	fi

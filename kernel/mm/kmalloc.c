@@ -61,10 +61,17 @@ MM_LOCK_STAT_DEFINE(kmalloc_lock_count);
 static struct percpu_counter in_use[KMALLOC_NR_CLASSES + 1];
 static long boot_in_use[KMALLOC_NR_CLASSES + 1];
 
+/* A CPU's delta folds into the shared count (under the counter's lock)
+ * when it reaches this. The default batch (32) would fold once per
+ * burst of 32 allocations, as often as a sheaf takes kmalloc_lock; at
+ * 8 sheaves' worth a fold is rarer than a refill. The sum stays exact;
+ * percpu_counter_read() is off by up to this much per CPU. */
+#define KMALLOC_STAT_BATCH (8 * KMALLOC_SHEAF_CAPACITY)
+
 static void in_use_add(int cls, long v)
 {
 	if (likely(percpu_counter_initialized(&in_use[cls])))
-		percpu_counter_add(&in_use[cls], v);
+		percpu_counter_add_batch(&in_use[cls], v, KMALLOC_STAT_BATCH);
 	else
 		__atomic_fetch_add(&boot_in_use[cls], v, __ATOMIC_RELAXED);
 }
