@@ -45,8 +45,20 @@ int on_each_cpu_hop(void (*fn)(void *arg), void *arg)
 
 void mm_drain_cpu(int cpu)
 {
+	kmalloc_cpu_dead(cpu);
+	page_alloc_cpu_dead(cpu);
+}
+
+int kmalloc_cpu_dead(unsigned int cpu)
+{
 	kmalloc_drain_cpu(cpu);
+	return 0;
+}
+
+int page_alloc_cpu_dead(unsigned int cpu)
+{
 	page_alloc_drain_cpu(cpu);
+	return 0;
 }
 
 void mm_drain_all(void)

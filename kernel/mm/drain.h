@@ -18,6 +18,13 @@
  */
 void mm_drain_cpu(int cpu);
 
+/* The same, as the CPU-hotplug DEAD steps (CPUHP_SLUB_DEAD, then
+ * CPUHP_PAGE_ALLOC_DEAD, kernel/cpu.c): the caches of a CPU that has
+ * parked go back to the shared pools, as Linux's slub_cpu_dead() and
+ * page_alloc_cpu_dead(). Always 0: a DEAD step must not fail. */
+int kmalloc_cpu_dead(unsigned int cpu);
+int page_alloc_cpu_dead(unsigned int cpu);
+
 /*
  * The freed kernel stacks waiting for a TLB flush (kstack_drain()), then
  * every online CPU's caches, each drained on its own CPU under its own
