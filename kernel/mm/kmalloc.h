@@ -1,7 +1,7 @@
 /*
  * Small-object allocation: kmalloc/kfree, as in Linux, with a per-CPU
  * cache of free objects per size class in front of the shared slabs
- * (kmalloc_pcp.c; docs/percpu-memory.md).
+ * (kmalloc_pcp.c; docs/allocators.md).
  */
 #ifndef KMALLOC_H
 #define KMALLOC_H
