@@ -249,8 +249,10 @@ test:
 	CPUS_LIST="$(TEST_CPUS)" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) \
 	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh
 
-# The per-CPU/SMP scaling and lock benchmarks: a table and JSON lines.
+# The per-CPU/SMP scaling, lock and allocator benchmarks: tables and JSON
+# lines, and the allocator's plot (gnuplot) in $(O)/bench/alloc.png.
 bench:
+	@bash scripts/deps.sh --bench || echo "bench: no gnuplot, no plot"
 	CPUS=$(CPUS) O=$(O) KBENCH='$(or $(KBENCH),*)' bash scripts/run-bench.sh
 
 # Locktorture-style runs of every lock type and the per-CPU counter,

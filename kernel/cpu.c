@@ -17,6 +17,7 @@
 #include "irq_work.h"
 #include "locking/lockdep.h"
 #include "locking/mutex.h"
+#include "mm/drain.h"
 #include "panic.h"
 #include "percpu.h"
 #include "percpu_counter.h"
@@ -61,6 +62,9 @@ static struct cpuhp_step cpuhp_steps[CPUHP_ONLINE + 1] = {
 	[CPUHP_SMPCFD_PREPARE] = {"smp:prepare", smpcfd_prepare_cpu, 0},
 	[CPUHP_TIMERS_PREPARE] = {"timers:prepare", timers_prepare_cpu,
 				  timers_dead_cpu},
+	[CPUHP_PAGE_ALLOC_DEAD] = {"mm/page_alloc:dead", 0,
+				   page_alloc_cpu_dead},
+	[CPUHP_SLUB_DEAD] = {"mm/slub:dead", 0, kmalloc_cpu_dead},
 	[CPUHP_PERCPU_CNT_DEAD] = {"lib/percpu_cnt:dead", 0,
 				   percpu_counter_cpu_dead},
 	[CPUHP_BRINGUP_CPU] = {"cpu:bringup", bringup_cpu, 0},

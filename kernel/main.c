@@ -50,6 +50,32 @@ static void print_memory_map(void)
 	       (unsigned long)(page_free_count() >> 8));
 }
 
+/* A boolean option KEY=VALUE (kstrtobool: 1/0, y/n, on/off); def when
+ * it is absent, and when its value is none of those, with a message. */
+static bool bool_option(const char *key, bool def)
+{
+	char opt[16];
+	bool val;
+
+	if (!cmdline_get(key, opt, sizeof(opt)))
+		return def;
+	if (kstrtobool(opt, &val) == 0)
+		return val;
+	printk("%s=%s: not a boolean (0/1, n/y, off/on); keeping %s=%d\n",
+	       key, opt, key, def);
+	return def;
+}
+
+/* The allocators' per-CPU caches: on, unless kmalloc_pcp=0 (kmalloc's
+ * sheaves) or page_pcp=0 (the page lists) keep the plain shared-lock
+ * path, which make bench compares them with. Once the per-CPU areas
+ * exist: a cache filled on the template would be copied to every CPU. */
+static void allocator_caches_init(void)
+{
+	kmalloc_pcp_init(bool_option("kmalloc_pcp", true));
+	page_pcp_init(bool_option("page_pcp", true));
+}
+
 static char work_glob[BOOT_CMDLINE_MAX];
 
 /* Boot with "trace" (make trace): events from before the first test to
@@ -202,6 +228,7 @@ void kmain(void)
 	arch_init_irq();                        /* APICs on, the 8259 off */
 	nr_cpus = arch_find_cpus();             /* from the ACPI MADT */
 	setup_per_cpu_areas(nr_cpus);           /* one copy each; GS on ours */
+	allocator_caches_init();                /* per-CPU sheaves, page lists */
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		set_cpu_possible(cpu);
 	smp_prepare_boot_cpu();                 /* online; IPI handlers */
@@ -210,6 +237,7 @@ void kmain(void)
 	sched_init();                           /* run queues; we are idle/0 */
 	lockdep_init();                         /* the lock validator, if built */
 	local_irq_enable();                     /* the tick starts scheduling */
+	kmalloc_stats_init();                   /* its percpu_counters */
 	smp_boot_cpus(nr_cpus);                 /* each AP becomes its idle task */
 	kthread_init();                         /* the reaper of dead tasks */
 	start_work();                           /* tests or benchmarks, if asked */

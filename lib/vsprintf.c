@@ -393,3 +393,28 @@ int kstrtoul(const char *s, unsigned base, unsigned long *res)
 	*res = v;
 	return 0;
 }
+
+int kstrtobool(const char *s, bool *res)
+{
+	if (!s)
+		return -EINVAL;
+	switch (s[0]) {
+	case 'y': case 'Y': case 't': case 'T': case '1':
+		*res = true;
+		return 0;
+	case 'n': case 'N': case 'f': case 'F': case '0':
+		*res = false;
+		return 0;
+	case 'o': case 'O':
+		if (s[1] == 'n' || s[1] == 'N') {
+			*res = true;
+			return 0;
+		}
+		if (s[1] == 'f' || s[1] == 'F') {
+			*res = false;
+			return 0;
+		}
+		break;
+	}
+	return -EINVAL;
+}

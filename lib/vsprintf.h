@@ -6,6 +6,7 @@
 #define VSPRINTF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -39,5 +40,11 @@ unsigned long simple_strtoul(const char *cp, char **endp, unsigned base);
  * digits follows them (a sign, a space, a letter); -ERANGE when the
  * number does not fit in an unsigned long. *res is untouched on error. */
 int kstrtoul(const char *s, unsigned base, unsigned long *res);
+
+/* A boolean option's value, as Linux's kstrtobool(): 1, y, Y, t, T or
+ * "on" give true; 0, n, N, f, F or "off" false (only the first one or two
+ * characters are looked at, as in Linux). 0, or -EINVAL for anything
+ * else, the empty string included, leaving *res alone. */
+int kstrtobool(const char *s, bool *res);
 
 #endif

@@ -11,7 +11,13 @@
 #    compiler's hooks) in $O/rt$RT-ld1-notsan, boots it on
 #    $CPUS CPUs with kbench=lockdep_overhead only, prints its table and
 #    writes its figures to $O/bench/rt$RT-lockdep.json ("lockdep": 1);
-# 3. then prints, for each lock type and validator path, the cycles per
+# 3. if $KBENCH selects kmalloc_scaling (tests/bench/bench_alloc.c), boots
+#    the LOCKDEP=0 kernel once more on $ALLOC_CPUS CPUs (default 8) with
+#    kbench=kmalloc_scaling alone (step 1 leaves it out), so that it can
+#    measure 1, 2, 4 and 8 CPUs, into $O/bench/rt$RT-alloc.json; after the
+#    last RT setting scripts/alloc-report prints its table and writes
+#    $O/bench/alloc-summary.json and $O/bench/alloc.png;
+# 4. then prints, for each lock type and validator path, the cycles per
 #    acquire+release with LOCKDEP=0 and with LOCKDEP=1 (each a median,
 #    with the spread of its runs: max - min over the median) and their
 #    ratio (LOCKDEP=1 over LOCKDEP=0), and writes those rows as JSON lines to
@@ -25,7 +31,7 @@
 #    memory access.
 #
 # Environment: CPUS (default 4), RT_LIST (default "0 1"), KBENCH (glob,
-# default '*'), TIMEOUT (seconds per boot, default 600), O (default build).
+# default '*'), ALLOC_CPUS (default 8), TIMEOUT (seconds per boot, default 600), O (default build).
 # Exit status: 2 if a build failed; 1 if a boot did not end with QEMU exit
 # 33 and `== bench done`, if a log contains ERROR, or if an overhead row
 # lacks a side; else 0.
@@ -36,6 +42,7 @@ cd "$(dirname "$0")/.."
 CPUS=${CPUS:-4}
 RT_LIST=${RT_LIST:-"0 1"}
 KBENCH=${KBENCH:-'*'}
+ALLOC_CPUS=${ALLOC_CPUS:-8}
 TIMEOUT=${TIMEOUT:-600}
 O=${O:-build}
 JOBS=${JOBS:-$(nproc)}
@@ -53,11 +60,12 @@ selects() {
 	return 1
 }
 
-# run_bench TAG RT LOCKDEP DIR GLOB LOG JSON [TSAN]: build, boot, print
-# the table, write the JSON lines; exits 2 on a build failure, returns 1
-# on a failed run.
+# run_bench TAG RT LOCKDEP DIR GLOB LOG JSON [TSAN [NCPUS]]: build, boot
+# on NCPUS CPUs (default $CPUS), print the table, write the JSON lines;
+# exits 2 on a build failure, returns 1 on a failed run.
 run_bench() {
 	local tag=$1 rt=$2 lockdep=$3 dir=$4 glob=$5 log=$6 json=$7 tsan=${8:-1}
+	local CPUS=${9:-$CPUS}
 	local rc ok=0
 
 	echo "[bench $tag] building (LOCKDEP=$lockdep TSAN=$tsan)..."
@@ -159,12 +167,34 @@ overhead() {
 	}' "$2" "$3"
 }
 
+# The benchmarks $KBENCH selects other than kmalloc_scaling, which has a
+# boot of its own on $ALLOC_CPUS CPUs: their names (from the KBENCH()
+# lines of tests/), comma-separated; empty when there are none.
+main_glob() {
+	local b names=()
+
+	for b in $(sed -n 's/^KBENCH(\([a-z0-9_]*\)).*/\1/p' \
+		$(find tests -name '*.c') | sort -u); do
+		[[ $b != kmalloc_scaling ]] && selects "$b" && names+=("$b")
+	done
+	(IFS=,; echo "${names[*]}")
+}
+
 mkdir -p "$O/bench"
 status=0
+glob=$(main_glob)
 for rt in $RT_LIST; do
 	json=$O/bench/rt$rt.json
-	run_bench "rt$rt" "$rt" 0 "$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=0 builddir)" "$KBENCH" \
-		"$O/bench/rt$rt.log" "$json" || status=1
+	dir=$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=0 builddir)
+	if [[ -n $glob ]]; then
+		run_bench "rt$rt" "$rt" 0 "$dir" "$glob" \
+			"$O/bench/rt$rt.log" "$json" || status=1
+	fi
+	if selects kmalloc_scaling; then
+		run_bench "rt$rt-alloc" "$rt" 0 "$dir" kmalloc_scaling \
+			"$O/bench/rt$rt-alloc.log" "$O/bench/rt$rt-alloc.json" \
+			1 "$ALLOC_CPUS" || status=1
+	fi
 	if ! selects lockdep_overhead; then
 		continue
 	fi
@@ -184,4 +214,11 @@ for rt in $RT_LIST; do
 		"compiler hooks (both LOCKDEP=1)" || status=1
 	echo "[bench rt$rt] $(wc -l <"$tsjson") overhead rows in $tsjson"
 done
+if selects kmalloc_scaling; then
+	for rt in 0 1; do
+		# Only this run's RT settings: no stale file from an earlier one.
+		[[ " $RT_LIST " == *" $rt "* ]] || rm -f "$O/bench/rt$rt-alloc.json"
+	done
+	python3 scripts/alloc-report "$O/bench" || status=1
+fi
 exit $status

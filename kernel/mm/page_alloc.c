@@ -4,9 +4,17 @@
  * A bitmap rather than a free list, because it lets a free check that the
  * pages were really handed out: a double free or a free of a reserved page
  * is reported and ignored instead of corrupting the allocator.
+ *
+ * This file is the shared layer, under page_lock. In front of it each CPU
+ * keeps a list of free single pages (page_pcp.c, as Linux's
+ * per_cpu_pages), refilled and flushed in batches; a page on a list is
+ * free for page_free_count() but marked in use in the bitmap.
  */
 #include "irqflags.h"
 #include "mm/page_alloc.h"
+#include "mm/page_alloc_internal.h"
+#include "mm/drain.h"
+#include "mm/mm_stat.h"
 #include "asm/page.h"
 #include "bootinfo.h"
 #include "panic.h"
@@ -25,6 +33,18 @@ static size_t free_pages;
 static size_t total_pages;  /* usable pages after the boot reservations */
 static size_t search_hint;  /* no free page below this index */
 static unsigned long bad_frees;
+/* page_lock acquisitions: the figure the per-CPU lists make small. */
+MM_LOCK_STAT_DEFINE(page_lock_count);
+
+unsigned long page_lock_irqsave(void)
+{
+	return mm_lock_irqsave_counted(&page_lock, page_lock_count);
+}
+
+void page_unlock_irqrestore(unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&page_lock, flags);
+}
 
 static bool page_used(size_t i)
 {
@@ -106,12 +126,12 @@ static size_t find_free_run(size_t n, size_t *first_free)
 	return nr_pages;
 }
 
-static uint64_t alloc_run_phys(size_t n)
+/* Under page_lock: the index of a run of n pages now marked in use, or
+ * nr_pages when there is none. */
+static size_t alloc_run_locked(size_t n)
 {
-	unsigned long flags;
 	size_t first, first_free;
 
-	raw_spin_lock_irqsave(&page_lock, flags);
 	first = find_free_run(n, &first_free);
 	if (first < nr_pages) {
 		for (size_t i = first; i < first + n; i++)
@@ -122,18 +142,57 @@ static uint64_t alloc_run_phys(size_t n)
 	} else {
 		search_hint = first_free;
 	}
-	raw_spin_unlock_irqrestore(&page_lock, flags);
+	return first;
+}
+
+static uint64_t alloc_run_phys(size_t n)
+{
+	unsigned long flags = page_lock_irqsave();
+	size_t first = alloc_run_locked(n);
+
+	page_unlock_irqrestore(flags);
 	return first < nr_pages ? first * PAGE_SIZE : 0;
 }
 
-void *pages_alloc(size_t n)
+int pages_take_locked(void **pages, int n)
+{
+	int got = 0;
+	size_t i;
+
+	while (got < n && (i = alloc_run_locked(1)) < nr_pages)
+		pages[got++] = phys_to_virt(i * PAGE_SIZE);
+	return got;
+}
+
+static void *pages_alloc_once(size_t n)
 {
 	uint64_t pa;
 
-	if (n == 0 || n > nr_pages)
-		return 0;
+	if (n == 1 && page_pcp_usable())
+		return page_pcp_alloc();
 	pa = alloc_run_phys(n);
 	return pa ? phys_to_virt(pa) : 0;
+}
+
+/*
+ * When the bitmap has no run left, pages may still wait on the CPUs'
+ * lists: a caller that may move from CPU to CPU drains them all (as
+ * Linux's allocator does before it gives up) and tries once more. Any
+ * other caller (interrupts or preemption off, migration disabled) gets
+ * NULL, as an atomic allocation would in Linux.
+ */
+void *pages_alloc(size_t n)
+{
+	void *p;
+
+	if (n == 0 || n > nr_pages)
+		return 0;
+	p = pages_alloc_once(n);
+	if (!p && page_pcp_total() && on_each_cpu_hop_possible()) {
+		page_alloc_drain_all();
+		p = pages_alloc_once(n);
+	}
+	return p;
 }
 
 uint64_t page_alloc_phys(void)
@@ -141,7 +200,7 @@ uint64_t page_alloc_phys(void)
 	return alloc_run_phys(1);
 }
 
-static void report_bad_free(void *p, size_t n, const char *why)
+void page_report_bad_free(void *p, size_t n, const char *why)
 {
 	bad_frees++;
 	printk("BUG: page_alloc: bad free of %lu page(s) at %p: %s\n",
@@ -165,8 +224,7 @@ static bool page_reserved(uint64_t pa)
 	return true;
 }
 
-/* Called with page_lock held: checks, then frees, all or nothing. */
-static const char *free_run_locked(uint64_t pa, size_t n)
+const char *check_run_locked(uint64_t pa, size_t n)
 {
 	size_t first = pa / PAGE_SIZE;
 
@@ -175,11 +233,47 @@ static const char *free_run_locked(uint64_t pa, size_t n)
 	if (first + n > nr_pages || first + n < first)
 		return "not a page of this allocator";
 	for (size_t i = first; i < first + n; i++) {
+		void *page = phys_to_virt(i * PAGE_SIZE);
+
 		if (page_reserved(i * PAGE_SIZE))
 			return "reserved page, never allocated";
 		if (!page_used(i))
 			return "double free (page already free)";
+		if (*pcp_poison_word(page) == PCP_PAGE_POISON &&
+		    page_pcp_holds_locked(page))
+			return "double free (page on a per-CPU list)";
 	}
+	return 0;
+}
+
+/* Without page_lock, for a single page on its way to a per-CPU list:
+ * the bit of a page its caller owns is set and stays so, and bits are
+ * changed in whole-word stores under page_lock, so an unlocked load of
+ * the word is exact for this page. */
+const char *page_free_precheck(void *p)
+{
+	uintptr_t va = (uintptr_t)p;
+	size_t i = (va - DIRECT_MAP_BASE) / PAGE_SIZE;
+
+	if (va % PAGE_SIZE)
+		return "not page aligned";
+	if (i >= nr_pages)
+		return "not a page of this allocator";
+	if (page_reserved(i * PAGE_SIZE))
+		return "reserved page, never allocated";
+	if (!(__atomic_load_n(&page_bitmap[i / 64], __ATOMIC_RELAXED) &
+	      (1ul << (i % 64))))
+		return "double free (page already free)";
+	return 0;
+}
+
+const char *free_run_locked(uint64_t pa, size_t n)
+{
+	size_t first = pa / PAGE_SIZE;
+	const char *err = check_run_locked(pa, n);
+
+	if (err)
+		return err;
 	for (size_t i = first; i < first + n; i++)
 		page_set(i, false);
 	free_pages += n;
@@ -188,24 +282,35 @@ static const char *free_run_locked(uint64_t pa, size_t n)
 	return 0;
 }
 
+static bool in_direct_map(uintptr_t va)
+{
+	return va >= DIRECT_MAP_BASE &&
+	       va < DIRECT_MAP_BASE + PAGE_ALLOC_MAX_PHYS;
+}
+
 void pages_free(void *p, size_t n)
 {
 	uintptr_t va = (uintptr_t)p;
 	const char *err = "not a direct-map address";
 	unsigned long flags;
 
-	if (va >= DIRECT_MAP_BASE && va < DIRECT_MAP_BASE + PAGE_ALLOC_MAX_PHYS) {
-		raw_spin_lock_irqsave(&page_lock, flags);
+	if (in_direct_map(va) && n == 1 && page_pcp_usable()) {
+		err = page_pcp_free(p);
+	} else if (in_direct_map(va)) {
+		flags = page_lock_irqsave();
 		err = free_run_locked(va - DIRECT_MAP_BASE, n);
-		raw_spin_unlock_irqrestore(&page_lock, flags);
+		page_unlock_irqrestore(flags);
 	}
 	if (err)
-		report_bad_free(p, n, err);
+		page_report_bad_free(p, n, err);
 }
 
+/* Pages on the CPUs' lists are free too: the count moves by exactly
+ * what callers take and give back, wherever the pages wait. */
 size_t page_free_count(void)
 {
-	return free_pages;
+	return __atomic_load_n(&free_pages, __ATOMIC_RELAXED) +
+	       page_pcp_total();
 }
 
 size_t page_total_count(void)
@@ -216,4 +321,14 @@ size_t page_total_count(void)
 unsigned long page_alloc_bad_frees(void)
 {
 	return bad_frees;
+}
+
+unsigned long page_alloc_lock_acquisitions(void)
+{
+	return mm_lock_stat_sum(page_lock_count);
+}
+
+unsigned long page_alloc_lock_acquisitions_cpu(int cpu)
+{
+	return mm_lock_stat_cpu(page_lock_count, cpu);
 }

@@ -10,6 +10,8 @@
 #include "cpuhotplug.h"
 #include "ktest.h"
 #include "ktest_util.h"
+#include "kmalloc.h"
+#include "page_alloc.h"
 #include "percpu.h"
 #include "sched.h"
 #include "sched_internal.h"
@@ -212,4 +214,40 @@ KTEST_CPUS(hotplug, pinned_caller_refused_its_own_cpu, 2)
 	KEXPECT_TRUE(cpu_online(c));
 	KEXPECT_TRUE(cpu_active(c));
 	KEXPECT_EQ(cpuhp_cpu_state(c), CPUHP_ONLINE);
+}
+
+/* Objects and pages freed on this CPU stay in its caches (its kmalloc
+ * sheaf of class 0, its page list). */
+static int fill_caches(void *arg)
+{
+	void *obj[8], *pg[4];
+
+	for (int i = 0; i < 8; i++)
+		obj[i] = kmalloc(kmalloc_class_size(0));
+	for (int i = 0; i < 4; i++)
+		pg[i] = page_alloc();
+	for (int i = 0; i < 8; i++)
+		kfree(obj[i]);
+	for (int i = 0; i < 4; i++)
+		if (pg[i])
+			page_free(pg[i]);
+	return 0;
+}
+
+/* cpu_down() gives the leaving CPU's cached objects and pages back
+ * (CPUHP_SLUB_DEAD, CPUHP_PAGE_ALLOC_DEAD): nothing stays on a CPU that
+ * is gone. */
+KTEST_CPUS(hotplug, allocator_caches_drained, 2)
+{
+	int c = last_cpu();
+
+	KASSERT_EQ(ktest_run_on(c, fill_caches, 0, "fill"), 0);
+	if (kmalloc_pcp_enabled())
+		KEXPECT_GT(kmalloc_cached_objects(c, 0), 0);
+	if (page_pcp_enabled())
+		KEXPECT_GT(page_pcp_count(c), 0);
+	KASSERT_EQ(cpu_down(c), 0);
+	KEXPECT_EQ(kmalloc_cached_objects(c, 0), 0);
+	KEXPECT_EQ(page_pcp_count(c), 0);
+	KASSERT_EQ(cpu_up(c), 0);
 }

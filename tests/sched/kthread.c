@@ -5,7 +5,7 @@
  */
 #include "ktest_util.h"
 #include "page_alloc.h"
-#include "stack.h"
+#include "drain.h"
 
 static int return_arg(void *arg)
 {
@@ -77,7 +77,8 @@ static int trivial(void *arg)
  * Creating and joining a thread gives back every page it took (its stack,
  * its task structure): after a warm-up cycle (page tables), the free page
  * count is exactly where it was after 10,000 cycles. Freed stacks come back
- * in batches (kernel/mm/stack.c): both counts are taken after kstack_drain().
+ * in batches (kernel/mm/stack.c), and freed objects and pages wait in
+ * per-CPU caches: both counts are taken after mm_drain_all().
  *
  * Most threads are bound to this CPU: one that is not goes to an idle CPU,
  * and waking halted vCPUs (twice a cycle) costs the host up to milliseconds
@@ -105,7 +106,7 @@ KTEST(sched, create_exit_cycles_free_every_page)
 		KASSERT_TRUE(t);
 		KEXPECT_EQ(kthread_join(t), 7);
 	}
-	kstack_drain();
+	mm_drain_all();
 	before = page_free_count();
 	t0 = ktime_get_ns();
 	for (int i = 0; i < CYCLES; i++) {
@@ -118,7 +119,7 @@ KTEST(sched, create_exit_cycles_free_every_page)
 		}
 		bad += kthread_join(t) != 7;
 	}
-	kstack_drain();
+	mm_drain_all();
 	after = page_free_count();
 	ktest_log("%d create/exit cycles (%d not bound) in %lu ms; free pages "
 		  "%lu before, %lu after", CYCLES, unbound,
@@ -143,7 +144,7 @@ KTEST(sched, detached_tasks_reaped)
 	size_t before;
 	int i;
 
-	kstack_drain();
+	mm_drain_all();
 	before = page_free_count();
 	ran = 0;
 	for (i = 0; i < 50; i++) {
@@ -156,7 +157,7 @@ KTEST(sched, detached_tasks_reaped)
 	for (i = 0; i < 500 && (load_int(&ran) < 50 ||
 				page_free_count() != before); i++) {
 		msleep(10);
-		kstack_drain();
+		mm_drain_all();
 	}
 	ktest_log("50 detached tasks ran; free pages %lu before, %lu after "
 		  "%d polls", (unsigned long)before,
