@@ -9,7 +9,10 @@
 # multi-threaded TCG on 2 CPUs (real parallelism); (c) the explorer's find
 # booted 3 times more from its seed and minimal decision list: it must
 # fail 3 times of 3 with identical serial logs; (d) the per-CPU and lock
-# checker: one plain boot with LOCKDEP=1, does it report?
+# checker: one plain boot with LOCKDEP=1 on the explorer's CPU count, does
+# it report? (On one CPU the two tasks share each copy, so a use the
+# checker judges by who else can touch the copy is seen without any
+# injected interleaving; on two, each task may keep a CPU to itself.)
 #
 # usage: [SEEDS=8] [JOBS=2] [RT=1] [O=build] [BUGS="name ..."] scripts/explore-eval.sh
 #   TABLE_ONLY=1 prints the table of the last run again, measuring nothing.
@@ -50,7 +53,7 @@ eval_bug() {
 		SHRINK_BOOTS=$SHRINK_BOOTS bash scripts/explore.sh >"$out/$b.search" 2>&1
 	KTEST=$t SEEDS=$SEEDS STRESS=1 RT=$RT LOCKDEP=0 O=$O \
 		bash scripts/explore.sh >"$out/$b.stress" 2>&1
-	KTEST=$t SEEDS=1 STRESS=1 RT=$RT LOCKDEP=1 O=$O \
+	KTEST=$t SEEDS=1 STRESS=1 STRESS_CPUS=$cpus RT=$RT LOCKDEP=1 O=$O \
 		bash scripts/explore.sh >"$out/$b.checker" 2>&1
 	: >"$out/$b.replay"
 	seed=$(sed -n 's/^explore-result: search .* found=1 seed=\([0-9]*\) .*/\1/p' "$out/$b.search")
