@@ -47,9 +47,13 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
 	check_preempt_curr(dst, p);
 }
 
-/* Must p, running on rq (locked) and switching out, leave rq's CPU? When
- * its affinity excludes the CPU, or the CPU is leaving (balance_push),
- * unless p is pinned, or a per-CPU thread staying until it parks. */
+/* Must p, running on rq's CPU, leave it? When its affinity excludes the
+ * CPU, or the CPU is leaving (balance_push), unless p is pinned, or a
+ * per-CPU thread staying until it parks. Called with rq locked as p
+ * switches out, or by p itself from migrate_enable_slow() under its
+ * pi_lock with interrupts off: there balance_push is read without the
+ * run queue lock, and a move that read misses is made when p next
+ * switches out, which checks again with the lock held. */
 bool must_move_off(struct rq *rq, struct task *p)
 {
 	if (p->migration_disabled || p == rq->idle)
