@@ -1,8 +1,9 @@
 /*
  * The helper tasks tests start: created, placed, given a policy and
  * woken in one call (tests/ktest_util.h), with a failure recorded in the
- * test rather than left to a NULL dereference.
+ * test rather than left to a NULL dereference; and exhausting kmalloc.
  */
+#include "kmalloc.h"
 #include "ktest.h"
 #include "ktest_util.h"
 #include "sched.h"
@@ -67,4 +68,27 @@ void expect_hardirq_record(const struct call_record *r, int cpu)
 	KEXPECT_EQ(r->cpu, cpu);
 	KEXPECT_TRUE(r->in_hardirq);
 	KEXPECT_TRUE(r->irqs_off);
+}
+
+void *ktest_kmalloc_exhaust(void)
+{
+	void *blocks = 0, *p;
+
+	for (size_t size = 1ul << 20; size >= 16; size /= 2) {
+		while ((p = kmalloc(size))) {
+			*(void **)p = blocks;
+			blocks = p;
+		}
+	}
+	return blocks;
+}
+
+void ktest_kmalloc_release(void *blocks)
+{
+	while (blocks) {
+		void *p = blocks;
+
+		blocks = *(void **)p;
+		kfree(p);
+	}
 }
