@@ -7,6 +7,7 @@
 #include "ktest.h"
 #include "ktest_util.h"
 #include "sched.h"
+#include "wait.h"
 
 struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
 			 int cpu, int policy, int prio, bool wake)
@@ -91,4 +92,29 @@ void ktest_kmalloc_release(void *blocks)
 		blocks = *(void **)p;
 		kfree(p);
 	}
+}
+
+static DECLARE_WAIT_QUEUE_HEAD(warm_wq);
+static volatile int warm_stop;
+
+static int warm_wait(void *arg)
+{
+	wait_event(warm_wq, load_int(&warm_stop));
+	return 0;
+}
+
+void ktest_warm_kstacks(int n)
+{
+	static struct task *t[256];
+
+	if (n > 256)
+		n = 256;
+	store_int(&warm_stop, 0);
+	for (int i = 0; i < n; i++)
+		t[i] = kthread_run(warm_wait, 0, "warm");
+	store_int(&warm_stop, 1);
+	wake_up(&warm_wq);
+	for (int i = 0; i < n; i++)
+		if (t[i])
+			kthread_join(t[i]);
 }

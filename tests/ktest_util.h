@@ -186,4 +186,10 @@ static inline int ktest_run_on(int cpu, int (*fn)(void *), void *arg,
 void *ktest_kmalloc_exhaust(void);
 void ktest_kmalloc_release(void *blocks);
 
+/* Have n kernel stacks (at most 256) exist at once, then free them: the
+ * kernel page tables that map their slots stay, so a test that counts
+ * free pages around up to n tasks alive (freed stacks wait for a batched
+ * TLB flush, so count those too) takes them beforehand. */
+void ktest_warm_kstacks(int n);
+
 #endif
