@@ -2,9 +2,10 @@
  * Kernel threads: creation, exit, join, and freeing what a dead task
  * leaves behind. A task is referenced twice, by itself until it has
  * switched out for the last time and by its creator until kthread_join();
- * the last reference frees it, at once when that happens in task context,
- * else (in the switch, interrupts off) through the reaper thread, because
- * freeing a stack needs every CPU's TLB flushed.
+ * the last reference frees it, at once when that happens in preemptible
+ * task context, else (in the switch, interrupts off) through the reaper
+ * thread, because freeing a stack needs every CPU's TLB flushed and may
+ * wait for the stack drainer.
  */
 #include "compiler.h"
 #include "sched/sched.h"
@@ -246,7 +247,7 @@ void put_task_struct(struct task *t)
 
 	if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
-	if (!irqs_disabled() && !in_interrupt()) {
+	if (preemptible()) { /* freeing a stack may sleep */
 		task_free(t);
 		return;
 	}
