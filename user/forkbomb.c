@@ -49,6 +49,8 @@ int main(int argc, char **argv)
 
 		if (wait(child[i], &status) != child[i] || status != 0)
 			bad++;
+		if (status >= 0 && (status & WAIT_KILLED))
+			count(&pg->killed);
 	}
 	count(&pg->completed);
 	return bad ? 2 : 0;

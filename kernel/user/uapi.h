@@ -129,6 +129,7 @@ struct bomb_page {
 	volatile int refused;   /* spawns refused with -EAGAIN */
 	volatile int nomem;     /* spawns refused with -ENOMEM */
 	volatile int failed;    /* spawns that failed any other way */
+	volatile int killed;    /* children the kernel killed */
 	volatile int completed; /* processes that reaped every child */
 };
 

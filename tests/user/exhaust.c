@@ -30,8 +30,9 @@ static int run_bomb(struct bomb_page *pg)
 static void log_bomb(const char *what, const struct bomb_page *pg)
 {
 	ktest_log("%s: %d spawned, %d refused (-EAGAIN), %d out of memory, "
-		  "%d failed otherwise, %d completed", what, pg->spawned,
-		  pg->refused, pg->nomem, pg->failed, pg->completed);
+		  "%d failed otherwise, %d killed, %d completed", what,
+		  pg->spawned, pg->refused, pg->nomem, pg->failed, pg->killed,
+		  pg->completed);
 }
 
 /* The limit stops the bomb: at least one spawn refused with -EAGAIN,
@@ -54,6 +55,7 @@ KTEST(user, fork_bomb_stopped_by_nproc)
 	KEXPECT_GE(pg->refused, 1);
 	KEXPECT_EQ(pg->nomem, 0);
 	KEXPECT_EQ(pg->failed, 0);
+	KEXPECT_EQ(pg->killed, 0);
 	KEXPECT_GE(pg->spawned, RLIMIT_NPROC - 1);
 	KEXPECT_EQ(pg->completed, pg->spawned + 1);
 	mm_drain_all();
@@ -115,6 +117,7 @@ KTEST(user, fork_bomb_out_of_memory)
 	KEXPECT_TRUE(pg->nomem >= 1 || status == -ENOMEM);
 	KEXPECT_EQ(pg->refused, 0);
 	KEXPECT_EQ(pg->failed, 0);
+	KEXPECT_EQ(pg->killed, 0);
 	KEXPECT_LE(pg->completed, pg->spawned + 1);
 	mm_drain_all();
 	KEXPECT_EQ(page_free_count(), before);
