@@ -2,10 +2,20 @@
  * The set of CPUs, cross-CPU function calls, and stopping the other CPUs
  * when one panics.
  *
- * A cross-CPU call is a small request (struct call_data) queued on the
- * target CPU's call queue, followed by an IPI; the target's interrupt
- * handler runs every queued request. A waiting caller spins on the
- * request's done flag, so its request can live on its stack.
+ * A cross-CPU call is a small request (struct call_single_data, "csd" as
+ * in Linux) queued on the target CPU's call queue, followed by an IPI; the
+ * target's interrupt handler runs every queued request. Making a call
+ * allocates nothing, so it works when memory is exhausted (the kernel
+ * stack drain flushes TLBs through it, kernel/mm/stack.c): a waiting
+ * caller's request lives on its stack, and every other request is one of
+ * the calling CPU's own, preallocated in per-CPU data: one for
+ * smp_call_function_single() without wait (csd_data), and one per target
+ * CPU for smp_call_function_many() (cfd_data).
+ *
+ * A preallocated request is reused, so it carries a lock (CSD_FLAG_LOCK):
+ * set by the caller that fills it, cleared by the target once it no
+ * longer needs it. A caller first waits for the previous use of the
+ * request to finish (csd_lock_wait()), as Linux's csd_lock() does.
  *
  * A CPU that goes offline closes its queue and runs what is left in it
  * (smpcfd_dying_cpu): a request is either run on its CPU or refused at
@@ -13,7 +23,6 @@
  */
 #include "smp.h"
 #include "irq_work.h"
-#include "mm/kmalloc.h"
 #include "panic.h"
 #include "percpu.h"
 #include "preempt.h"
@@ -24,12 +33,21 @@
 #include "asm/stacktrace.h"
 #include "locking/spinlock.h"
 
-struct call_data {
-	struct call_data *next;
+enum {
+	CSD_FLAG_LOCK = 1, /* in use: queued, or running fn */
+	CSD_FLAG_SYNC = 2, /* the caller waits: unlock only after fn */
+};
+
+struct call_single_data {
+	struct call_single_data *next;
 	smp_call_func_t fn;
 	void *arg;
-	bool free_after;   /* allocated by a caller that does not wait */
-	volatile bool done;
+	unsigned int flags;
+};
+
+/* smp_call_function_many()'s requests, one per target CPU. */
+struct call_function_data {
+	struct call_single_data csd[NR_CPUS];
 };
 
 /* A CPU's pending calls; any CPU adds under the lock, the owner empties
@@ -39,8 +57,8 @@ struct call_data {
  * that queued saw it open and the CPU's last flush runs the request. */
 struct call_queue {
 	raw_spinlock_t lock;
-	struct call_data *head;
-	struct call_data **tail;
+	struct call_single_data *head;
+	struct call_single_data **tail;
 	bool closed;
 };
 
@@ -57,6 +75,11 @@ cpumask_t __cpu_online_mask, __cpu_possible_mask, __cpu_active_mask;
 int nr_cpu_ids = 1;
 
 static DEFINE_PER_CPU_UNCHECKED(struct call_queue, call_queue);
+/* This CPU's own requests, used with preemption off by whoever runs here
+ * (never an interrupt handler: calls need interrupts on), and released
+ * by their target CPU: the csd lock protects them, unchecked. */
+static DEFINE_PER_CPU_UNCHECKED(struct call_single_data, csd_data);
+static DEFINE_PER_CPU_UNCHECKED(struct call_function_data, cfd_data);
 static DEFINE_PER_CPU(struct stop_state, stop_state);
 DEFINE_PER_CPU_STAT(unsigned long, resched_ipi_count);
 
@@ -103,33 +126,56 @@ void set_cpu_active(int cpu, bool active)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-/* Queue cd on cpu and send the IPI; false (nothing queued) when the CPU
- * has closed its queue on its way offline. */
-static bool call_enqueue(int cpu, struct call_data *cd)
+/* Wait for the previous use of csd to end. Its target may be waiting
+ * for us with interrupts on, never off (callers have them on), so this
+ * ends once that CPU takes its IPI. */
+static void csd_lock_wait(struct call_single_data *csd)
+{
+	while (__atomic_load_n(&csd->flags, __ATOMIC_ACQUIRE) & CSD_FLAG_LOCK)
+		cpu_relax();
+	lockdep_hb_acquire(csd); /* fn's work happens before our return */
+}
+
+/* Take csd for a new call. Preemption is off and no interrupt handler
+ * makes calls, so nothing else on this CPU can take it between the wait
+ * and the store. */
+static void csd_lock(struct call_single_data *csd, smp_call_func_t fn,
+		     void *arg, bool wait)
+{
+	csd_lock_wait(csd);
+	csd->fn = fn;
+	csd->arg = arg;
+	csd->flags = CSD_FLAG_LOCK | (wait ? CSD_FLAG_SYNC : 0);
+}
+
+static void csd_unlock(struct call_single_data *csd)
+{
+	lockdep_hb_release(csd);
+	__atomic_store_n(&csd->flags, 0, __ATOMIC_RELEASE);
+}
+
+/* Queue csd on cpu and send the IPI; false (nothing queued, csd unlocked)
+ * when the CPU has closed its queue on its way offline. */
+static bool call_enqueue(int cpu, struct call_single_data *csd)
 {
 	struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
 	unsigned long flags;
 	bool open;
 
-	lockdep_hb_release(cd); /* the caller's work happens before fn's */
+	lockdep_hb_release(csd); /* the caller's work happens before fn's */
 	raw_spin_lock_irqsave(&q->lock, flags);
 	open = !q->closed;
 	if (open) {
-		cd->next = 0;
-		*q->tail = cd;
-		q->tail = &cd->next;
+		csd->next = 0;
+		*q->tail = csd;
+		q->tail = &csd->next;
 	}
 	raw_spin_unlock_irqrestore(&q->lock, flags);
 	if (open)
 		arch_send_ipi(cpu, IPI_CALL_FUNCTION);
+	else
+		csd_unlock(csd);
 	return open;
-}
-
-static void call_wait(struct call_data *cd)
-{
-	while (!__atomic_load_n(&cd->done, __ATOMIC_ACQUIRE))
-		cpu_relax();
-	lockdep_hb_acquire(cd); /* fn's work happens before our return */
 }
 
 static void call_run_local(smp_call_func_t fn, void *arg)
@@ -144,8 +190,7 @@ static void call_run_local(smp_call_func_t fn, void *arg)
 int smp_call_function_single(int cpu, smp_call_func_t fn, void *arg,
 			     bool wait)
 {
-	struct call_data on_stack = {.fn = fn, .arg = arg};
-	struct call_data *cd = &on_stack;
+	struct call_single_data on_stack, *csd = &on_stack;
 	int ret = 0;
 
 	preempt_disable(); /* "this CPU" must stay this CPU */
@@ -157,21 +202,18 @@ int smp_call_function_single(int cpu, smp_call_func_t fn, void *arg,
 	if (cpu < 0 || cpu >= NR_CPUS || !cpu_online(cpu))
 		goto out;
 	ret = 0;
-	/* Two CPUs waiting on each other with interrupts off never finish. */
-	WARN_ON(wait && irqs_disabled());
-	if (!wait) {
-		cd = kmalloc(sizeof(*cd));
-		if (!cd)
-			panic("smp_call_function_single: out of memory");
-		*cd = (struct call_data){.fn = fn, .arg = arg, .free_after = true};
-	}
-	if (!call_enqueue(cpu, cd)) {
+	/* Two CPUs waiting on each other with interrupts off never finish,
+	 * and this CPU's own requests are not reentrant. */
+	WARN_ON(irqs_disabled());
+	if (!wait)
+		csd = raw_cpu_ptr(&csd_data);
+	else
+		on_stack.flags = 0;
+	csd_lock(csd, fn, arg, wait);
+	if (!call_enqueue(cpu, csd))
 		ret = -1; /* it went offline since we looked */
-		if (!wait)
-			kfree(cd);
-	} else if (wait) {
-		call_wait(cd);
-	}
+	else if (wait)
+		csd_lock_wait(csd);
 out:
 	preempt_enable();
 	return ret;
@@ -180,36 +222,33 @@ out:
 void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
 			    void *arg, bool wait)
 {
-	int self, cpu, n = 0;
-	struct call_data *cds = 0;
+	struct call_function_data *cfd;
+	int self, cpu;
 
-	WARN_ON(wait && irqs_disabled());
-	if (wait && !(cds = kmalloc(sizeof(*cds) * nr_cpu_ids)))
-		panic("smp_call_function_many: out of memory");
+	WARN_ON(irqs_disabled());
 	preempt_disable();
 	self = raw_smp_processor_id();
+	cfd = raw_cpu_ptr(&cfd_data);
 	for_each_cpu(cpu, mask) {
 		if (cpu == self || !cpu_online(cpu))
 			continue;
-		if (!wait) {
-			smp_call_function_single(cpu, fn, arg, false);
-			continue;
-		}
-		cds[n] = (struct call_data){.fn = fn, .arg = arg};
-		if (call_enqueue(cpu, &cds[n]))
-			n++;
+		csd_lock(&cfd->csd[cpu], fn, arg, wait);
+		call_enqueue(cpu, &cfd->csd[cpu]);
 	}
-	for (int i = 0; i < n; i++)
-		call_wait(&cds[i]);
+	/* A refused request was unlocked at once: waiting on every CPU of
+	 * the mask covers exactly those that took it. */
+	if (wait)
+		for_each_cpu(cpu, mask)
+			if (cpu != self)
+				csd_lock_wait(&cfd->csd[cpu]);
 	preempt_enable();
-	kfree(cds);
 }
 
 /* Take this CPU's queued calls, and close the queue if asked. */
-static struct call_data *call_take_all(bool close)
+static struct call_single_data *call_take_all(bool close)
 {
 	struct call_queue *q = raw_cpu_ptr(&call_queue);
-	struct call_data *cd;
+	struct call_single_data *cd;
 
 	raw_spin_lock(&q->lock);
 	cd = q->head;
@@ -221,19 +260,25 @@ static struct call_data *call_take_all(bool close)
 	return cd;
 }
 
-static void call_run_list(struct call_data *cd)
+/* Run a list of requests. A request the caller does not wait for is
+ * released before fn runs (fn and arg copied out), as in Linux, so that
+ * its owner can queue the next one at once; a waited-for one after. */
+static void call_run_list(struct call_single_data *csd)
 {
-	struct call_data *next;
+	struct call_single_data *next;
 
-	for (; cd; cd = next) {
-		next = cd->next; /* cd may be gone once done is set */
-		lockdep_hb_acquire(cd);
-		cd->fn(cd->arg);
-		if (cd->free_after) {
-			kfree(cd);
+	for (; csd; csd = next) {
+		smp_call_func_t fn = csd->fn;
+		void *arg = csd->arg;
+
+		next = csd->next; /* csd may be reused once unlocked */
+		lockdep_hb_acquire(csd);
+		if (csd->flags & CSD_FLAG_SYNC) {
+			fn(arg);
+			csd_unlock(csd);
 		} else {
-			lockdep_hb_release(cd);
-			__atomic_store_n(&cd->done, true, __ATOMIC_RELEASE);
+			csd_unlock(csd);
+			fn(arg);
 		}
 	}
 }

@@ -14,7 +14,10 @@ typedef void (*smp_call_func_t)(void *arg);
  * Run fn(arg) on cpu (in its interrupt context, interrupts off), or here
  * with interrupts off when cpu is this CPU. With wait, return once it has
  * run. Returns 0, or -1 when cpu is not online. A call queued to a CPU
- * that then goes offline runs there before the CPU leaves.
+ * that then goes offline runs there before the CPU leaves. Called with
+ * interrupts on (not from an interrupt handler) unless cpu is this CPU;
+ * allocates nothing, so it cannot fail for lack of memory. Without wait,
+ * it may wait for this CPU's previous call without wait to be taken.
  */
 int smp_call_function_single(int cpu, smp_call_func_t fn, void *arg,
 			     bool wait);

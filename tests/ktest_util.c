@@ -1,11 +1,13 @@
 /*
  * The helper tasks tests start: created, placed, given a policy and
  * woken in one call (tests/ktest_util.h), with a failure recorded in the
- * test rather than left to a NULL dereference.
+ * test rather than left to a NULL dereference; and exhausting kmalloc.
  */
+#include "kmalloc.h"
 #include "ktest.h"
 #include "ktest_util.h"
 #include "sched.h"
+#include "wait.h"
 
 struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
 			 int cpu, int policy, int prio, bool wake)
@@ -67,4 +69,52 @@ void expect_hardirq_record(const struct call_record *r, int cpu)
 	KEXPECT_EQ(r->cpu, cpu);
 	KEXPECT_TRUE(r->in_hardirq);
 	KEXPECT_TRUE(r->irqs_off);
+}
+
+void *ktest_kmalloc_exhaust(void)
+{
+	void *blocks = 0, *p;
+
+	for (size_t size = 1ul << 20; size >= 16; size /= 2) {
+		while ((p = kmalloc(size))) {
+			*(void **)p = blocks;
+			blocks = p;
+		}
+	}
+	return blocks;
+}
+
+void ktest_kmalloc_release(void *blocks)
+{
+	while (blocks) {
+		void *p = blocks;
+
+		blocks = *(void **)p;
+		kfree(p);
+	}
+}
+
+static DECLARE_WAIT_QUEUE_HEAD(warm_wq);
+static volatile int warm_stop;
+
+static int warm_wait(void *arg)
+{
+	wait_event(warm_wq, load_int(&warm_stop));
+	return 0;
+}
+
+void ktest_warm_kstacks(int n)
+{
+	static struct task *t[256];
+
+	if (n > 256)
+		n = 256;
+	store_int(&warm_stop, 0);
+	for (int i = 0; i < n; i++)
+		t[i] = kthread_run(warm_wait, 0, "warm");
+	store_int(&warm_stop, 1);
+	wake_up(&warm_wq);
+	for (int i = 0; i < n; i++)
+		if (t[i])
+			kthread_join(t[i]);
 }

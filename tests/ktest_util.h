@@ -178,4 +178,18 @@ static inline int ktest_run_on(int cpu, int (*fn)(void *), void *arg,
 	return ktest_join(ktest_spawn_on(cpu, fn, arg, name));
 }
 
+/* Memory exhaustion: take every block kmalloc gives this CPU, largest
+ * first down to its smallest class, until kmalloc(16) here returns NULL;
+ * the blocks, chained through their first word, are the result (NULL if
+ * there was nothing at all). ktest_kmalloc_release() frees them all. Keep
+ * the window short: the whole kernel is out of memory meanwhile. */
+void *ktest_kmalloc_exhaust(void);
+void ktest_kmalloc_release(void *blocks);
+
+/* Have n kernel stacks (at most 256) exist at once, then free them: the
+ * kernel page tables that map their slots stay, so a test that counts
+ * free pages around up to n tasks alive (freed stacks wait for a batched
+ * TLB flush, so count those too) takes them beforehand. */
+void ktest_warm_kstacks(int n);
+
 #endif

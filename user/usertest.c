@@ -172,6 +172,32 @@ static int test_storm(unsigned long n)
 	return 0;
 }
 
+/* "orphan": start "usertest orphan-writer" and end at once, leaving it an
+ * orphan that writes into the output capture after its parent (and the
+ * kernel caller waiting for the parent) have gone. */
+static int test_orphan(void)
+{
+	char *argv[] = {"usertest", "orphan-writer", 0};
+
+	CHECK(spawn("usertest", argv) > 0);
+	return 0;
+}
+
+static int orphan_writer(void)
+{
+	struct orphan_page *pg = shm_map(ORPHAN_KEY);
+
+	if ((long)pg < 0)
+		return 1;
+	while (!__atomic_load_n(&pg->stop, __ATOMIC_ACQUIRE)) {
+		printf("orphan writing, %d\n", pg->writes);
+		__atomic_fetch_add(&pg->writes, 1, __ATOMIC_SEQ_CST);
+		nanosleep(&(struct timespec){0, 100000}, 0);
+	}
+	__atomic_store_n(&pg->done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -184,11 +210,15 @@ int main(int argc, char **argv)
 		return test_spawn();
 	if (!strcmp(mode, "storm") && argc > 2)
 		return test_storm(simple_strtoul(argv[2], 0, 10));
+	if (!strcmp(mode, "orphan"))
+		return test_orphan();
+	if (!strcmp(mode, "orphan-writer"))
+		return orphan_writer();
 	if (!strcmp(mode, "sleeper")) {
 		nanosleep(&(struct timespec){0, 2000000}, 0);
 		return 7;
 	}
 	printf("usage: usertest syscalls NCPUS | efault | spawn | sleeper | "
-	       "storm N\n");
+	       "storm N | orphan | orphan-writer\n");
 	return 100;
 }

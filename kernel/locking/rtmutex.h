@@ -89,6 +89,8 @@ void rt_mutex_adjust_pi(struct task *p);
  */
 bool rt_mutex_optimistic_spin(struct rt_mutex *lock);
 bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task *owner);
+/* Before t's memory is freed: wait until no spinner may still read it. */
+void rt_mutex_spin_forget(struct task *t);
 
 /* Tests only: false turns priority inheritance off for every lock, to
  * show the unbounded priority inversion it prevents. */

@@ -23,17 +23,55 @@
  *
  * Reading owner->on_cpu safely: the owner may release the lock, exit and
  * be freed while a spinner looks at it. Linux reads it under RCU. Here
- * task structs are type-stable (kthread.c keeps freed ones for the next
- * task instead of giving the memory back), so a spinner that reads a task
- * that has meanwhile gone reads a struct task all the same, whose fields
- * mislead it for one iteration at most: every iteration checks first that
- * the lock's owner is still the task it looks at.
+ * each CPU publishes the one task its spinner is about to read (a hazard
+ * pointer, spin_owner), then checks again that this task still owns the
+ * lock; the task's memory is freed only once no CPU publishes it
+ * (rt_mutex_spin_forget(), from kthread.c's task_free()). A task owns no
+ * lock once it is dead, so the check fails for a task on its way to be
+ * freed, and a spinner that published it before the free leaves its spin
+ * within one iteration (the owner does not run).
  */
 #include "locking/rtmutex.h"
+#include "percpu.h"
 #include "preempt.h"
 #include "sched/sched.h"
 
-/* Whether owner (a struct task, see above) runs on another CPU, where it
+/* The task this CPU's spinner may read, or NULL; written by that spinner
+ * with preemption off, read by any CPU freeing a task: unchecked. */
+static DEFINE_PER_CPU_UNCHECKED(struct task *, spin_owner);
+
+/* Publish owner, then check that it still owns lock: only then may the
+ * caller read it, until spin_release(). The full fence orders the
+ * publication before the check, against the freeing CPU's release of
+ * the lock (long before the free) and its scan in rt_mutex_spin_forget(). */
+static bool spin_protect(struct rt_mutex *lock, struct task *owner)
+{
+	struct task **slot = raw_cpu_ptr(&spin_owner);
+
+	if (*slot != owner) {
+		__atomic_store_n(slot, owner, __ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	return rt_mutex_owner(lock) == owner;
+}
+
+static void spin_release(void)
+{
+	__atomic_store_n(raw_cpu_ptr(&spin_owner), 0, __ATOMIC_RELEASE);
+}
+
+void rt_mutex_spin_forget(struct task *t)
+{
+	int cpu;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for_each_possible_cpu(cpu)
+		while (__atomic_load_n(raw_per_cpu_ptr(&spin_owner, cpu),
+				       __ATOMIC_ACQUIRE) == t)
+			cpu_relax();
+}
+
+/* Whether owner (protected, see above) runs on another CPU, where it
  * will soon release the lock. Preemption off: our CPU stays ours. */
 static bool owner_running_elsewhere(const struct task *owner)
 {
@@ -63,6 +101,8 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 			}
 			continue;
 		}
+		if (!spin_protect(lock, owner))
+			continue; /* it changed hands: look again */
 		if (!owner_running_elsewhere(owner))
 			break;
 		if (!lock->no_pi && rt_mutex_pi_enabled &&
@@ -71,6 +111,7 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 			break; /* it must inherit our priority: queue */
 		cpu_relax();
 	}
+	spin_release();
 	preempt_enable();
 	return taken;
 }
@@ -81,7 +122,7 @@ bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task *owner)
 
 	preempt_disable(); /* need_resched() ends the spin */
 	while (!need_resched()) {
-		if (rt_mutex_owner(lock) != owner) {
+		if (!spin_protect(lock, owner)) {
 			changed = true;
 			break;
 		}
@@ -89,6 +130,7 @@ bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task *owner)
 			break;
 		cpu_relax();
 	}
+	spin_release();
 	preempt_enable();
 	return changed;
 }

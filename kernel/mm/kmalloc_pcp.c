@@ -24,8 +24,8 @@
  *     sheaf (preempt_disable() does not keep interrupts out). So no
  *     interrupt handler ever touches a sheaf, and a task needs no
  *     interrupts-off section to use one;
- *   - interrupts or preemption off, a raw spinlock held (e.g.
- *     smp_call_function_single()'s call data): the shared path too.
+ *   - interrupts or preemption off, a raw spinlock held: the shared
+ *     path too.
  * The price is one shared-lock acquisition per such call, which is why
  * they should be rare.
  *

@@ -9,6 +9,7 @@
 #include "asm/page.h"
 #include "mm/page_alloc.h"
 #include "asm/pgtable.h"
+#include "locking/mutex.h"
 #include "locking/spinlock.h"
 
 #define KSTACK_REGION 0xffffc90000000000ul
@@ -80,19 +81,22 @@ static void release_dead(const struct dead_stack *d)
 	slot_put(d->slot);
 }
 
-void kstack_drain(void)
+/*
+ * One drainer at a time: it owns `batch` and waits for every CPU's TLB
+ * flush. A sleeping lock, as Linux's vmap_purge_lock: a caller that must
+ * have room (unmap_stack() with the list full) sleeps until the drainer
+ * is done, where a flag had it spin, and a realtime task spinning on the
+ * CPU of a preempted drainer never let it finish. On PREEMPT_RT the lock
+ * also lends the waiter's priority to the drainer.
+ */
+DEFINE_MUTEX(kstack_drain_lock);
+
+static void drain_locked(void)
 {
 	static struct dead_stack batch[KSTACK_LAZY_MAX];
-	static bool draining;
 	unsigned long flags;
 	int n;
 
-	/* One drainer at a time (it owns `batch`); the others need not
-	 * wait for it: their stacks are in this batch or the next. A flag,
-	 * not a lock: nobody waits for it, and the drainer waits for every
-	 * CPU's TLB flush while it holds it. */
-	if (__atomic_exchange_n(&draining, true, __ATOMIC_ACQUIRE))
-		return;
 	raw_spin_lock_irqsave(&lazy_lock, flags);
 	n = nr_lazy;
 	for (int i = 0; i < n; i++)
@@ -104,7 +108,13 @@ void kstack_drain(void)
 		for (int i = 0; i < n; i++)
 			release_dead(&batch[i]);
 	}
-	__atomic_store_n(&draining, false, __ATOMIC_RELEASE);
+}
+
+void kstack_drain(void)
+{
+	mutex_lock(&kstack_drain_lock);
+	drain_locked();
+	mutex_unlock(&kstack_drain_lock);
 }
 
 /* Unmap a stack's first `mapped` pages and queue them for release. */
@@ -126,11 +136,15 @@ static void unmap_stack(uintptr_t base, int mapped, long slot)
 		raw_spin_unlock_irqrestore(&lazy_lock, flags);
 		if (!full)
 			break;
-		kstack_drain();
-		cpu_relax();
+		kstack_drain(); /* sleeps while another drainer works */
 	}
-	if (__atomic_load_n(&nr_lazy, __ATOMIC_RELAXED) == KSTACK_LAZY_MAX)
-		kstack_drain();
+	/* A full list is drained now, unless someone is at it already:
+	 * then this stack is in its batch or the next. */
+	if (__atomic_load_n(&nr_lazy, __ATOMIC_RELAXED) == KSTACK_LAZY_MAX &&
+	    mutex_trylock(&kstack_drain_lock)) {
+		drain_locked();
+		mutex_unlock(&kstack_drain_lock);
+	}
 }
 
 void *kstack_alloc(void)

@@ -2,13 +2,15 @@
  * Kernel threads: creation, exit, join, and freeing what a dead task
  * leaves behind. A task is referenced twice, by itself until it has
  * switched out for the last time and by its creator until kthread_join();
- * the last reference frees it, at once when that happens in task context,
- * else (in the switch, interrupts off) through the reaper thread, because
- * freeing a stack needs every CPU's TLB flushed.
+ * the last reference frees it, at once when that happens in preemptible
+ * task context, else (in the switch, interrupts off) through the reaper
+ * thread, because freeing a stack needs every CPU's TLB flushed and may
+ * wait for the stack drainer.
  */
 #include "compiler.h"
 #include "sched/sched.h"
 #include "sched/sched_internal.h"
+#include "locking/rtmutex.h"
 #include "mm/kmalloc.h"
 #include "panic.h"
 #include "printk.h"
@@ -39,40 +41,20 @@ static void tasklist_add(struct task *t)
 }
 
 /*
- * Task structs are type-stable: a freed one waits on task_cache for the
- * next task, and its memory is never anything but a struct task. A lock
- * spinner may thus read the owner's fields after the owner has gone
- * (rtmutex_spin.c): it reads a task, just not the one it meant, and finds
- * out from the lock word. The cache holds at most as many as ever lived
- * at once.
+ * A task struct goes back to kmalloc when its last reference goes. One
+ * reader holds no reference: a lock spinner that reads the owner's
+ * on_cpu (rtmutex_spin.c); it publishes the task it reads, and the free
+ * waits until no CPU does.
  */
-static DEFINE_RAW_SPINLOCK(task_cache_lock);
-static LIST_HEAD(task_cache);        /* under task_cache_lock, via ->tasks */
-
 static struct task *task_struct_alloc(void)
 {
-	struct task *t = 0;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&task_cache_lock, flags);
-	if (!list_empty(&task_cache)) {
-		t = list_first_entry(&task_cache, struct task, tasks);
-		list_del_init(&t->tasks);
-	}
-	raw_spin_unlock_irqrestore(&task_cache_lock, flags);
-	if (!t)
-		return kzalloc(sizeof(*t));
-	memset(t, 0, sizeof(*t));
-	return t;
+	return kzalloc(sizeof(struct task));
 }
 
 static void task_struct_free(struct task *t)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&task_cache_lock, flags);
-	list_add(&t->tasks, &task_cache);
-	raw_spin_unlock_irqrestore(&task_cache_lock, flags);
+	rt_mutex_spin_forget(t);
+	kfree(t);
 }
 
 static void task_free(struct task *t)
@@ -265,7 +247,7 @@ void put_task_struct(struct task *t)
 
 	if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
-	if (!irqs_disabled() && !in_interrupt()) {
+	if (preemptible()) { /* freeing a stack may sleep */
 		task_free(t);
 		return;
 	}

@@ -24,25 +24,48 @@ _Static_assert(FPU_INIT_CWD == FPU_DEFAULT_CWD && FPU_INIT_MXCSR ==
  * orphan). */
 static DEFINE_SPINLOCK(process_lock);
 
-void process_output_init(struct process_output *out)
+/*
+ * Linux's per-user struct user_struct, here per process tree: every
+ * process the kernel spawns starts a tree, as a login starts a user's
+ * processes, and its descendants join it. processes counts the tree's
+ * processes from spawn until they are freed (reaped, or an orphan's own
+ * exit): the memory they hold, which RLIMIT_NPROC bounds. The last one
+ * frees the struct.
+ */
+struct user_struct {
+	int processes;
+};
+
+/* Join parent's tree (a new tree when the kernel spawns): 0, -EAGAIN at
+ * RLIMIT_NPROC, -ENOMEM. */
+static int user_charge(struct process *parent, struct user_struct **res)
 {
-	spin_lock_init(&out->lock);
-	out->len = 0;
-	out->buf[0] = 0;
+	struct user_struct *u;
+	int n;
+
+	if (!parent) {
+		if (!(u = kzalloc(sizeof(*u))))
+			return -ENOMEM;
+		u->processes = 1;
+		*res = u;
+		return 0;
+	}
+	u = parent->user;
+	n = __atomic_load_n(&u->processes, __ATOMIC_RELAXED);
+	do {
+		if (n >= RLIMIT_NPROC)
+			return -EAGAIN;
+	} while (!__atomic_compare_exchange_n(&u->processes, &n, n + 1, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	*res = u;
+	return 0;
 }
 
-void process_output_write(struct process_output *out, const char *s,
-			  size_t n)
+static void user_uncharge(struct user_struct *u)
 {
-	spin_lock(&out->lock);
-	if (n > PROCESS_OUTPUT_MAX - 1 - out->len)
-		n = PROCESS_OUTPUT_MAX - 1 - out->len;
-	for (size_t i = 0; i < n; i++)
-		out->buf[out->len + i] = s[i] == '\n' || (s[i] >= ' ' && s[i] < 127)
-						 ? s[i] : '.';
-	out->len += n;
-	out->buf[out->len] = 0;
-	spin_unlock(&out->lock);
+	if (__atomic_sub_fetch(&u->processes, 1, __ATOMIC_ACQ_REL) == 0)
+		kfree(u);
 }
 
 /*
@@ -100,17 +123,27 @@ static struct process *process_alloc(const char *path,
 		return 0;
 	}
 	strlcpy(p->name, path, sizeof(p->name));
-	p->out = out;
+	if ((p->out = out))
+		process_output_get(out);
 	fpstate_init(&p->fpu);
 	INIT_LIST_HEAD(&p->children);
 	INIT_LIST_HEAD(&p->sibling);
 	return p;
 }
 
+/* Its last reference: the struct and its place in its tree. */
+static void process_release(struct process *p)
+{
+	user_uncharge(p->user);
+	kfree(p);
+}
+
+/* A process that never ran. */
 static void process_free(struct process *p)
 {
 	mm_destroy(&p->mm);
-	kfree(p);
+	process_output_put(p->out);
+	process_release(p);
 }
 
 /* Address space, program and stack: everything that can fail. */
@@ -139,6 +172,12 @@ int process_spawn(const char *path, int argc, char *const argv[],
 		out = parent->out;
 	if (!(p = process_alloc(path, out)))
 		return -ENOMEM;
+	if ((err = user_charge(parent, &p->user))) {
+		mm_destroy(&p->mm);
+		process_output_put(p->out);
+		kfree(p);
+		return err;
+	}
 	if ((err = process_build(p, path, argc, argv)) ||
 	    !(p->task = kthread_create(process_start, p, p->name))) {
 		process_free(p);
@@ -162,7 +201,7 @@ static int process_reap(struct process *p)
 {
 	int status = kthread_join(p->task);
 
-	kfree(p);
+	process_release(p);
 	return status;
 }
 
@@ -277,9 +316,12 @@ __noreturn void process_exit(int status)
 	switch_pgd(paging_kernel_cr3());
 	preempt_enable();
 	mm_destroy(&p->mm);
+	/* Nothing writes for p any more (t->proc is gone). */
+	process_output_put(p->out);
+	p->out = 0;
 	if (exit_family(p)) {
 		kthread_detach(t);
-		kfree(p);
+		process_release(p);
 	}
 	kthread_exit(status & (WAIT_KILLED | 0xff));
 }

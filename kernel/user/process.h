@@ -27,19 +27,32 @@
 /* Where a process's (and its descendants') write() output goes when its
  * spawner wants to read it (tests); without one it goes to the console.
  * Output past PROCESS_OUTPUT_MAX - 1 bytes is dropped; buf stays a C
- * string (NUL-terminated, other unprintable bytes stored as '.'). */
+ * string (NUL-terminated, other unprintable bytes stored as '.').
+ * Reference-counted (output.c): its creator's reference, and one for each
+ * process writing into it, from spawn to exit; the last put frees it, so
+ * an orphan that outlives its parent and the creator's interest still
+ * writes into live memory. */
 struct process_output {
 	spinlock_t lock;
+	int refcount;
 	size_t len;
 	char buf[PROCESS_OUTPUT_MAX];
 };
+
+/* The most processes (spawned and not yet freed) one process tree may
+ * hold, as Linux's RLIMIT_NPROC per user: spawn() beyond it fails with
+ * -EAGAIN. A tree is a process the kernel spawned and its descendants. */
+#define RLIMIT_NPROC 64
+
+struct user_struct;
 
 struct process {
 	struct task *task;
 	struct mm mm;
 	int pid;                     /* its task's id */
 	char name[16];               /* the program's */
-	struct process_output *out;
+	struct process_output *out;  /* a reference; NULL once exited */
+	struct user_struct *user;    /* its tree's */
 
 	/* Family, under process_lock. */
 	struct process *parent;      /* NULL: spawned by the kernel */
@@ -73,8 +86,9 @@ static inline struct process *current_process(void)
 
 /* Start program path with argv[0..argc-1] as a child of the calling
  * process (of nobody, from a kernel task), output to out (NULL: the
- * console, or the parent's). 0 and *res, or -ENOENT (no such program),
- * -ENOEXEC (refused by the ELF loader), -E2BIG, -ENOMEM. */
+ * console, or the parent's; the process takes a reference). 0 and *res,
+ * or -ENOENT (no such program), -ENOEXEC (refused by the ELF loader),
+ * -E2BIG, -ENOMEM, -EAGAIN (the tree is at RLIMIT_NPROC). */
 int process_spawn(const char *path, int argc, char *const argv[],
 		  struct process_output *out, struct process **res);
 
@@ -90,7 +104,11 @@ __noreturn void process_exit(int status);
  * prev's rseq event. */
 void process_switch(struct task *prev, struct task *next);
 
-void process_output_init(struct process_output *out);
+/* A capture with one reference, the caller's; NULL when out of memory. */
+struct process_output *process_output_alloc(void);
+void process_output_get(struct process_output *out);
+/* Drop a reference (NULL: nothing); the last frees the capture. */
+void process_output_put(struct process_output *out);
 
 /* Append n bytes to out (may sleep). */
 void process_output_write(struct process_output *out, const char *s,

@@ -33,6 +33,7 @@ enum {
 #define ENOEXEC 8
 #define EBADF   9
 #define ECHILD  10
+#define EAGAIN  11
 #define ENOMEM  12
 #define EFAULT  14
 #define EBUSY   16
@@ -117,6 +118,28 @@ struct rseq_counter_page {
 struct fpu_test_page {
 	volatile uint64_t ticks[2];
 	volatile int ready[2];
+};
+
+/* The shared page (shm_map key BOMB_KEY) of the fork bomb, user/forkbomb.c:
+ * what its processes did, counted by them (atomically), for the kernel
+ * test to check that every one completed. */
+#define BOMB_KEY 4
+struct bomb_page {
+	volatile int spawned;   /* children started */
+	volatile int refused;   /* spawns refused with -EAGAIN */
+	volatile int nomem;     /* spawns refused with -ENOMEM */
+	volatile int failed;    /* spawns that failed any other way */
+	volatile int killed;    /* children the kernel killed */
+	volatile int completed; /* processes that reaped every child */
+};
+
+/* The shared page (shm_map key ORPHAN_KEY) of the orphan writer,
+ * usertest orphan: the orphan counts its writes and stops at stop. */
+#define ORPHAN_KEY 5
+struct orphan_page {
+	volatile int writes;
+	volatile int stop;
+	volatile int done;
 };
 
 /* The user-visible address where shm_map(key) maps its page. */

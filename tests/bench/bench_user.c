@@ -5,7 +5,6 @@
  * CPUs. Each figure is the median of several runs, with their spread.
  */
 #include "kbench.h"
-#include "kmalloc.h"
 #include "percpu.h"
 #include "process.h"
 #include "shm.h"
@@ -28,8 +27,9 @@ static bool ubench(int argc, char *const argv[])
 	struct process *p;
 	int status;
 
-	process_output_init(out);
-	if (process_spawn("ubench", argc, argv, out, &p)) {
+	process_output_put(out);
+	if (!(out = process_output_alloc()) ||
+	    process_spawn("ubench", argc, argv, out, &p)) {
 		kbench_note("ERROR: cannot spawn ubench");
 		return false;
 	}
@@ -92,15 +92,13 @@ static uint64_t ratio_x100(uint64_t a, uint64_t b)
 static uint64_t inc_run(const char *mode, int ncpus)
 {
 	struct process *p[NR_CPUS];
-	struct process_output *outs = kmalloc(ncpus * sizeof(*outs));
+	struct process_output *outs[NR_CPUS];
 	void *page = shm_page(UBENCH_KEY);
 	uint64_t sum = 0;
 	int started = 0;
 
-	if (!outs || !page) {
-		kfree(outs);
+	if (!page)
 		return 0;
-	}
 	memset(page, 0, PAGE_SIZE);
 	for (; started < ncpus; started++) {
 		char cpu[8], n[8], ops[12];
@@ -109,21 +107,24 @@ static uint64_t inc_run(const char *mode, int ncpus)
 		snprintf(cpu, sizeof(cpu), "%d", started);
 		snprintf(n, sizeof(n), "%d", ncpus);
 		snprintf(ops, sizeof(ops), "%d", INC_OPS);
-		process_output_init(&outs[started]);
-		if (process_spawn("ubench", 6, argv, &outs[started],
-				  &p[started]))
+		if (!(outs[started] = process_output_alloc()))
 			break;
+		if (process_spawn("ubench", 6, argv, outs[started],
+				  &p[started])) {
+			process_output_put(outs[started]);
+			break;
+		}
 	}
 	for (int i = 0; i < started; i++) {
 		const char *s;
 
-		if (process_wait(p[i]) || !(s = strstr(outs[i].buf, "inc ")))
+		if (process_wait(p[i]) || !(s = strstr(outs[i]->buf, "inc ")))
 			kbench_note("ERROR: ubench inc %s failed: %s", mode,
-				    outs[i].buf);
+				    outs[i]->buf);
 		else
 			sum += simple_strtoul(s + 4, 0, 10);
+		process_output_put(outs[i]);
 	}
-	kfree(outs);
 	if (started < ncpus)
 		kbench_note("ERROR: only %d of %d ubench processes started",
 			    started, ncpus);
@@ -150,8 +151,6 @@ KBENCH(user_mode)
 	char *cpu[] = {"ubench", "getcpu", SYSCALL_OPS};
 	uint64_t slow, fast;
 
-	if (!(out = kmalloc(sizeof(*out))))
-		return;
 	if (ubench(3, sys))
 		report_median("user_syscall", "getpid", "getpid round trip");
 	if (ubench(3, cpu)) {
@@ -168,6 +167,6 @@ KBENCH(user_mode)
 		kbench_report("user_percpu_inc", "ratio atomic/rseq", n,
 			      ratio_x100(a, r), "x");
 	}
-	kfree(out);
+	process_output_put(out);
 	out = 0;
 }

@@ -251,3 +251,59 @@ KTEST_CPUS(hotplug, allocator_caches_drained, 2)
 	KEXPECT_EQ(page_pcp_count(c), 0);
 	KASSERT_EQ(cpu_up(c), 0);
 }
+
+/*
+ * Calls without wait sent to a CPU while it goes offline and comes back
+ * (kernel/smp.c): the caller's one request is reused for each, so each
+ * must be handed back whatever became of the CPU. Every call the caller
+ * saw accepted ran exactly once (before the CPU left, or after it came
+ * back), those refused while it was away never ran, and the caller never
+ * hung waiting for its request.
+ */
+struct inflight {
+	int cpu;
+	volatile int started, stop;
+	long accepted, refused;
+	volatile long ran;
+};
+
+static void inflight_ran(void *arg)
+{
+	__atomic_fetch_add(&((struct inflight *)arg)->ran, 1, __ATOMIC_RELAXED);
+}
+
+static int inflight_caller(void *arg)
+{
+	struct inflight *f = arg;
+
+	store_int(&f->started, 1);
+	while (!load_int(&f->stop)) {
+		if (smp_call_function_single(f->cpu, inflight_ran, f, false))
+			f->refused++;
+		else
+			f->accepted++;
+	}
+	return 0;
+}
+
+KTEST_CPUS(hotplug, calls_in_flight_at_offline_released, 2)
+{
+	struct inflight f = {.cpu = last_cpu()};
+	struct task *t;
+
+	t = ktest_spawn_on(0, inflight_caller, &f, "inflight");
+	KASSERT_TRUE(t);
+	KASSERT_TRUE(ktest_poll_int(&f.started, 1, 10000));
+	for (int i = 0; i < 3; i++) {
+		KEXPECT_EQ(cpu_down(f.cpu), 0);
+		KEXPECT_EQ(cpu_up(f.cpu), 0);
+	}
+	store_int(&f.stop, 1);
+	ktest_join(t);
+	KEXPECT_TRUE(ktest_poll_until(load_long(&f.ran) == f.accepted, 10000,
+				      POLL_SLEEP));
+	ktest_log("%ld calls accepted, %ld refused (the CPU was away), %ld ran",
+		  f.accepted, f.refused, load_long(&f.ran));
+	KEXPECT_EQ(load_long(&f.ran), f.accepted);
+	KEXPECT_GT(f.accepted, 0);
+}

@@ -42,34 +42,12 @@ static inline void alloc_caches_set(bool on)
 	page_pcp_set(on);
 }
 
-static inline int alloc_test_nothing(void *arg)
-{
-	return 0;
-}
-
 /* The suites' tear-down: every test leaves the caches on and the test
  * task on CPU 0, also when a KASSERT ended it early. */
 static inline void alloc_test_restore(void)
 {
 	alloc_caches_set(true);
 	hop_to(0);
-}
-
-/* Freed task structs stay in the scheduler's cache for good (kthread.c),
- * so a test that counts memory around n helper tasks first starts and
- * joins n that do nothing: its own helpers then reuse their structs. */
-#define WARM_TASKS_MAX 32
-
-static inline void warm_task_cache(int n)
-{
-	struct task *t[WARM_TASKS_MAX];
-
-	if (n > WARM_TASKS_MAX)
-		n = WARM_TASKS_MAX;
-	for (int i = 0; i < n; i++)
-		t[i] = ktest_spawn_on(0, alloc_test_nothing, 0, "warm");
-	for (int i = 0; i < n; i++)
-		ktest_join(t[i]);
 }
 
 #endif

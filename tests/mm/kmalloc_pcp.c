@@ -285,7 +285,6 @@ KTEST_CPUS(kmalloc_pcp, drain_cpu_from_another_cpu, 2)
 	struct task *t;
 	size_t before;
 
-	warm_task_cache(1);
 	before = drained_free_pages();
 
 	fill_caches_on(cpu);

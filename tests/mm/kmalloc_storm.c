@@ -277,7 +277,6 @@ static void run_storm(const char *path)
 	storm.nr = 2 * num_online_cpus();
 	if (storm.nr > STORM_MAX_WORKERS)
 		storm.nr = STORM_MAX_WORKERS;
-	warm_task_cache(storm.nr);
 	before = drained_free_pages();
 	t0 = ktime_get_ns();
 	for (int cls = 0; cls <= KMALLOC_NR_CLASSES; cls++)

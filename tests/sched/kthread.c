@@ -6,6 +6,8 @@
 #include "ktest_util.h"
 #include "page_alloc.h"
 #include "drain.h"
+#include "kmalloc.h"
+#include "wait.h"
 
 static int return_arg(void *arg)
 {
@@ -164,4 +166,61 @@ KTEST(sched, detached_tasks_reaped)
 		  (unsigned long)page_free_count(), i);
 	KEXPECT_EQ(ran, 50);
 	KEXPECT_EQ(page_free_count(), before);
+}
+
+/*
+ * More tasks alive at once than any test before (each waits for the
+ * others to exist), then joined: every task struct goes back to kmalloc,
+ * so the objects in use return exactly to their figure before, not to a
+ * new high-water mark of cached structs. The second round also counts
+ * free pages: the first one may have taken page tables for the new stack
+ * slots, which stay.
+ */
+#define ALIVE_AT_ONCE 256
+
+static DECLARE_WAIT_QUEUE_HEAD(alive_wq);
+static volatile int alive_stop;
+
+static int wait_for_stop(void *arg)
+{
+	wait_event(alive_wq, load_int(&alive_stop));
+	return 0;
+}
+
+/* Start ALIVE_AT_ONCE tasks, then let them end and join them. */
+static void alive_round(void)
+{
+	static struct task *t[ALIVE_AT_ONCE];
+	int created = 0;
+
+	store_int(&alive_stop, 0);
+	for (int i = 0; i < ALIVE_AT_ONCE; i++) {
+		t[i] = kthread_run(wait_for_stop, 0, "alive");
+		created += t[i] != 0;
+	}
+	store_int(&alive_stop, 1);
+	wake_up(&alive_wq);
+	for (int i = 0; i < ALIVE_AT_ONCE; i++)
+		if (t[i])
+			KEXPECT_EQ(kthread_join(t[i]), 0);
+	mm_drain_all();
+	KEXPECT_EQ(created, ALIVE_AT_ONCE);
+}
+
+KTEST(sched, task_structs_freed)
+{
+	long in_use[KMALLOC_NR_CLASSES + 1];
+	size_t before;
+
+	for (int round = 0; round < 2; round++) {
+		mm_drain_all();
+		before = page_free_count();
+		for (int cls = 0; cls <= KMALLOC_NR_CLASSES; cls++)
+			in_use[cls] = kmalloc_objects_in_use(cls);
+		alive_round();
+		for (int cls = 0; cls <= KMALLOC_NR_CLASSES; cls++)
+			KEXPECT_EQ(kmalloc_objects_in_use(cls), in_use[cls]);
+		if (round == 1)
+			KEXPECT_EQ(page_free_count(), before);
+	}
 }

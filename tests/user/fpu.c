@@ -7,7 +7,6 @@
  * before it.
  */
 #include "ktest_util.h"
-#include "kmalloc.h"
 #include "process.h"
 #include "shm.h"
 #include "string.h"
@@ -21,9 +20,8 @@ static int spawn_fpu(const char *slot, const char *cpu,
 {
 	char *argv[] = {"fpu", (char *)slot, (char *)cpu, FPU_ROUNDS};
 
-	if (!(*out = kmalloc(sizeof(**out))))
+	if (!(*out = process_output_alloc()))
 		return -ENOMEM;
-	process_output_init(*out);
 	return process_spawn("fpu", ARRAY_SIZE(argv), argv, *out, p);
 }
 
@@ -56,7 +54,7 @@ KTEST(fpu, two_processes_one_cpu_exact)
 		KEXPECT_TRUE(strstr(out[i]->buf, FPU_ROUNDS " rounds exact"));
 		/* Each gave the CPU to the other, many times over. */
 		KEXPECT_GT(yields_shared(out[i]->buf), 10);
-		kfree(out[i]);
+		process_output_put(out[i]);
 	}
 }
 
@@ -64,16 +62,15 @@ KTEST(fpu, two_processes_one_cpu_exact)
  * into a new one: it starts with FNINIT's state and zeroed vectors. */
 KTEST(fpu, new_process_starts_clean)
 {
-	struct process_output *out = kmalloc(sizeof(*out));
+	struct process_output *out = process_output_alloc();
 	char *argv[] = {"fpu", "clean"};
 	struct process *p;
 
 	KASSERT_TRUE(out);
-	process_output_init(out);
 	KASSERT_EQ(process_spawn("fpu", 2, argv, out, &p), 0);
 	KEXPECT_EQ(process_wait(p), 0);
 	KEXPECT_TRUE(strstr(out->buf, "started clean"));
 	if (!strstr(out->buf, "started clean"))
 		ktest_log("%s", out->buf);
-	kfree(out);
+	process_output_put(out);
 }

@@ -7,7 +7,6 @@
  * calls and in the swapgs windows, and reads the counts it logs.
  */
 #include "ktest_util.h"
-#include "kmalloc.h"
 #include "process.h"
 #include "smp.h"
 #include "string.h"
@@ -19,14 +18,13 @@
 
 KTEST(nmi, syscall_storm_completes)
 {
-	struct process_output *out = kmalloc(sizeof(*out));
+	struct process_output *out = process_output_alloc();
 	char *argv[] = {"usertest", "storm", STORM_ROUNDS};
 	struct process *p[STORM_MAX];
 	int n = 2 * num_online_cpus(), started = 0, cpu;
 	unsigned long nmis = 0, in_user = 0;
 
 	KASSERT_TRUE(out);
-	process_output_init(out);
 	if (n > STORM_MAX)
 		n = STORM_MAX;
 	for (; started < n; started++)
@@ -45,5 +43,5 @@ KTEST(nmi, syscall_storm_completes)
 		  in_user);
 	if (strstr(out->buf, "failed"))
 		ktest_log("%s", out->buf);
-	kfree(out);
+	process_output_put(out);
 }

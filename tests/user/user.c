@@ -5,7 +5,6 @@
  * check that failed, also in the output shown on failure).
  */
 #include "ktest_util.h"
-#include "kmalloc.h"
 #include "process.h"
 #include "shm.h"
 #include "stack.h"
@@ -22,9 +21,11 @@ int run_user(int want, int argc, char *const argv[])
 	struct process *p;
 	int err, status;
 
-	if (!user_out && !(user_out = kmalloc(sizeof(*user_out))))
+	/* A fresh capture each time: orphans of the last program may still
+	 * be writing into the old one, which they keep alive. */
+	process_output_put(user_out);
+	if (!(user_out = process_output_alloc()))
 		return -ENOMEM;
-	process_output_init(user_out);
 	err = process_spawn(argv[0], argc, argv, user_out, &p);
 	if (err)
 		return err;
@@ -213,8 +214,8 @@ KTEST_CPUS(user, swapgs_under_ipis, 2)
 	int status;
 
 	KASSERT_TRUE(stop);
-	KASSERT_TRUE(user_out || (user_out = kmalloc(sizeof(*user_out))));
-	process_output_init(user_out);
+	process_output_put(user_out);
+	KASSERT_TRUE(user_out = process_output_alloc());
 	*stop = 0;
 	snprintf(cpu, sizeof(cpu), "%d", g.cpu);
 	KASSERT_EQ(process_spawn("spin", 2, argv, user_out, &p), 0);
