@@ -550,15 +550,19 @@ void set_task_prio(struct task *p, int prio)
 	arch_spin_unlock(&rq->lock);
 }
 
+bool sched_param_valid(int policy, int rt_priority)
+{
+	if (policy == SCHED_NORMAL)
+		return rt_priority == 0;
+	return (policy == SCHED_FIFO || policy == SCHED_RR) &&
+	       rt_priority >= 1 && rt_priority <= 99;
+}
+
 int sched_setscheduler(struct task *p, int policy, int rt_priority)
 {
 	unsigned long flags;
 
-	if ((policy == SCHED_NORMAL && rt_priority != 0) ||
-	    ((policy == SCHED_FIFO || policy == SCHED_RR) &&
-	     (rt_priority < 1 || rt_priority > 99)) ||
-	    (policy != SCHED_NORMAL && policy != SCHED_FIFO &&
-	     policy != SCHED_RR))
+	if (!sched_param_valid(policy, rt_priority))
 		return -1;
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
