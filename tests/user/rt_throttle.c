@@ -80,10 +80,18 @@ static bool ready(int cpu)
 
 static struct rt_bandwidth_stat s0[NR_CPUS], s1[NR_CPUS];
 
-static bool throttled_enough(int cpu)
+/* Every CPU's counts taken again: each throttled SPIN_PERIODS times? */
+static bool all_throttled_enough(void)
 {
-	sched_rt_stat(cpu, &s1[cpu]);
-	return s1[cpu].nr_throttled - s0[cpu].nr_throttled >= SPIN_PERIODS;
+	bool all = true;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		sched_rt_stat(cpu, &s1[cpu]);
+		all &= s1[cpu].nr_throttled - s0[cpu].nr_throttled >=
+		       SPIN_PERIODS;
+	}
+	return all;
 }
 
 KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
@@ -126,9 +134,10 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 	 * counters run only while their CPU's spinner is throttled. */
 	for_each_online_cpu(cpu) {
 		sched_rt_stat(cpu, &s0[cpu]);
+		s1[cpu] = s0[cpu];
 		c0[cpu] = load_long(&rs.count[cpu]);
 	}
-	ok = ktest_poll_until(all_cpus(throttled_enough), 12000, POLL_SLEEP);
+	ok = ktest_poll_until(all_throttled_enough(), 12000, POLL_SLEEP);
 	for_each_online_cpu(cpu)
 		c1[cpu] = load_long(&rs.count[cpu]);
 	store_int(&rs.pg->stop, 1);
