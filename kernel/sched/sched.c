@@ -477,8 +477,8 @@ static bool work_elsewhere(struct rq *rq)
 	int cpu;
 
 	if (cpumask_weight(&rt_overload_mask) > 0 &&
-	    rq->curr->prio >= MAX_RT_PRIO)
-		return true;
+	    rq->curr->prio >= MAX_RT_PRIO && !rq->rt_throttled)
+		return true; /* RT tasks to pull, unless it may not run them */
 	if (rq->curr != rq->idle)
 		return false;
 	for_each_online_cpu(cpu) {
