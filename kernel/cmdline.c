@@ -88,6 +88,46 @@ int cmdline_get_ulong(const char *key, unsigned long *val, unsigned long min,
 	return err;
 }
 
+int cmdline_get_long(const char *key, long *val, long min, long max)
+{
+	char buf[24];
+	size_t len;
+	const char *v = cmdline_find(key, &len);
+	unsigned long mag;
+	int err;
+
+	if (!v)
+		return 0;
+	cmdline_get(key, buf, sizeof(buf));
+	err = len >= sizeof(buf) ? -ERANGE
+				 : kstrtoul(buf[0] == '-' ? buf + 1 : buf, 0, &mag);
+	/* Magnitudes past LONG_MAX are out of any long range. */
+	if (!err && mag > (unsigned long)__LONG_MAX__)
+		err = -ERANGE;
+	if (!err) {
+		long n = buf[0] == '-' ? -(long)mag : (long)mag;
+
+		if (n < min || n > max)
+			err = -ERANGE;
+		else
+			*val = n;
+	}
+	if (!err)
+		return 1;
+	printk("cmdline: %s=%.*s refused: %s; accepted: %ld to %ld; the "
+	       "default %ld is kept\n", key, (int)len, v,
+	       err == -EINVAL ? "not a number" : "out of range", min, max, *val);
+	refused++;
+	return err;
+}
+
+void cmdline_refuse(const char *key, long v, const char *accepted, long dflt)
+{
+	printk("cmdline: %s=%ld refused: out of range; accepted: %s; the "
+	       "default %ld is kept\n", key, v, accepted, dflt);
+	refused++;
+}
+
 unsigned long cmdline_refused(void)
 {
 	return refused;

@@ -27,6 +27,14 @@ int cmdline_parse_ulong(const char *s, unsigned long *val, unsigned long min,
 int cmdline_get_ulong(const char *key, unsigned long *val, unsigned long min,
 		      unsigned long max);
 
+/* The same for a signed value (a leading '-'). */
+int cmdline_get_long(const char *key, long *val, long min, long max);
+
+/* A value that cmdline_get_long() accepted but the caller's own rule
+ * refuses (a range with a hole): the same line, naming what is accepted,
+ * and counted. */
+void cmdline_refuse(const char *key, long v, const char *accepted, long dflt);
+
 /* Options refused so far, an over-long command line included. */
 unsigned long cmdline_refused(void);
 

@@ -30,6 +30,8 @@ int spawn(const char *path, char *const argv[]);
 int wait(int pid, int *status);
 int rseq(struct rseq *area, uint32_t len, int flags, uint32_t sig);
 void *shm_map(unsigned key);
+int getrlimit(int resource, struct rlimit *rlim);
+int setrlimit(int resource, const struct rlimit *rlim);
 
 /* Formatted output to fd 1 (at most 512 bytes per call). */
 int printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -5,6 +5,9 @@
  *   efault          every pointer argument refused with -EFAULT when bad
  *   spawn           spawn and wait from user space
  *   sleeper         sleeps a little and exits 7 (a child for spawn)
+ *   rtlimit         RLIMIT_RTPRIO at its default, 0: every RT policy
+ *                   refused with -EPERM (bad arguments still -EINVAL),
+ *                   the limit readable, lowered but never raised
  *   storm N         N rounds of a register-heavy hash with a system call
  *                   in each (getpid, getcpu, now and then sched_yield),
  *                   then the hash again without them: equal, and every
@@ -51,7 +54,8 @@ static int test_syscalls(unsigned ncpus)
 		      rem.tv_nsec == 0);
 		CHECK(getcpu(&got, 0) == 0 && got == cpu);
 	}
-	CHECK(sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo) == 0);
+	/* No RT policy under the default RLIMIT_RTPRIO (test_rtlimit). */
+	CHECK(sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo) == -EPERM);
 	CHECK(sched_setscheduler(0, SCHED_POLICY_FIFO, &bad) == -EINVAL);
 	CHECK(sched_setscheduler(0, 7, &normal) == -EINVAL);
 	CHECK(sched_setscheduler(pid + 1000, SCHED_POLICY_NORMAL, &normal) ==
@@ -198,6 +202,33 @@ static int orphan_writer(void)
 	return 0;
 }
 
+/* Linux's rules for an unprivileged process whose RLIMIT_RTPRIO is 0. */
+static int test_rtlimit(void)
+{
+	struct sched_param fifo1 = {1}, fifo99 = {99}, bad = {100}, normal = {0};
+	struct rlimit r = {5, 5};
+
+	CHECK(getrlimit(RLIMIT_RTPRIO, &r) == 0 && r.rlim_cur == 0 &&
+	      r.rlim_max == 0);
+	CHECK(sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo1) == -EPERM);
+	CHECK(sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo99) == -EPERM);
+	CHECK(sched_setscheduler(0, SCHED_POLICY_RR, &fifo1) == -EPERM);
+	CHECK(sched_setscheduler(0, SCHED_POLICY_FIFO, &bad) == -EINVAL);
+	CHECK(sched_setscheduler(0, SCHED_POLICY_NORMAL, &normal) == 0);
+	/* A soft limit above the hard one, a hard one raised: refused. */
+	CHECK(setrlimit(RLIMIT_RTPRIO, &(struct rlimit){1, 0}) == -EINVAL);
+	CHECK(setrlimit(RLIMIT_RTPRIO, &(struct rlimit){0, 1}) == -EPERM);
+	CHECK(setrlimit(RLIMIT_RTPRIO, &(struct rlimit){0, 0}) == 0);
+	CHECK(sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo1) == -EPERM);
+	/* Limits the kernel does not enforce do not exist. */
+	CHECK(getrlimit(RLIMIT_RTPRIO - 1, &r) == -EINVAL);
+	CHECK(setrlimit(RLIM_NLIMITS, &r) == -EINVAL);
+	CHECK(getrlimit(RLIMIT_RTPRIO, (void *)KERNEL_ADDR) == -EFAULT);
+	CHECK(setrlimit(RLIMIT_RTPRIO, (void *)UNMAPPED) == -EFAULT);
+	printf("usertest: RT priorities refused under RLIMIT_RTPRIO 0\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -214,11 +245,13 @@ int main(int argc, char **argv)
 		return test_orphan();
 	if (!strcmp(mode, "orphan-writer"))
 		return orphan_writer();
+	if (!strcmp(mode, "rtlimit"))
+		return test_rtlimit();
 	if (!strcmp(mode, "sleeper")) {
 		nanosleep(&(struct timespec){0, 2000000}, 0);
 		return 7;
 	}
 	printf("usage: usertest syscalls NCPUS | efault | spawn | sleeper | "
-	       "storm N | orphan | orphan-writer\n");
+	       "storm N | orphan | orphan-writer | rtlimit\n");
 	return 100;
 }

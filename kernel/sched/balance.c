@@ -28,7 +28,8 @@ bool is_cpu_allowed(const struct task *p, int cpu)
 	return p->per_cpu_kthread ? cpu_online(cpu) : cpu_active(cpu);
 }
 
-/* An allowed CPU whose running task p would preempt, the lowest first. */
+/* An allowed CPU whose running task p would preempt, the lowest first;
+ * not one where p would wait for its RT tasks to be unthrottled. */
 static int lowest_prio_cpu(const struct task *p)
 {
 	int cpu, best = -1, best_prio = p->prio;
@@ -37,7 +38,8 @@ static int lowest_prio_cpu(const struct task *p)
 		int prio = __atomic_load_n(&cpu_rq(cpu)->curr->prio,
 					   __ATOMIC_RELAXED);
 
-		if (is_cpu_allowed(p, cpu) && prio > best_prio) {
+		if (is_cpu_allowed(p, cpu) && prio > best_prio &&
+		    !rt_throttled_for(cpu_rq(cpu), p)) {
 			best = cpu;
 			best_prio = prio;
 		}
@@ -52,10 +54,12 @@ int select_task_rq(struct task *p)
 
 	if (p->migration_disabled)
 		return prev; /* it went to sleep pinned: it wakes pinned */
-	if (is_cpu_allowed(p, prev) && rq_idle(cpu_rq(prev)))
+	if (is_cpu_allowed(p, prev) && rq_idle(cpu_rq(prev)) &&
+	    !rt_throttled_for(cpu_rq(prev), p))
 		return prev;
 	for_each_cpu(cpu, &p->cpus_mask)
-		if (is_cpu_allowed(p, cpu) && rq_idle(cpu_rq(cpu)))
+		if (is_cpu_allowed(p, cpu) && rq_idle(cpu_rq(cpu)) &&
+		    !rt_throttled_for(cpu_rq(cpu), p))
 			return cpu;
 	if (p->prio < MAX_RT_PRIO && !is_cpu_allowed(p, prev) &&
 	    (cpu = lowest_prio_cpu(p)) >= 0)
@@ -140,9 +144,11 @@ int select_fallback_rq(struct task *p, struct rq *queued_on)
  * than limit (an internal priority); NULL if none. src locked. */
 static struct task *pullable_task(struct rq *src, int dest, int limit)
 {
+	/* RT tasks would only wait on a throttled CPU. */
+	bool rt_ok = !cpu_rq(dest)->rt_throttled;
 	struct task *p;
 
-	for (int prio = 0; prio < MAX_RT_PRIO && prio < limit; prio++) {
+	for (int prio = 0; rt_ok && prio < MAX_RT_PRIO && prio < limit; prio++) {
 		if (!(src->rt_bitmap[prio / 64] & (1ul << (prio % 64))))
 			continue;
 		list_for_each_entry(p, &src->rt_queue[prio], run_list)
@@ -162,11 +168,16 @@ static bool pull_from(struct rq *rq, struct rq *src)
 {
 	struct task *p;
 	bool moved = false;
+	int limit;
 
 	double_rq_lock(rq, src);
-	p = pullable_task(src, rq->cpu, rq_best_prio(rq));
+	/* What rq would run: its RT tasks do not count while throttled. */
+	limit = rq_best_prio(rq);
+	if (rq->rt_throttled && limit < MAX_RT_PRIO)
+		limit = list_empty(&rq->normal_queue) ? MAX_PRIO : NORMAL_PRIO;
+	p = pullable_task(src, rq->cpu, limit);
 	/* NORMAL work only to a CPU that has none at all. */
-	if (p && (p->prio < MAX_RT_PRIO || rq->nr_running == 0)) {
+	if (p && (p->prio < MAX_RT_PRIO || rq_nr_runnable(rq) == 0)) {
 		move_queued_task(src, rq, p);
 		moved = true;
 	}
@@ -183,10 +194,12 @@ void pull_tasks(struct rq *rq)
 
 	if (rq->balance_push)
 		return; /* a CPU on its way out takes nothing */
-	for_each_cpu(cpu, &rt_overload_mask)
-		if (cpu != rq->cpu && cpu_online(cpu))
-			pull_from(rq, cpu_rq(cpu));
-	if (rq->nr_running > 0)
+	/* RT tasks only to a CPU that would run them now. */
+	if (!rq->rt_throttled)
+		for_each_cpu(cpu, &rt_overload_mask)
+			if (cpu != rq->cpu && cpu_online(cpu))
+				pull_from(rq, cpu_rq(cpu));
+	if (rq_nr_runnable(rq) > 0)
 		return;
 	for_each_online_cpu(cpu) {
 		struct rq *src = cpu_rq(cpu);
@@ -229,7 +242,8 @@ void push_rt_tasks(struct rq *rq)
 			break;
 		double_rq_lock(rq, cpu_rq(dest));
 		if (task_cpu(push) == rq->cpu && task_can_move(rq, push, dest) &&
-		    cpu_rq(dest)->curr->prio > push->prio)
+		    cpu_rq(dest)->curr->prio > push->prio &&
+		    !cpu_rq(dest)->rt_throttled)
 			move_queued_task(rq, cpu_rq(dest), push);
 		double_rq_unlock(rq, cpu_rq(dest));
 	}

@@ -168,6 +168,7 @@ int sched_cpu_dying(unsigned int cpu)
 		       "queued, %d asleep pinned, running %s\n", cpu,
 		       rq->nr_running, rq->nr_pinned_asleep, rq->curr->name);
 	cpumask_clear_cpu(cpu, &rt_overload_mask);
+	sched_rt_rq_reset(rq);
 	arch_spin_unlock(&rq->lock);
 	return 0;
 }

@@ -102,14 +102,16 @@ int rq_best_prio(const struct rq *rq)
 	return list_empty(&rq->normal_queue) ? MAX_PRIO : NORMAL_PRIO;
 }
 
+/* The best RT task, unless the CPU's RT tasks are throttled
+ * (rt_bandwidth.c); then the first NORMAL one; else the idle task. */
 static struct task *pick_next_task(struct rq *rq)
 {
 	int prio = rq_best_prio(rq);
 
-	if (prio < MAX_RT_PRIO)
+	if (prio < MAX_RT_PRIO && !rq->rt_throttled)
 		return list_first_entry(&rq->rt_queue[prio], struct task,
 					run_list);
-	if (prio == NORMAL_PRIO)
+	if (!list_empty(&rq->normal_queue))
 		return list_first_entry(&rq->normal_queue, struct task,
 					run_list);
 	return rq->idle;
@@ -170,10 +172,11 @@ void resched_cpu(int cpu)
 	resched_curr(cpu_rq(cpu));
 }
 
-/* p was just queued on rq: does it beat what runs there? */
+/* p was just queued on rq: does it beat what runs there? Not while it
+ * may not run there (throttled). */
 void check_preempt_curr(struct rq *rq, struct task *p)
 {
-	if (p->prio < rq->curr->prio)
+	if (p->prio < rq->curr->prio && !rt_throttled_for(rq, p))
 		resched_curr(rq);
 }
 
@@ -343,8 +346,9 @@ static void __schedule(bool preempt)
 			prev->migrating = true;
 		}
 	}
-	if (rq_best_prio(rq) >= MAX_RT_PRIO) {
-		/* Going idle, or down to NORMAL work: take work from others. */
+	if (rq_best_prio(rq) >= MAX_RT_PRIO || rq->rt_throttled) {
+		/* Going idle, or down to NORMAL work (or RT throttled): take
+		 * work from others. */
 		arch_spin_unlock(&rq->lock);
 		pull_tasks(rq);
 		arch_spin_lock(&rq->lock);
@@ -473,8 +477,8 @@ static bool work_elsewhere(struct rq *rq)
 	int cpu;
 
 	if (cpumask_weight(&rt_overload_mask) > 0 &&
-	    rq->curr->prio >= MAX_RT_PRIO)
-		return true;
+	    rq->curr->prio >= MAX_RT_PRIO && !rq->rt_throttled)
+		return true; /* RT tasks to pull, unless it may not run them */
 	if (rq->curr != rq->idle)
 		return false;
 	for_each_online_cpu(cpu) {
@@ -503,6 +507,7 @@ void scheduler_tick(void)
 	 * running task off (it left at once unless it was pinned). */
 	if (rq->balance_push && p != rq->idle && !p->per_cpu_kthread)
 		raw_cpu_write(need_resched_flag, true);
+	sched_rt_tick(rq);
 	arch_spin_unlock(&rq->lock);
 	if (work_elsewhere(rq))
 		raw_cpu_write(need_resched_flag, true);
@@ -545,15 +550,19 @@ void set_task_prio(struct task *p, int prio)
 	arch_spin_unlock(&rq->lock);
 }
 
+bool sched_param_valid(int policy, int rt_priority)
+{
+	if (policy == SCHED_NORMAL)
+		return rt_priority == 0;
+	return (policy == SCHED_FIFO || policy == SCHED_RR) &&
+	       rt_priority >= 1 && rt_priority <= 99;
+}
+
 int sched_setscheduler(struct task *p, int policy, int rt_priority)
 {
 	unsigned long flags;
 
-	if ((policy == SCHED_NORMAL && rt_priority != 0) ||
-	    ((policy == SCHED_FIFO || policy == SCHED_RR) &&
-	     (rt_priority < 1 || rt_priority > 99)) ||
-	    (policy != SCHED_NORMAL && policy != SCHED_FIFO &&
-	     policy != SCHED_RR))
+	if (!sched_param_valid(policy, rt_priority))
 		return -1;
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
@@ -670,6 +679,7 @@ void sched_init(void)
 	idle_init(0, cpu_rq(0)->idle);
 	this_cpu_write(current_task, cpu_rq(0)->idle);
 	timers_init();
+	sched_rt_init();
 }
 
 /* Also when the CPU comes back from offline: what its last life left in

@@ -139,7 +139,11 @@ void kthread_unpark(struct task *t);
 bool kthread_should_park(void);
 void kthread_parkme(void);
 int set_cpus_allowed(struct task *t, const cpumask_t *mask);
+/* Any caller may set any policy: the limit on user programs
+ * (RLIMIT_RTPRIO) is checked by their system call. */
 int sched_setscheduler(struct task *t, int policy, int rt_priority);
+/* Whether policy and rt_priority make a valid pair. */
+bool sched_param_valid(int policy, int rt_priority);
 int task_prio(const struct task *t);
 static inline int task_cpu(const struct task *t)
 {

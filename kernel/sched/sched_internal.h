@@ -4,6 +4,7 @@
 #define SCHED_INTERNAL_H
 
 #include "sched/sched.h"
+#include "sched/rt_bandwidth.h"
 
 #define MAX_PRIO 140 /* the idle task's: below everything */
 
@@ -28,6 +29,14 @@ struct rq {
 	/* Tasks that went to sleep here pinned (migrate_disable): they wake
 	 * here, so the CPU cannot go before they have come and gone. */
 	int nr_pinned_asleep;
+	/* RT bandwidth (rt_bandwidth.c), counted by this CPU's tick: ticks
+	 * RT tasks ran in this period (the excess carried over), ticks into
+	 * the period, and whether its RT tasks are throttled (not picked)
+	 * until the period ends. Read unlocked only as hints. */
+	long rt_time;
+	long rt_period_pos;
+	bool rt_throttled;
+	struct rt_bandwidth_stat rt_stat;
 };
 
 /* Whether rq's running task is one balancing could move (rt: an RT one),
@@ -78,6 +87,25 @@ void push_rt_tasks(struct rq *rq);
 
 /* hotplug.c */
 void sched_hotplug_notify(struct rq *rq);
+
+/* rt_bandwidth.c */
+void sched_rt_init(void);
+void sched_rt_tick(struct rq *rq);
+void sched_rt_rq_reset(struct rq *rq);
+
+/* Whether p is an RT task (by its effective priority) that rq may not run
+ * now because rq's RT tasks are throttled. */
+static inline bool rt_throttled_for(const struct rq *rq, const struct task *p)
+{
+	return p->prio < MAX_RT_PRIO &&
+	       __atomic_load_n(&rq->rt_throttled, __ATOMIC_RELAXED);
+}
+
+/* Tasks rq could run now: its throttled RT tasks do not count. */
+static inline int rq_nr_runnable(const struct rq *rq)
+{
+	return rq->nr_running - (rq->rt_throttled ? rq->nr_rt : 0);
+}
 
 /* kthread.c */
 struct task *idle_task_alloc(int cpu);

@@ -4,6 +4,7 @@
  */
 #include "user/process.h"
 #include "user/elf.h"
+#include "user/rlimit.h"
 #include "entry.h"
 #include "mm/kmalloc.h"
 #include "panic.h"
@@ -186,6 +187,7 @@ int process_spawn(const char *path, int argc, char *const argv[],
 	p->pid = p->task->id;
 	p->task->proc = p;
 	p->parent = parent;
+	rlimit_inherit(p, parent);
 	if (parent) {
 		spin_lock(&process_lock);
 		list_add_tail(&p->sibling, &parent->children);

@@ -18,6 +18,7 @@
 #include "mm/mm.h"
 #include "sched/sched.h"
 #include "locking/spinlock.h"
+#include "user/uapi.h"
 #include "asm/fpu.h"
 
 #define PROCESS_MAX_ARGS 16
@@ -73,6 +74,11 @@ struct process {
 	bool rseq_event;
 	unsigned long rseq_aborts;   /* critical sections restarted */
 	unsigned long nr_preempted;  /* switched out while runnable */
+
+	/* Its resource limits (rlimit.h; uapi.h says which exist), under
+	 * rlimit.c's lock; a child starts with its parent's, a process the
+	 * kernel spawns with the defaults. */
+	struct rlimit rlim[RLIM_NLIMITS];
 
 	/* Its x87/MMX/SSE registers while it is switched out (asm/fpu.h);
 	 * while it runs, they are in the CPU. */

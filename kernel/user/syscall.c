@@ -7,6 +7,7 @@
 #include "user/syscalls.h"
 #include "printk.h"
 #include "user/process.h"
+#include "user/rlimit.h"
 #include "sched/sched.h"
 #include "user/uaccess.h"
 #include "user/uapi.h"
@@ -27,6 +28,8 @@ static const syscall_fn_t syscall_table[NR_SYSCALLS] = {
 	[SYS_wait] = sys_wait,
 	[SYS_rseq] = sys_rseq,
 	[SYS_shm_map] = sys_shm_map,
+	[SYS_getrlimit] = sys_getrlimit,
+	[SYS_setrlimit] = sys_setrlimit,
 };
 
 void syscall_entry(struct trap_frame *f)
@@ -145,16 +148,23 @@ long sys_sched_setaffinity(SYSCALL_ARGS)
 	return set_cpus_allowed(current, &mask) ? -EINVAL : 0;
 }
 
-/* sched_setscheduler(pid, policy, const struct sched_param *) */
+/* sched_setscheduler(pid, policy, const struct sched_param *): the
+ * arguments are checked first (-EINVAL), then the caller's RLIMIT_RTPRIO
+ * (-EPERM, rlimit.h); the kernel's own callers are not limited. */
 long sys_sched_setscheduler(SYSCALL_ARGS)
 {
 	struct sched_param param;
+	int policy = (int)a1;
 
 	if (!is_self(a0))
 		return -ESRCH;
 	if (copy_from_user(&param, a2, sizeof(param)))
 		return -EFAULT;
-	return sched_setscheduler(current, (int)a1, param.sched_priority)
+	if (!sched_param_valid(policy, param.sched_priority))
+		return -EINVAL;
+	if (!rt_prio_allowed(current, policy, param.sched_priority))
+		return -EPERM;
+	return sched_setscheduler(current, policy, param.sched_priority)
 		       ? -EINVAL
 		       : 0;
 }

@@ -28,5 +28,8 @@ long sys_wait(SYSCALL_ARGS);
 long sys_rseq(SYSCALL_ARGS);
 /* shm.c */
 long sys_shm_map(SYSCALL_ARGS);
+/* rlimit.c */
+long sys_getrlimit(SYSCALL_ARGS);
+long sys_setrlimit(SYSCALL_ARGS);
 
 #endif

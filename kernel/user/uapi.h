@@ -22,6 +22,8 @@ enum {
 	SYS_wait,               /* (pid, int *status) -> pid */
 	SYS_rseq,               /* (struct rseq *, len, flags, sig) */
 	SYS_shm_map,            /* (key) -> address of a page shared by key */
+	SYS_getrlimit,          /* (resource, struct rlimit *) */
+	SYS_setrlimit,          /* (resource, const struct rlimit *) */
 	NR_SYSCALLS
 };
 
@@ -51,6 +53,22 @@ struct timespec {
 
 struct sched_param {
 	int sched_priority;
+};
+
+/* Resource limits, as Linux's (numbers included): each process has a
+ * soft limit (rlim_cur, the one enforced) and a hard one (rlim_max, the
+ * ceiling for the soft one); a child starts with its parent's. A program
+ * may lower either and raise the soft one up to the hard one; only the
+ * kernel raises a hard limit. Only the limits the kernel enforces exist:
+ * RLIMIT_RTPRIO, the highest RT priority sched_setscheduler() grants
+ * (0, the default: no RT policy at all; docs/usermode.md). */
+#define RLIMIT_RTPRIO 14
+#define RLIM_NLIMITS  16
+#define RLIM_INFINITY (~0ul)
+
+struct rlimit {
+	uint64_t rlim_cur;
+	uint64_t rlim_max;
 };
 
 /* Policies, as sched.h's enum sched_policy. */
@@ -140,6 +158,20 @@ struct orphan_page {
 	volatile int writes;
 	volatile int stop;
 	volatile int done;
+};
+
+/* The shared page (shm_map key RT_SPIN_KEY) of the RT throttling test,
+ * user/rtspin.c: process i waits for go (the kernel has raised its
+ * RLIMIT_RTPRIO by then), becomes SCHED_FIFO 99 pinned to its CPU,
+ * raises ready[i] and spins until stop; denied[i] is what asking for
+ * FIFO 99 gave before go (-EPERM: the default limit). */
+#define RT_SPIN_KEY 6
+#define RT_SPIN_SLOTS 64
+struct rt_spin_page {
+	volatile int go;
+	volatile int stop;
+	volatile int ready[RT_SPIN_SLOTS];
+	volatile int denied[RT_SPIN_SLOTS];
 };
 
 /* The user-visible address where shm_map(key) maps its page. */

@@ -54,6 +54,15 @@ case_ rtlat_cpu 'kbench=rtlat rtlat_cpu=300' 33 \
 	"cmdline: rtlat_cpu=300 refused: out of range; accepted: 0 to 1; the default 1 is kept" \
 	"ERROR: rtlat: boot option refused (see above): nothing measured" \
 	"ERROR: 1 boot option(s) refused (see above)"
+case_ rt_runtime_off 'ktest=kstrtox.* sched_rt_runtime_us=-1' 33 \
+	"sched: RT throttling off (sched_rt_runtime_us=-1)" "# ktest: 4 passed, 0 failed"
+case_ rt_runtime_range 'ktest=kstrtox.* sched_rt_runtime_us=2000000' 35 \
+	"cmdline: sched_rt_runtime_us=2000000 refused: out of range; accepted: -1 to 1000000; the default 950000 is kept" \
+	"sched: RT tasks get 950000 of every 1000000 us on each CPU" \
+	"# ktest: 1 boot option(s) refused"
+case_ rt_runtime_zero 'ktest=kstrtox.* sched_rt_runtime_us=0' 35 \
+	"cmdline: sched_rt_runtime_us=0 refused: out of range; accepted: -1, or 1000 to 1000000; the default 950000 is kept" \
+	"# ktest: 1 boot option(s) refused"
 case_ cmdline_too_long "ktest=kstrtox.* pad=$pad" 35 \
 	"cmdline: the command line has 1120 bytes; only the first 1023 are kept, the options after them are lost" \
 	"# ktest: 1 boot option(s) refused"

@@ -78,3 +78,13 @@ void *shm_map(unsigned key)
 {
 	return (void *)syscall6(SYS_shm_map, key, 0, 0, 0, 0, 0);
 }
+
+int getrlimit(int resource, struct rlimit *rlim)
+{
+	return syscall6(SYS_getrlimit, resource, (long)rlim, 0, 0, 0, 0);
+}
+
+int setrlimit(int resource, const struct rlimit *rlim)
+{
+	return syscall6(SYS_setrlimit, resource, (long)rlim, 0, 0, 0, 0);
+}

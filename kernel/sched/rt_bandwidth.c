@@ -1,0 +1,126 @@
+/*
+ * RT throttling, Linux's rt_bandwidth (see rt_bandwidth.h and
+ * docs/scheduler.md): a CPU's RT tasks may use sched_rt_runtime_us of
+ * every sched_rt_period_us; then the CPU's RT tasks are throttled (not
+ * picked) until the period ends, so that its SCHED_NORMAL tasks, and the
+ * idle task's housekeeping, always get the rest. Without it any FIFO task
+ * that spins, a buggy test or a ring-3 program given an RT priority, owns
+ * its CPU for ever.
+ *
+ * Accounting is by the tick, in whole ticks: each tick charges itself to
+ * the RT task it interrupts (Linux measures the nanoseconds run; sampling
+ * is cheaper and, for a task that runs whole ticks, the same). Each CPU
+ * counts its own period in ticks, so nothing is shared: the tick path is
+ * a few additions under the run queue lock it already holds. At the end
+ * of a period the runtime is paid back as Linux's do_sched_rt_period_timer()
+ * does: rt_time -= min(rt_time, runtime), so an overrun (an RT task that
+ * ran on with preemption off after the budget ran out) is carried over.
+ *
+ * All RT tasks of a throttled CPU wait, the kernel's own included (the
+ * test runner, the watchdog), as in Linux; what waits on a throttled CPU
+ * may still be pulled to another CPU that is not (balance.c).
+ */
+#include "sched/sched.h"
+#include "sched/sched_internal.h"
+#include "cmdline.h"
+#include "printk.h"
+#include "time.h"
+
+#define TICK_US (1000000l / HZ)
+
+long sysctl_sched_rt_period = 1000000;
+long sysctl_sched_rt_runtime = 950000;
+
+/* The same in ticks, the unit the tick counts in; runtime RUNTIME_INF:
+ * no throttling. Linux's def_rt_bandwidth. */
+static struct rt_bandwidth {
+	long rt_period;
+	long rt_runtime;
+} def_rt_bandwidth;
+
+/* The boot option sched_rt_runtime_us=N: -1 (no limit, as in Linux), or
+ * from one tick to the period. Linux also takes 0, "RT tasks never run";
+ * here the test runner is an RT task, so 0 would hang every test boot. */
+void sched_rt_init(void)
+{
+	long v = sysctl_sched_rt_runtime;
+
+	if (cmdline_get_long("sched_rt_runtime_us", &v, -1,
+			     sysctl_sched_rt_period) > 0) {
+		if (v >= 0 && v < TICK_US)
+			cmdline_refuse("sched_rt_runtime_us", v,
+				       "-1, or 1000 to 1000000",
+				       sysctl_sched_rt_runtime);
+		else
+			sysctl_sched_rt_runtime = v;
+	}
+	def_rt_bandwidth.rt_period = sysctl_sched_rt_period / TICK_US;
+	def_rt_bandwidth.rt_runtime =
+		sysctl_sched_rt_runtime < 0 ? RUNTIME_INF
+					    : sysctl_sched_rt_runtime / TICK_US;
+	if (sysctl_sched_rt_runtime < 0)
+		printk("sched: RT throttling off (sched_rt_runtime_us=-1)\n");
+	else
+		printk("sched: RT tasks get %ld of every %ld us on each CPU\n",
+		       sysctl_sched_rt_runtime, sysctl_sched_rt_period);
+}
+
+/* From scheduler_tick(), rq (this CPU's) locked. */
+void sched_rt_tick(struct rq *rq)
+{
+	const struct rt_bandwidth *b = &def_rt_bandwidth;
+	struct task *curr = rq->curr;
+	bool rt = curr->prio < MAX_RT_PRIO && curr != rq->idle;
+
+	if (rt) {
+		rq->rt_time++;
+		rq->rt_stat.rt_ticks++;
+	} else if (rq->rt_throttled && rq->nr_rt) {
+		rq->rt_stat.throttled_ticks++;
+	}
+	if (b->rt_runtime == RUNTIME_INF)
+		return;
+	if (++rq->rt_period_pos >= b->rt_period) {
+		/* The period ends: pay the runtime back. */
+		rq->rt_period_pos = 0;
+		rq->rt_time -= rq->rt_time < b->rt_runtime ? rq->rt_time
+							   : b->rt_runtime;
+		if (rq->rt_throttled && rq->rt_time < b->rt_runtime) {
+			__atomic_store_n(&rq->rt_throttled, false,
+					 __ATOMIC_RELAXED);
+			if (rq->nr_rt)
+				resched_curr(rq);
+		}
+	}
+	if (!rq->rt_throttled && rq->rt_time >= b->rt_runtime) {
+		__atomic_store_n(&rq->rt_throttled, true, __ATOMIC_RELAXED);
+		rq->rt_stat.nr_throttled++;
+		if (rt)
+			resched_curr(rq);
+	}
+}
+
+/* A CPU that goes offline: it comes back with a fresh period. rq locked. */
+void sched_rt_rq_reset(struct rq *rq)
+{
+	rq->rt_time = 0;
+	rq->rt_period_pos = 0;
+	__atomic_store_n(&rq->rt_throttled, false, __ATOMIC_RELAXED);
+}
+
+void sched_rt_stat(int cpu, struct rt_bandwidth_stat *s)
+{
+	struct rq *rq = cpu_rq(cpu);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	arch_spin_lock(&rq->lock);
+	*s = rq->rt_stat;
+	arch_spin_unlock(&rq->lock);
+	local_irq_restore(flags);
+}
+
+bool sched_rt_throttled(int cpu)
+{
+	return __atomic_load_n(&cpu_rq(cpu)->rt_throttled, __ATOMIC_RELAXED);
+}

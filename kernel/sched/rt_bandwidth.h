@@ -1,0 +1,36 @@
+/*
+ * RT throttling, as Linux's rt_bandwidth (docs/scheduler.md): in every
+ * period of sched_rt_period_us, the RT tasks of a CPU may run for at most
+ * sched_rt_runtime_us; once they have used it, none of them is picked on
+ * that CPU until the period ends, and SCHED_NORMAL tasks and the idle task
+ * have the rest. Defaults 1000000 and 950000 (5% left to normal work);
+ * the boot option sched_rt_runtime_us=N changes the runtime, -1 turns
+ * throttling off.
+ */
+#ifndef RT_BANDWIDTH_H
+#define RT_BANDWIDTH_H
+
+#include <stdbool.h>
+
+#define RUNTIME_INF (-1l)
+
+/* The settings, in microseconds as Linux's sysctls (runtime RUNTIME_INF:
+ * no throttling). Fixed at boot. */
+extern long sysctl_sched_rt_period;
+extern long sysctl_sched_rt_runtime;
+
+/* What a CPU's tick counted since boot: ticks charged to RT tasks, ticks
+ * when RT tasks were queued there but throttled, and how many times the
+ * CPU's RT tasks were throttled. Kernel-counted ticks, for the tests. */
+struct rt_bandwidth_stat {
+	unsigned long rt_ticks;
+	unsigned long throttled_ticks;
+	unsigned long nr_throttled;
+};
+
+void sched_rt_stat(int cpu, struct rt_bandwidth_stat *s);
+
+/* Whether cpu's RT tasks are throttled now (a hint, read unlocked). */
+bool sched_rt_throttled(int cpu);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * RT throttling (kernel/sched/rt_bandwidth.c): a FIFO task that spins on
+ * a CPU for ever leaves that CPU's SCHED_NORMAL tasks the part of every
+ * period its RT runtime does not cover. A NORMAL task bound there goes on
+ * counting while the FIFO task spins, and the CPU's own tick counts show
+ * the FIFO task throttled for about 5% of its ticks (950 ms of each 1 s).
+ * Everything checked is counted by the kernel: the NORMAL task's
+ * iterations and the CPU's ticks, never the time on the clock.
+ */
+#include "sched_util.h"
+#include "rt_bandwidth.h"
+
+/* Throttling periods the FIFO task must go through while watched. */
+#define RTT_PERIODS 2
+/* Periods are counted in ticks, and a vCPU the host does not run takes
+ * none: under load a period can take several seconds. No helper runs
+ * longer than this; each wait gives up at a third of it. */
+#define RTT_MAX_NS (60000 * NS_PER_MS)
+
+static struct {
+	volatile int stop;
+	volatile int fifo_running;
+	volatile long normal_count;
+} rtt;
+
+/* The FIFO task: spins, never sleeping, until told (or its deadline). */
+static int rtt_fifo(void *arg)
+{
+	uint64_t t0 = ktime_get_ns();
+
+	(void)arg;
+	store_int(&rtt.fifo_running, 1);
+	while (!load_int(&rtt.stop) && ns_since(t0) < RTT_MAX_NS)
+		cpu_relax();
+	return 0;
+}
+
+/* The NORMAL task on the same CPU: counts its iterations. */
+static int rtt_normal(void *arg)
+{
+	uint64_t t0 = ktime_get_ns();
+
+	(void)arg;
+	while (!load_int(&rtt.stop) && ns_since(t0) < RTT_MAX_NS) {
+		inc_long(&rtt.normal_count);
+		cpu_relax();
+	}
+	return 0;
+}
+
+/* The throttled share of cpu's RT demand between two snapshots, in per
+ * mille of the ticks RT tasks ran or waited throttled. */
+static long throttled_permille(const struct rt_bandwidth_stat *a,
+			       const struct rt_bandwidth_stat *b)
+{
+	unsigned long ran = b->rt_ticks - a->rt_ticks;
+	unsigned long waited = b->throttled_ticks - a->throttled_ticks;
+
+	return ran + waited ? (long)(waited * 1000 / (ran + waited)) : -1;
+}
+
+/* Wait (sleeping) until cpu's RT tasks have been throttled n times since
+ * from, and take *to then; false if that took too long. */
+static bool rtt_wait_throttled(int cpu, const struct rt_bandwidth_stat *from,
+			       unsigned long n, struct rt_bandwidth_stat *to)
+{
+	unsigned long base = from->nr_throttled;
+
+	return ktest_poll_until((sched_rt_stat(cpu, to),
+				 to->nr_throttled - base >= n),
+				RTT_MAX_NS / NS_PER_MS / 3, POLL_SLEEP);
+}
+
+KTEST(sched, rt_throttle_leaves_room_for_normal)
+{
+	int cpu = last_cpu();
+	struct rt_bandwidth_stat s0, s1;
+	struct task *fifo, *normal;
+	long c0, c1, permille;
+	bool periods;
+
+	rtt.stop = rtt.fifo_running = 0;
+	rtt.normal_count = 0;
+	normal = ktest_spawn_on(cpu, rtt_normal, 0, "rtt-normal");
+	KEXPECT_TRUE(ktest_poll_long(&rtt.normal_count, 1, 5000));
+	sched_rt_stat(cpu, &s0);
+	fifo = ktest_spawn(rtt_fifo, 0, "rtt-fifo", cpu, SCHED_FIFO, 50, true);
+	KEXPECT_TRUE(ktest_poll_int(&rtt.fifo_running, 1, 5000));
+	/* Measured from the start of one throttling to the start of the
+	 * RTT_PERIODS-th after it: whole periods, 950 ticks run and 50
+	 * throttled each. Meanwhile the NORMAL task runs only while the
+	 * FIFO task is throttled. */
+	periods = rtt_wait_throttled(cpu, &s0, 1, &s0);
+	c0 = load_long(&rtt.normal_count);
+	periods &= rtt_wait_throttled(cpu, &s0, RTT_PERIODS, &s1);
+	c1 = load_long(&rtt.normal_count);
+	store_int(&rtt.stop, 1);
+	ktest_join(fifo);
+	ktest_join(normal);
+	permille = throttled_permille(&s0, &s1);
+	ktest_log("CPU %d: FIFO ran %lu ticks, throttled %lu ticks (%ld per "
+		  "mille), %lu throttlings; NORMAL task counted %ld meanwhile",
+		  cpu, s1.rt_ticks - s0.rt_ticks,
+		  s1.throttled_ticks - s0.throttled_ticks, permille,
+		  s1.nr_throttled - s0.nr_throttled, c1 - c0);
+	KEXPECT_TRUE(periods);
+	KEXPECT_GT(c1 - c0, 0);
+	/* 50 per mille nominal; the polls see each throttling a tick or two
+	 * late. */
+	KEXPECT_GE(permille, 30);
+	KEXPECT_LE(permille, 80);
+}
