@@ -8,7 +8,6 @@
  * waits): that it finishes at all is part of the check.
  */
 #include "ktest_util.h"
-#include "kmalloc.h"
 #include "process.h"
 #include "rlimit.h"
 #include "rt_bandwidth.h"
@@ -101,7 +100,7 @@ static bool all_throttled_enough(void)
 KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 {
 	struct rlimit rt99 = {99, 99};
-	struct process_output *out = kmalloc(sizeof(*out));
+	struct process_output *out = process_output_alloc();
 	struct process *p[NR_CPUS] = {0};
 	struct task *counter[NR_CPUS] = {0};
 	long c0[NR_CPUS], c1[NR_CPUS];
@@ -112,7 +111,6 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 	rs.pg = shm_page(RT_SPIN_KEY);
 	KASSERT_TRUE(rs.pg && out);
 	memset(rs.pg, 0, sizeof(*rs.pg));
-	process_output_init(out);
 	rs.stop = 0;
 	for_each_online_cpu(cpu) {
 		char *argv[] = {"rtspin", slot, slot};
@@ -173,5 +171,5 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 		ktest_join(counter[cpu]);
 	}
 	ktest_log("%s", out->buf);
-	kfree(out);
+	process_output_put(out);
 }
