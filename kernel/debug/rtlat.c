@@ -8,6 +8,7 @@
  */
 #include "debug/rtlat.h"
 #include "locking/local_lock.h"
+#include "mm/kmalloc.h"
 #include "percpu.h"
 #include "printk.h"
 #include "sched/sched.h"
@@ -38,11 +39,17 @@ static struct {
 	struct timer_list timer;
 	struct task *measurer;
 	volatile int fired;          /* the timer ran for this period */
-	volatile int stop;           /* the background task should end */
+	volatile int stop;           /* the background tasks should end */
+	struct task *load[NR_CPUS];  /* the background tasks, by CPU */
 } rl;
 
+/* Objects per kmalloc burst: past a sheaf's capacity, so that bursts
+ * refill and flush through the shared slabs, not only pop and push. */
+#define KMALLOC_BURST (3 * KMALLOC_SHEAF_CAPACITY / 2)
+
 static const char *const protect_names[RTLAT_NR_PROTECT] = {
-	"preempt_disable", "local_lock", "migrate_disable", "idle",
+	"preempt_disable", "local_lock", "migrate_disable", "kmalloc_this_cpu",
+	"kmalloc_all_cpus", "idle",
 };
 
 const char *rtlat_protect_name(enum rtlat_protect p)
@@ -120,15 +127,67 @@ static void section(const struct rtlat_config *cfg)
 	}
 }
 
+/* One burst of the kmalloc load: KMALLOC_BURST objects of one class
+ * (32 to 512 bytes, a class per burst in turn), each written, then all
+ * freed. The only per-CPU sections are the allocator's own. */
+static void kmalloc_burst(unsigned long n)
+{
+	size_t size = (size_t)32 << (n % 5);
+	void *objs[KMALLOC_BURST];
+
+	for (int i = 0; i < KMALLOC_BURST; i++)
+		if ((objs[i] = kmalloc(size)))
+			*(volatile char *)objs[i] = (char)i;
+	for (int i = 0; i < KMALLOC_BURST; i++)
+		kfree(objs[i]);
+}
+
 static int background(void *arg)
 {
 	const struct rtlat_config *cfg = arg;
 
-	while (!__atomic_load_n(&rl.stop, __ATOMIC_ACQUIRE)) {
-		section(cfg);
-		rl.res->sections++;
+	for (unsigned long n = 0; !__atomic_load_n(&rl.stop, __ATOMIC_ACQUIRE);
+	     n++) {
+		if (cfg->protect == RTLAT_KMALLOC_LOCAL ||
+		    cfg->protect == RTLAT_KMALLOC_ALL)
+			kmalloc_burst(n);
+		else
+			section(cfg);
+		__atomic_fetch_add(&rl.res->sections, 1, __ATOMIC_RELAXED);
 	}
 	return 0;
+}
+
+/* The background tasks, SCHED_NORMAL: on cfg->cpu, and for
+ * RTLAT_KMALLOC_ALL on every online CPU. false when one could not be
+ * made. */
+static bool load_start(const struct rtlat_config *cfg)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		if (cfg->protect == RTLAT_IDLE ||
+		    (cpu != cfg->cpu && cfg->protect != RTLAT_KMALLOC_ALL))
+			continue;
+		rl.load[cpu] = kthread_create(background, (void *)cfg,
+					      "rtlat_load");
+		if (!rl.load[cpu])
+			return false;
+		kthread_bind(rl.load[cpu], cpu);
+		wake_up_process(rl.load[cpu]);
+		rl.res->load_cpus++;
+	}
+	return true;
+}
+
+static void load_stop(void)
+{
+	__atomic_store_n(&rl.stop, 1, __ATOMIC_RELEASE);
+	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (rl.load[cpu])
+			kthread_join(rl.load[cpu]);
+		rl.load[cpu] = 0;
+	}
 }
 
 static int measurer(void *arg)
@@ -161,7 +220,7 @@ static int measurer(void *arg)
 
 int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res)
 {
-	struct task *bg = 0, *m;
+	struct task *m;
 
 	if (cfg->cpu < 0 || !cpumask_test_cpu(cfg->cpu, cpu_online_mask))
 		return -1;
@@ -170,17 +229,9 @@ int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res)
 	rl.res = res;
 	rl.stop = 0;
 	timer_setup(&rl.timer, rtlat_timer_fn);
-	if (cfg->protect != RTLAT_IDLE) {
-		if (!(bg = kthread_create(background, (void *)cfg, "rtlat_load")))
-			return -1;
-		kthread_bind(bg, cfg->cpu);
-		wake_up_process(bg);
-	}
-	m = kthread_create(measurer, (void *)cfg, "rtlat");
+	m = load_start(cfg) ? kthread_create(measurer, (void *)cfg, "rtlat") : 0;
 	if (!m) {
-		__atomic_store_n(&rl.stop, 1, __ATOMIC_RELEASE);
-		if (bg)
-			kthread_join(bg);
+		load_stop();
 		return -1;
 	}
 	res->pid = m->id;
@@ -189,9 +240,7 @@ int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res)
 	sched_setscheduler(m, SCHED_FIFO, cfg->prio);
 	wake_up_process(m);
 	kthread_join(m);
-	__atomic_store_n(&rl.stop, 1, __ATOMIC_RELEASE);
-	if (bg)
-		kthread_join(bg);
+	load_stop();
 	return 0;
 }
 
@@ -236,20 +285,21 @@ void rtlat_print(const struct rtlat_config *cfg, const struct rtlat_result *res)
 {
 	const int rt = RTLAT_RT;
 
-	printk("# rtlat: protect=%s rt=%d L=%luus cpu=%d (T:0 thread latency, "
-	       "T:1 IRQ latency of the same wake-ups)\n",
+	printk("# rtlat: protect=%s rt=%d L=%luus cpu=%d load on %d CPU(s) "
+	       "(T:0 thread latency, T:1 IRQ latency of the same wake-ups)\n",
 	       rtlat_protect_name(cfg->protect), rt, cfg->section_ns / 1000,
-	       cfg->cpu);
+	       cfg->cpu, res->load_cpus);
 	print_status(0, res->pid, cfg, &res->thread);
 	print_status(1, res->pid, cfg, &res->irq);
 	print_hist(res);
 	printk("RTLAT {\"protect\": \"%s\", \"rt\": %d, \"cpu\": %d, "
 	       "\"period_ns\": %lu, \"section_ns\": %lu, \"loops\": %lu, "
-	       "\"overruns\": %lu, \"sections\": %lu, "
+	       "\"overruns\": %lu, \"sections\": %lu, \"load_cpus\": %d, "
 	       "\"thread\": {\"min\": %lu, \"avg\": %lu, \"max\": %lu}, "
 	       "\"irq\": {\"min\": %lu, \"avg\": %lu, \"max\": %lu}}\n",
 	       rtlat_protect_name(cfg->protect), rt, cfg->cpu, cfg->period_ns,
 	       cfg->section_ns, res->thread.count, res->overruns, res->sections,
+	       res->load_cpus,
 	       res->thread.min, avg_ns(&res->thread), res->thread.max,
 	       res->irq.min, avg_ns(&res->irq), res->irq.max);
 }

@@ -13,7 +13,11 @@
  * without PREEMPT_RT) holds the woken task off until it ends: thread
  * latency up to the section length. One that only pins the task to its
  * CPU (migrate_disable(), or local_lock() on PREEMPT_RT) can be preempted
- * at once. See docs/realtime.md.
+ * at once. The kmalloc loads are the allocator itself: kmalloc/kfree
+ * storms on the measured CPU, alone or with storms on every other online
+ * CPU too, whose only per-CPU sections are the allocator's own (its
+ * sheaves' local_lock, and the shared slabs' raw lock for a refill or a
+ * flush, contended when other CPUs allocate). See docs/realtime.md.
  */
 #ifndef RTLAT_H
 #define RTLAT_H
@@ -25,6 +29,8 @@ enum rtlat_protect {
 	RTLAT_PREEMPT_DISABLE, /* get_cpu_var()/put_cpu_var() */
 	RTLAT_LOCAL_LOCK,      /* local_lock(): preempt off, or RT's lock */
 	RTLAT_MIGRATE_DISABLE, /* migrate_disable() only */
+	RTLAT_KMALLOC_LOCAL,   /* kmalloc/kfree storms on this CPU only */
+	RTLAT_KMALLOC_ALL,     /* kmalloc/kfree storms on every CPU */
 	RTLAT_IDLE,            /* no background task: the floor */
 	RTLAT_NR_PROTECT
 };
@@ -36,7 +42,8 @@ enum rtlat_protect {
 struct rtlat_config {
 	int cpu;                 /* where the measuring task and the load run */
 	uint64_t period_ns;      /* the timer's period (cyclictest -i) */
-	uint64_t section_ns;     /* each background section's length */
+	uint64_t section_ns;     /* each background section's length (not
+				  * for the kmalloc loads: the allocator's) */
 	enum rtlat_protect protect;
 	int loops;               /* wake-ups to measure (cyclictest -l) */
 	int prio;                /* the measuring task's SCHED_FIFO priority */
@@ -52,17 +59,20 @@ struct rtlat_series {
 
 struct rtlat_result {
 	int pid;                      /* the measuring task's id */
+	int load_cpus;                /* CPUs with a background task */
 	unsigned long overruns;       /* periods missed entirely */
-	unsigned long sections;       /* background sections completed */
+	unsigned long sections;       /* background sections (kmalloc load:
+				       * bursts, all CPUs) completed */
 	struct rtlat_series thread, irq;
 };
 
 /* The protection's name ("preempt_disable", ...). */
 const char *rtlat_protect_name(enum rtlat_protect p);
 
-/* Measure: start the load and the measuring task on cfg->cpu, wait for
- * cfg->loops wake-ups, stop both. 0, or -1 when a task could not be made
- * or the CPU is not online. Runs one measurement at a time. */
+/* Measure: start the load on cfg->cpu (RTLAT_KMALLOC_ALL's on every
+ * online CPU) and the measuring task on cfg->cpu, wait for cfg->loops wake-ups,
+ * stop them all. 0, or -1 when a task could not be made or the CPU is
+ * not online. Runs one measurement at a time. */
 int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res);
 
 /* Print res in cyclictest's format (status lines, then --histogram

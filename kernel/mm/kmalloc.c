@@ -206,8 +206,7 @@ bool kmalloc_obj_is_free_locked(struct slab *s, struct free_obj *o)
 	       kmalloc_pcp_holds(o, kmalloc_class_of(s->obj_size));
 }
 
-/* The shared path: one object, one acquisition of kmalloc_lock. */
-static void *shared_alloc(int cls)
+void *kmalloc_shared_alloc(int cls)
 {
 	unsigned long flags = kmalloc_lock_irqsave();
 	struct free_obj *o = slab_take_locked(cls);
@@ -218,7 +217,7 @@ static void *shared_alloc(int cls)
 	return o;
 }
 
-static const char *shared_free(struct slab *s, struct free_obj *o)
+const char *kmalloc_shared_free(struct slab *s, struct free_obj *o)
 {
 	const char *err = 0;
 	struct slab *empty = 0;
@@ -259,7 +258,7 @@ void *kmalloc(size_t size)
 	} else {
 		cls = kmalloc_class_of(size);
 		p = kmalloc_pcp_usable() ? kmalloc_pcp_alloc(cls) :
-					   shared_alloc(cls);
+					   kmalloc_shared_alloc(cls);
 	}
 	if (p)
 		in_use_add(cls, 1);
@@ -293,7 +292,7 @@ static const char *slab_free(struct slab *s, void *p)
 	if (off < SLAB_HDR_SIZE || off % s->obj_size)
 		return "not the start of an object";
 	err = kmalloc_pcp_usable() ? kmalloc_pcp_free(s, p, cls) :
-				     shared_free(s, p);
+				     kmalloc_shared_free(s, p);
 	if (!err)
 		in_use_add(cls, -1);
 	return err;

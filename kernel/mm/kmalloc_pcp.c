@@ -69,21 +69,23 @@ bool kmalloc_pcp_on;
  * there), once per C/2 calls at most; with LOCKDEP=0 the two are the
  * same instruction.
  */
-static struct sheaf *this_sheaf(int cls)
+static inline struct sheaf *this_sheaf(int cls)
 {
 	return &raw_cpu_ptr(&kmalloc_pcp)->sheaves[cls];
 }
 
-static struct sheaf *this_sheaf_checked(int cls)
+static inline struct sheaf *this_sheaf_checked(int cls)
 {
 	return &this_cpu_ptr(&kmalloc_pcp)->sheaves[cls];
 }
 
-static struct slab *obj_slab(const void *o)
+/* Slabs are one page with the header at its start. */
+static inline struct slab *obj_slab(const void *o)
 {
 	return (struct slab *)PAGE_ALIGN_DOWN((uintptr_t)o);
 }
 
+/* LAB8 BEGIN */
 /* The sheaf is empty: up to a batch of objects from the slabs. */
 static void sheaf_refill(struct sheaf *sh, int cls)
 {
@@ -95,6 +97,17 @@ static void sheaf_refill(struct sheaf *sh, int cls)
 	kmalloc_unlock_irqrestore(flags);
 }
 
+/* o carries the poison: a double free, or data that looks like one. */
+static bool obj_is_free(struct slab *s, struct free_obj *o)
+{
+	unsigned long flags = kmalloc_lock_irqsave();
+	bool free = kmalloc_obj_is_free_locked(s, o);
+
+	kmalloc_unlock_irqrestore(flags);
+	return free;
+}
+/* LAB8 END */
+
 /* The n oldest objects (the bottom: the coldest in the cache) back to
  * their slabs, and out of the array before kmalloc_lock is dropped, so
  * that a double-free check (under the lock) never finds an object both
@@ -102,6 +115,7 @@ static void sheaf_refill(struct sheaf *sh, int cls)
  * allocator after the lock. */
 static void sheaf_flush(struct sheaf *sh, unsigned int n)
 {
+	/* LAB8 BEGIN */
 	struct slab *empty = 0;
 	unsigned long flags = kmalloc_lock_irqsave();
 
@@ -111,10 +125,12 @@ static void sheaf_flush(struct sheaf *sh, unsigned int n)
 	sh->count -= n;
 	kmalloc_unlock_irqrestore(flags);
 	slabs_release(empty);
+	/* LAB8 END */
 }
 
 void *kmalloc_pcp_alloc(int cls)
 {
+	/* LAB8 BEGIN */
 	struct sheaf *sh;
 	struct free_obj *o = 0;
 
@@ -128,20 +144,13 @@ void *kmalloc_pcp_alloc(int cls)
 	}
 	local_unlock(&kmalloc_pcp.lock);
 	return o;
-}
-
-/* o carries the poison: a double free, or data that looks like one. */
-static bool obj_is_free(struct slab *s, struct free_obj *o)
-{
-	unsigned long flags = kmalloc_lock_irqsave();
-	bool free = kmalloc_obj_is_free_locked(s, o);
-
-	kmalloc_unlock_irqrestore(flags);
-	return free;
+	/* LAB8 STUB: return kmalloc_shared_alloc(cls); */
+	/* LAB8 END */
 }
 
 const char *kmalloc_pcp_free(struct slab *s, struct free_obj *o, int cls)
 {
+	/* LAB8 BEGIN */
 	const char *err = 0;
 	struct sheaf *sh;
 
@@ -161,6 +170,8 @@ const char *kmalloc_pcp_free(struct slab *s, struct free_obj *o, int cls)
 	}
 	local_unlock(&kmalloc_pcp.lock);
 	return err;
+	/* LAB8 STUB: return kmalloc_shared_free(s, o); */
+	/* LAB8 END */
 }
 
 /*

@@ -63,6 +63,13 @@ struct free_obj *slab_take_locked(int cls);
 void slab_put_locked(struct slab *s, struct free_obj *o, struct slab **empty);
 void slabs_release(struct slab *empty);
 
+/* The shared path, for the callers that may not use a sheaf (and for
+ * all calls while the sheaves are off): one object, one acquisition of
+ * kmalloc_lock. kmalloc_shared_free() checks a suspected double free
+ * and returns why the free is bad, or NULL. */
+void *kmalloc_shared_alloc(int cls);
+const char *kmalloc_shared_free(struct slab *s, struct free_obj *o);
+
 /* Under kmalloc_lock: whether o, whose poison is set, is free for real:
  * on its slab's free list or in some CPU's sheaf. */
 bool kmalloc_obj_is_free_locked(struct slab *s, struct free_obj *o);

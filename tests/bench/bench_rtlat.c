@@ -2,7 +2,9 @@
  * The realtime latency experiment (docs/realtime.md), run by `make rtlat`
  * on an RT=0 and an RT=1 kernel: the in-kernel cyclictest (kernel/debug/rtlat.c)
  * on one CPU, with nothing else there (the floor), then with background
- * sections of each length in section_us[] under each protection. Each run
+ * sections of each length in section_us[] under each protection, then
+ * with kmalloc/kfree storms (the allocator's own sections, under its
+ * local_lock) on that CPU alone and on every CPU. Each run
  * prints cyclictest's status lines and histogram and an RTLAT JSON line;
  * scripts/rtlat-report turns them into the table of ratios and the plot.
  *
@@ -64,4 +66,6 @@ KBENCH(rtlat)
 	for (int p = RTLAT_PREEMPT_DISABLE; p <= RTLAT_MIGRATE_DISABLE; p++)
 		for (unsigned int i = 0; i < ARRAY_SIZE(section_us); i++)
 			measure(cpu, p, section_us[i]);
+	measure(cpu, RTLAT_KMALLOC_LOCAL, 0);
+	measure(cpu, RTLAT_KMALLOC_ALL, 0);
 }

@@ -2,9 +2,11 @@
  * The in-kernel cyclictest (kernel/debug/rtlat.c) works: the measuring task
  * wakes once per period for the number of loops asked, both latency
  * series count every wake-up, their histograms hold every sample, and the
- * background load ran. No latency figure is asserted: those depend on the
+ * background load ran (the kmalloc load on every CPU, freeing all it
+ * allocated). No latency figure is asserted: those depend on the
  * host (make rtlat measures them, in a deterministic mode).
  */
+#include "kmalloc.h"
 #include "ktest.h"
 #include "rtlat.h"
 #include "smp.h"
@@ -67,6 +69,33 @@ KTEST(rtlat, local_lock_load_counts_every_wakeup)
 KTEST(rtlat, migrate_disable_load_counts_every_wakeup)
 {
 	run(RTLAT_MIGRATE_DISABLE);
+}
+
+/* The kmalloc loads run on their CPUs and free what they allocate: the
+ * objects in use are back to their count. The first run counts only
+ * the wake-ups: task structs stay cached once allocated (kthread.c), and
+ * it may start more tasks than the tests before it. */
+static void run_kmalloc(enum rtlat_protect protect, int load_cpus)
+{
+	long in_use[KMALLOC_NR_CLASSES];
+
+	run(protect);
+	for (int cls = 0; cls < KMALLOC_NR_CLASSES; cls++)
+		in_use[cls] = kmalloc_objects_in_use(cls);
+	run(protect);
+	KEXPECT_EQ(res.load_cpus, load_cpus);
+	for (int cls = 0; cls < KMALLOC_NR_CLASSES; cls++)
+		KEXPECT_EQ(kmalloc_objects_in_use(cls), in_use[cls]);
+}
+
+KTEST(rtlat, kmalloc_this_cpu_load_counts_every_wakeup)
+{
+	run_kmalloc(RTLAT_KMALLOC_LOCAL, 1);
+}
+
+KTEST(rtlat, kmalloc_all_cpus_load_counts_every_wakeup)
+{
+	run_kmalloc(RTLAT_KMALLOC_ALL, (int)num_online_cpus());
 }
 
 /* A CPU that is not online is refused, not waited for. */

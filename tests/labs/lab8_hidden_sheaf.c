@@ -1,0 +1,112 @@
+/*
+ * Lab 8's hidden checks (docs/labs/lab8.md): what the visible tests do not
+ * look at.
+ *  - The 2*10^6/C bound against an adversary, not random bursts: after
+ *    each shared-lock acquisition it heads for the other edge of the
+ *    sheaf (frees after a refill, allocations after a flush). Half
+ *    batches keep C/2 calls between two acquisitions whatever the order;
+ *    a sheaf refilled to full, or flushed to empty, is driven to take the
+ *    lock every few calls.
+ *  - The sheaf is a stack: the object freed last comes out first, and a
+ *    flush sends back the oldest, from the bottom.
+ *  - A free joins the freeing CPU's sheaf, wherever the object came from,
+ *    and a flush there sends it home to its slab: nothing lost.
+ */
+#include "mm/alloc_test.h"
+
+#define CLS 5 /* kmalloc-512: little else allocates it meanwhile */
+#define SIZE kmalloc_class_size(CLS)
+#define C KMALLOC_SHEAF_CAPACITY
+#define B KMALLOC_SHEAF_BATCH
+
+KTEST_SUITE(lab8_hidden, .exit = alloc_test_restore);
+
+static unsigned long my_locks(void)
+{
+	return kmalloc_lock_acquisitions_cpu(raw_smp_processor_id());
+}
+
+KTEST(lab8_hidden, adversary_bounded)
+{
+	const long ops = 250000;
+	static void *held[4 * C];
+	int n = 0;
+	bool up = true; /* freeing, towards a flush */
+	unsigned long locks, start;
+	long done;
+
+	while (n < 2 * C) /* a reserve to free from */
+		KASSERT_TRUE(held[n++] = kmalloc(SIZE));
+	start = my_locks();
+	for (done = 0; done < ops; done++) {
+		locks = my_locks();
+		if (n == 0)
+			up = false;
+		else if (n == (int)ARRAY_SIZE(held))
+			up = true;
+		if (up)
+			kfree(held[--n]);
+		else
+			KASSERT_TRUE(held[n++] = kmalloc(SIZE));
+		if (my_locks() != locks)
+			up = !up;
+	}
+	locks = my_locks() - start;
+	ktest_log("adversary: %lu kmalloc_lock acquisitions per %ld ops "
+		  "(bound %ld)", locks, ops, 2 * ops / C + 1);
+	KEXPECT_LE(locks, 2 * ops / C + 1);
+	while (n)
+		kfree(held[--n]);
+}
+
+KTEST(lab8_hidden, stack_order_and_oldest_flushed)
+{
+	static void *objs[C + 1];
+	int cpu = raw_smp_processor_id();
+	void *p;
+
+	mm_drain_all();
+	for (int i = 0; i <= C; i++)
+		KASSERT_TRUE(objs[i] = kmalloc(SIZE));
+	/* B - 1 older objects at the bottom, then objs[0..C]: the flush at
+	 * the (B+2)th free takes those B - 1 and objs[0]. */
+	for (int i = 0; i <= C; i++)
+		kfree(objs[i]);
+	KEXPECT_EQ(kmalloc_cached_objects(cpu, CLS), C);
+	for (int i = C; i >= 1; i--) {
+		p = kmalloc(SIZE);
+		KEXPECT_TRUE(p == objs[i]);
+		objs[i] = p;
+	}
+	KEXPECT_EQ(kmalloc_cached_objects(cpu, CLS), 0);
+	p = kmalloc(SIZE); /* a refill: not objs[0] from the sheaf */
+	KEXPECT_EQ(kmalloc_cached_objects(cpu, CLS), B - 1);
+	kfree(p);
+	for (int i = 1; i <= C; i++)
+		kfree(objs[i]);
+}
+
+KTEST_CPUS(lab8_hidden, free_joins_freeing_cpu, 2)
+{
+	static void *objs[C + 1];
+	int other = last_cpu();
+	size_t pages = drained_free_pages();
+	unsigned int here;
+	unsigned long locks;
+
+	for (int i = 0; i <= C; i++)
+		KASSERT_TRUE(objs[i] = kmalloc(SIZE));
+	here = kmalloc_cached_objects(0, CLS);
+	KASSERT_TRUE(hop_to(other));
+	locks = my_locks();
+	for (int i = 0; i < C; i++)
+		kfree(objs[i]);
+	KEXPECT_EQ(kmalloc_cached_objects(other, CLS), C);
+	KEXPECT_EQ(my_locks() - locks, 0);
+	kfree(objs[C]);
+	KEXPECT_EQ(kmalloc_cached_objects(other, CLS), B + 1);
+	KEXPECT_EQ(my_locks() - locks, 1);
+	KEXPECT_EQ(kmalloc_cached_objects(0, CLS), here);
+	hop_to(0);
+	KEXPECT_EQ(drained_free_pages(), pages);
+}
