@@ -99,7 +99,7 @@ all: kernel iso
 # points $(O)/kernel.elf at it. The scripts build with `elf`, so that a
 # `make test` does not move the link a user's `make gdb` follows.
 elf: $(B)/includes.ok $(B)/boundary.ok $(B)/kernel.elf $(B)/percpu-ops.ok \
-	$(B)/nofpu.ok
+	$(B)/migrate-ops.ok $(B)/nofpu.ok
 kernel: elf
 	@ln -sfn $(CONFIG_NAME)/kernel.elf $(O)/kernel.elf
 iso: $(B)/kernel.iso
@@ -208,6 +208,15 @@ $(B)/percpu_ops.nolockdep.o: tests/percpu/percpu_ops.c $(B)/config
 $(B)/percpu-ops.ok: $(B)/percpu_ops.nolockdep.o scripts/build/check-percpu-ops.sh
 	$(Q)bash scripts/build/check-percpu-ops.sh $(OBJDUMP) $< && touch $@
 
+# Build-time proof that migrate_disable()/migrate_enable() are, on their
+# fast path, a counter update and one branch: no call, no locked
+# instruction, the trace's hook a nop (scripts/build/check-migrate-ops.sh).
+# Made without the validator and the compiler's hooks, as above.
+$(B)/migrate_ops.nolockdep.o: tests/sched/migrate_ops.c $(B)/config
+	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -DCONFIG_LOCKDEP_TSAN -MMD -MP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
+$(B)/migrate-ops.ok: $(B)/migrate_ops.nolockdep.o scripts/build/check-migrate-ops.sh
+	$(Q)bash scripts/build/check-migrate-ops.sh $(OBJDUMP) $< && touch $@
+
 # Build-time proof that the kernel leaves the FPU/SIMD registers to user
 # processes: no such instruction outside arch/x86_64/fpregs.asm's save and
 # restore (docs/usermode.md).
@@ -220,7 +229,7 @@ $(B)/cmdline: FORCE
 	@mkdir -p $(B)
 	@echo '$(ISO_CMDLINE)' | cmp -s - $@ || echo '$(ISO_CMDLINE)' > $@
 
-$(B)/kernel.iso: $(B)/kernel.elf $(B)/percpu-ops.ok $(B)/nofpu.ok scripts/build/mkiso.sh $(B)/cmdline
+$(B)/kernel.iso: $(B)/kernel.elf $(B)/percpu-ops.ok $(B)/migrate-ops.ok $(B)/nofpu.ok scripts/build/mkiso.sh $(B)/cmdline
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)bash scripts/build/mkiso.sh $< "$(ISO_CMDLINE)" $@
 

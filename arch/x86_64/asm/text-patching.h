@@ -1,0 +1,25 @@
+/*
+ * Changing kernel code while other CPUs run it (Linux's text_poke_bp,
+ * arch/x86/kernel/alternative.c). Used by the static keys
+ * (asm/jump_label.h) and nothing else.
+ */
+#ifndef _ASM_X86_TEXT_PATCHING_H
+#define _ASM_X86_TEXT_PATCHING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct trap_frame;
+
+/* Replace the len-byte instruction at addr by insn. A CPU that meets the
+ * site meanwhile continues at emulate (where the new instruction leads):
+ * the site first becomes an int3, whose handler sends it there. Task
+ * context, interrupts on (it waits for every CPU); one caller at a time. */
+void text_poke_bp(void *addr, const void *insn, size_t len, uintptr_t emulate);
+
+/* From the #BP handler: true if f stopped at the site being patched (and
+ * now goes on at its emulation), false for any other int3. */
+bool text_poke_int3_handler(struct trap_frame *f);
+
+#endif
