@@ -8,6 +8,10 @@
 # $(O)/kernel.iso are links to the configuration `make` built last.
 
 CPUS    ?= 4
+# MACHINE=pc|q35: the QEMU board of `make qemu` and `make test`
+# (scripts/qemu.sh).
+MACHINE ?= pc
+export MACHINE
 RT      ?= 1
 LOCKDEP ?= 1
 ACCEL   ?= tcg
@@ -256,7 +260,9 @@ qemu-gdb: all
 gdb:
 	gdb -iex "add-auto-load-safe-path $(CURDIR)" -x scripts/kernel.gdb $(B)/kernel.elf
 
-# The test matrix: every CPU count on both RT settings.
+# The test matrix: every CPU count on both RT settings, on MACHINE (pc),
+# and on a full run the extra boards and CPU counts of EXTRA_CONFIGS
+# (default "q35:3": a q35 machine with 3 CPUs; scripts/run-tests.sh).
 TEST_CPUS ?= 1 2 4 8
 TEST_RT   ?= 0 1
 test:
