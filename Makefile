@@ -306,9 +306,12 @@ explore:
 explore-eval:
 	O=$(O) bash scripts/explore-eval.sh
 
-# Boots on many CPUs: the 32 and 64 CPU configurations.
+# Boots on many CPUs: the 32 and 64 CPU configurations, and the odd
+# counts 3, 5 and 6 on both boards (the machine's suites, EXTRA_KTEST).
+TEST_BIG_EXTRA ?= q35:3 pc:5 q35:6
 test-big:
 	CPUS_LIST="32 64" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) TIMEOUT=900 \
+	EXTRA_CONFIGS="$(TEST_BIG_EXTRA)" \
 	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh
 
 # Course labs (docs/labs/README.md): the starter tree of lab LAB in O, the
