@@ -8,6 +8,7 @@
  *   2. write the rest of the new instruction; every CPU serialises;
  *   3. write the new first byte; every CPU serialises.
  *
+ * (and, for QEMU's sake, the whole instruction once more: see below).
  * In between, a CPU reaching the site takes #BP, and the handler moves it
  * to where the new instruction would have taken it (its emulation). The
  * code is written through the direct map: the kernel image's own mapping
@@ -66,17 +67,40 @@ void text_poke_bp(void *addr, const void *insn, size_t len, uintptr_t emulate)
 	text_poke_sync();
 	text_poke(addr, insn, 1);
 	text_poke_sync();
+	/* Once more, the same bytes. Under QEMU's TCG a CPU can translate
+	 * the site from memory just as the last write lands, and keep the
+	 * int3 it read: TCG stops watching a page for writes when its last
+	 * translation is dropped, and watches it again only once the new
+	 * one is made. Every CPU has finished translating by now (it took
+	 * the IPI since), so this write is seen and drops what was stale.
+	 * On hardware it changes nothing. */
+	text_poke(addr, insn, len);
+	text_poke_sync();
 	/* No CPU can be at the int3 now: each has serialised since. */
 	__atomic_store_n(&bp_patch.addr, 0, __ATOMIC_RELAXED);
 }
 
+/* int3s taken at a site whose patch had completed (see below). */
+unsigned long text_poke_stale_int3;
+
 bool text_poke_int3_handler(struct trap_frame *f)
 {
 	/* RIP is past the one-byte int3. */
-	if (f->rip - 1 != __atomic_load_n(&bp_patch.addr, __ATOMIC_ACQUIRE))
-		return false;
-	f->rip = __atomic_load_n(&bp_patch.emulate, __ATOMIC_RELAXED);
-	return true;
+	uintptr_t at = f->rip - 1;
+
+	if (at == __atomic_load_n(&bp_patch.addr, __ATOMIC_ACQUIRE)) {
+		f->rip = __atomic_load_n(&bp_patch.emulate, __ATOMIC_RELAXED);
+		return true;
+	}
+	/* The int3 is gone from memory: this CPU fetched it just before the
+	 * patch completed (as Linux's kprobes says of a removed probe). Run
+	 * what is there now. A real int3 is still in memory: not ours. */
+	if (*(volatile uint8_t *)at != INT3_INSN) {
+		__atomic_fetch_add(&text_poke_stale_int3, 1, __ATOMIC_RELAXED);
+		f->rip = at;
+		return true;
+	}
+	return false;
 }
 
 void arch_jump_label_transform(const struct jump_entry *e, bool enable)

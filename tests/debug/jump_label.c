@@ -6,6 +6,7 @@
  */
 #include "jump_label.h"
 #include "ktest_util.h"
+#include "asm/text-patching.h"
 
 static DEFINE_STATIC_KEY_FALSE(test_key);
 /* A key with no site: enabling it patches nothing. */
@@ -104,8 +105,9 @@ KTEST_CPUS(jump_label, patch_under_a_running_cpu, 2)
 	store_int(&p.phase, PH_STOP);
 	KEXPECT_EQ(ktest_join(t), 0);
 	ktest_log("probes: %ld off, %ld on, %ld off again; %ld and %ld "
-		  "during the changes", p.calls[PH_OFF], p.calls[PH_ON],
-		  p.calls[PH_OFF_AGAIN], p.calls[PH_ENABLING],
-		  p.calls[PH_DISABLING]);
+		  "during the changes; %lu late int3s", p.calls[PH_OFF],
+		  p.calls[PH_ON], p.calls[PH_OFF_AGAIN], p.calls[PH_ENABLING],
+		  p.calls[PH_DISABLING],
+		  __atomic_load_n(&text_poke_stale_int3, __ATOMIC_RELAXED));
 	KEXPECT_EQ(p.wrong, 0);
 }

@@ -19,7 +19,12 @@ struct trap_frame;
 void text_poke_bp(void *addr, const void *insn, size_t len, uintptr_t emulate);
 
 /* From the #BP handler: true if f stopped at the site being patched (and
- * now goes on at its emulation), false for any other int3. */
+ * now goes on at its emulation) or at one whose int3 is gone from memory
+ * (and now runs what is there), false for any other int3. */
 bool text_poke_int3_handler(struct trap_frame *f);
+
+/* How many int3s were taken after their patch had completed (a CPU that
+ * fetched the int3 before it was overwritten). */
+extern unsigned long text_poke_stale_int3;
 
 #endif
