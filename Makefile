@@ -215,9 +215,10 @@ $(B)/percpu-ops.ok: $(B)/percpu_ops.nolockdep.o scripts/build/check-percpu-ops.s
 # Build-time proof that migrate_disable()/migrate_enable() are, on their
 # fast path, a counter update and one branch: no call, no locked
 # instruction, the trace's hook a nop (scripts/build/check-migrate-ops.sh).
-# Made without the validator and the compiler's hooks, as above.
+# Made without the validator, the compiler's hooks and the explorer's
+# (EXPLORE=1 adds a hook to migrate_enable() on purpose).
 $(B)/migrate_ops.nolockdep.o: tests/sched/migrate_ops.c $(B)/config
-	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -DCONFIG_LOCKDEP_TSAN -MMD -MP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
+	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -DCONFIG_LOCKDEP_TSAN -DCONFIG_EXPLORE -DCONFIG_EXPLORE_BUGS -MMD -MP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
 $(B)/migrate-ops.ok: $(B)/migrate_ops.nolockdep.o scripts/build/check-migrate-ops.sh
 	$(Q)bash scripts/build/check-migrate-ops.sh $(OBJDUMP) $< && touch $@
 
