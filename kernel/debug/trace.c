@@ -124,10 +124,13 @@ int trace_start(unsigned int entries)
 		tb->dropped = 0;
 		__atomic_store_n(&tb->count, 0, __ATOMIC_RELEASE);
 	}
-	__atomic_add_fetch(&trace_gen, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&trace_on, true, __ATOMIC_SEQ_CST);
+	/* The span hooks first, while nothing records: patching them sends
+	 * each CPU a few IPIs per site, whose interrupt events would
+	 * otherwise fill the rings before the trace has begun. */
 	if (preemptible())
 		static_branch_enable(&trace_migrate_key);
+	__atomic_add_fetch(&trace_gen, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&trace_on, true, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
