@@ -1,7 +1,7 @@
 /*
  * Static keys: the core walks the table of sites the compiler left in
  * __jump_table (asm/jump_label.h) and has arch rewrite those of one key
- * (text_patch.c). One change at a time, and none while a CPU comes or
+ * (text_patch.c), as one batch. One change at a time, and none while a CPU comes or
  * goes: a CPU half-way up would miss the serialisation the patching waits
  * for.
  */
@@ -21,7 +21,8 @@ static void static_key_set(struct static_key *key, bool enable)
 		for (const struct jump_entry *e = __start___jump_table;
 		     e < __stop___jump_table; e++)
 			if (e->key == key)
-				arch_jump_label_transform(e, enable);
+				arch_jump_label_transform_queue(e, enable);
+		arch_jump_label_transform_apply();
 		__atomic_store_n(&key->enabled, enable, __ATOMIC_RELEASE);
 	}
 	mutex_unlock(&jump_label_mutex);

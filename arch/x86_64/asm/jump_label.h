@@ -41,9 +41,11 @@ l_yes:
 	return true;
 }
 
-/* Make the site a jmp to its target (enable) or the nop again, safely
- * while other CPUs run through it (text_patch.c). Sleeps; one caller at
+/* Queue the site to become a jmp to its target (enable) or the nop
+ * again; _apply() patches what is queued, safely while other CPUs run
+ * through it (text_patch.c), all sites in one go. Sleeps; one caller at
  * a time (the core's jump_label_mutex). */
-void arch_jump_label_transform(const struct jump_entry *e, bool enable);
+void arch_jump_label_transform_queue(const struct jump_entry *e, bool enable);
+void arch_jump_label_transform_apply(void);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * Changing kernel code while other CPUs run it (Linux's text_poke_bp,
- * arch/x86/kernel/alternative.c). Used by the static keys
+ * Changing kernel code while other CPUs run it (Linux's text_poke_queue()
+ * and text_poke_finish(), arch/x86/kernel/alternative.c). Used by the static keys
  * (asm/jump_label.h) and nothing else.
  */
 #ifndef _ASM_X86_TEXT_PATCHING_H
@@ -12,11 +12,15 @@
 
 struct trap_frame;
 
-/* Replace the len-byte instruction at addr by insn. A CPU that meets the
- * site meanwhile continues at emulate (where the new instruction leads):
- * the site first becomes an int3, whose handler sends it there. Task
- * context, interrupts on (it waits for every CPU); one caller at a time. */
-void text_poke_bp(void *addr, const void *insn, size_t len, uintptr_t emulate);
+/* Queue the replacement of the len-byte (at most 5) instruction at addr
+ * by insn; text_poke_finish() (or a full batch) patches what is queued at
+ * once. A CPU that meets a site meanwhile continues at its emulate (where
+ * the new instruction leads): the site first becomes an int3, whose
+ * handler sends it there. Task context, interrupts on (it waits for every
+ * CPU); one caller at a time. */
+void text_poke_queue(void *addr, const void *insn, size_t len,
+		     uintptr_t emulate);
+void text_poke_finish(void);
 
 /* From the #BP handler: true if f stopped at the site being patched (and
  * now goes on at its emulation) or at one whose int3 is gone from memory
