@@ -8,6 +8,10 @@
 # $(O)/kernel.iso are links to the configuration `make` built last.
 
 CPUS    ?= 4
+# MACHINE=pc|q35: the QEMU board of `make qemu` and `make test`
+# (scripts/qemu.sh).
+MACHINE ?= pc
+export MACHINE
 RT      ?= 1
 LOCKDEP ?= 1
 ACCEL   ?= tcg
@@ -99,7 +103,7 @@ all: kernel iso
 # points $(O)/kernel.elf at it. The scripts build with `elf`, so that a
 # `make test` does not move the link a user's `make gdb` follows.
 elf: $(B)/includes.ok $(B)/boundary.ok $(B)/kernel.elf $(B)/percpu-ops.ok \
-	$(B)/nofpu.ok
+	$(B)/migrate-ops.ok $(B)/nofpu.ok
 kernel: elf
 	@ln -sfn $(CONFIG_NAME)/kernel.elf $(O)/kernel.elf
 iso: $(B)/kernel.iso
@@ -208,6 +212,16 @@ $(B)/percpu_ops.nolockdep.o: tests/percpu/percpu_ops.c $(B)/config
 $(B)/percpu-ops.ok: $(B)/percpu_ops.nolockdep.o scripts/build/check-percpu-ops.sh
 	$(Q)bash scripts/build/check-percpu-ops.sh $(OBJDUMP) $< && touch $@
 
+# Build-time proof that migrate_disable()/migrate_enable() are, on their
+# fast path, a counter update and one branch: no call, no locked
+# instruction, the trace's hook a nop (scripts/build/check-migrate-ops.sh).
+# Made without the validator, the compiler's hooks and the explorer's
+# (EXPLORE=1 adds a hook to migrate_enable() on purpose).
+$(B)/migrate_ops.nolockdep.o: tests/sched/migrate_ops.c $(B)/config
+	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -DCONFIG_LOCKDEP_TSAN -DCONFIG_EXPLORE -DCONFIG_EXPLORE_BUGS -MMD -MP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
+$(B)/migrate-ops.ok: $(B)/migrate_ops.nolockdep.o scripts/build/check-migrate-ops.sh
+	$(Q)bash scripts/build/check-migrate-ops.sh $(OBJDUMP) $< && touch $@
+
 # Build-time proof that the kernel leaves the FPU/SIMD registers to user
 # processes: no such instruction outside arch/x86_64/fpregs.asm's save and
 # restore (docs/usermode.md).
@@ -220,7 +234,7 @@ $(B)/cmdline: FORCE
 	@mkdir -p $(B)
 	@echo '$(ISO_CMDLINE)' | cmp -s - $@ || echo '$(ISO_CMDLINE)' > $@
 
-$(B)/kernel.iso: $(B)/kernel.elf $(B)/percpu-ops.ok $(B)/nofpu.ok scripts/build/mkiso.sh $(B)/cmdline
+$(B)/kernel.iso: $(B)/kernel.elf $(B)/percpu-ops.ok $(B)/migrate-ops.ok $(B)/nofpu.ok scripts/build/mkiso.sh $(B)/cmdline
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)bash scripts/build/mkiso.sh $< "$(ISO_CMDLINE)" $@
 
@@ -247,7 +261,9 @@ qemu-gdb: all
 gdb:
 	gdb -iex "add-auto-load-safe-path $(CURDIR)" -x scripts/kernel.gdb $(B)/kernel.elf
 
-# The test matrix: every CPU count on both RT settings.
+# The test matrix: every CPU count on both RT settings, on MACHINE (pc),
+# and on a full run the extra boards and CPU counts of EXTRA_CONFIGS
+# (default "q35:3": a q35 machine with 3 CPUs; scripts/run-tests.sh).
 TEST_CPUS ?= 1 2 4 8
 TEST_RT   ?= 0 1
 test:
@@ -291,9 +307,12 @@ explore:
 explore-eval:
 	O=$(O) bash scripts/explore-eval.sh
 
-# Boots on many CPUs: the 32 and 64 CPU configurations.
+# Boots on many CPUs: the 32 and 64 CPU configurations, and the odd
+# counts 3, 5 and 6 on both boards (the machine's suites, EXTRA_KTEST).
+TEST_BIG_EXTRA ?= q35:3 pc:5 q35:6
 test-big:
 	CPUS_LIST="32 64" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) TIMEOUT=900 \
+	EXTRA_CONFIGS="$(TEST_BIG_EXTRA)" \
 	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh
 
 # Course labs (docs/labs/README.md): the starter tree of lab LAB in O, the

@@ -63,6 +63,7 @@ extern __attribute__((section(".percpu.first"))) unsigned long this_cpu_off;
 DECLARE_PER_CPU(int, cpu_number);
 
 #define raw_cpu_read(v)          percpu_read_op(v)
+#define this_cpu_read_stable(v)  percpu_stable_read_op(v)
 #define raw_cpu_write(v, x)      percpu_to_op("mov", v, x)
 #define raw_cpu_add(v, x)        percpu_to_op("add", v, x)
 #define raw_cpu_sub(v, x)        percpu_to_op("sub", v, x)

@@ -4,7 +4,10 @@
 # usage: scripts/qemu.sh ISO CPUS [extra qemu args...]
 #   e.g. scripts/qemu.sh build/kernel.iso 4 -s -S    (wait for GDB on :1234)
 #
-# Environment: QEMU_CPU (default max), QEMU_MEM (default 256M),
+# Environment: MACHINE (pc or q35, default pc: QEMU's i440FX board with
+#              an ISA bridge, or its ICH9 board with PCIe, an LPC bridge
+#              and an HPET; both boot the same image through SeaBIOS),
+#              QEMU_CPU (default max), QEMU_MEM (default 256M),
 #              ACCEL (tcg or kvm, default tcg; kvm falls back to tcg if
 #              /dev/kvm cannot be used), DETERMINISTIC=1 (see below),
 #              ICOUNT_SHIFT (default 0: one instruction = 1 ns),
@@ -31,6 +34,14 @@ fi
 iso=$1 cpus=$2
 shift 2
 
+machine=${MACHINE:-pc}
+case $machine in
+pc | q35) ;;
+*)
+	echo "qemu.sh: MACHINE=$machine: expected pc or q35" >&2
+	exit 2
+	;;
+esac
 accel=${ACCEL:-tcg}
 if [[ $accel == kvm && ! (-r /dev/kvm && -w /dev/kvm) ]]; then
 	echo "qemu.sh: warning: /dev/kvm is not usable, falling back to tcg" >&2
@@ -61,7 +72,7 @@ if [[ -n ${QEMU_MONITOR:-} ]]; then
 fi
 
 qemu=(qemu-system-x86_64
-	-machine pc
+	-machine "$machine"
 	-cpu "${QEMU_CPU:-max}"
 	-m "${QEMU_MEM:-256M}"
 	-smp "$cpus"

@@ -14,7 +14,15 @@
 #   PANIC_JOBS panic-test QEMUs run at the same time         (default 2)
 #   HOST_TESTS 1: after a full run (KTEST='*'), also the host-side tests
 #              tests/host/*.sh, given the last kernel built (default 1)
-#   QEMU_CPU, QEMU_MEM, ACCEL are passed on to scripts/qemu.sh.
+#   EXTRA_CONFIGS  more boots per RT setting, each MACHINE:CPUS, e.g.
+#              "q35:3 pc:5" (default "q35:3" on a full run, KTEST='*', and
+#              none otherwise); they run EXTRA_KTEST on a full run, KTEST
+#              on another
+#   EXTRA_KTEST  the tests of the extra boots on a full run (default: the
+#              suites that touch the machine: boot, ACPI, SMP, timers,
+#              per-CPU data, the scheduler, hotplug)
+#   MACHINE, QEMU_CPU, QEMU_MEM, ACCEL are passed on to scripts/qemu.sh
+#   (MACHINE: the board of the CPUS_LIST boots, default pc).
 #
 # Builds with `make O=$O RT=$RT LOCKDEP=$LOCKDEP elf` into that
 # configuration's directory, $O/rt$RT-ld$LOCKDEP (`make builddir`), the one
@@ -33,6 +41,14 @@ O=${O:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 PANIC_JOBS=${PANIC_JOBS:-2}
 LOGDIR=$O/test-logs
+MACHINE=${MACHINE:-pc}
+if [[ $KTEST == '*' ]]; then
+	EXTRA_CONFIGS=${EXTRA_CONFIGS-q35:3}
+	EXTRA_KTEST=${EXTRA_KTEST:-'boot.*,acpi.*,smp.*,nmi.*,time.*,percpu*,sched.*,migrate.*,hotplug*'}
+else
+	EXTRA_CONFIGS=${EXTRA_CONFIGS:-}
+	EXTRA_KTEST=$KTEST
+fi
 
 # QEMU exit codes: the guest writes 0x10/0x11/0x12 to isa-debug-exit.
 QEMU_ALL_PASSED=33 QEMU_SOME_FAILED=35 QEMU_PANIC=37
@@ -47,10 +63,10 @@ on_signal() {
 }
 trap on_signal INT TERM
 
-# boot ISO CPUS LOG: start QEMU in the background (so the trap above can
-# run while we wait) under a timeout; sets BOOT_PID.
+# boot ISO CPUS LOG [MACHINE]: start QEMU in the background (so the trap
+# above can run while we wait) under a timeout; sets BOOT_PID.
 boot() {
-	timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh "$1" "$2" \
+	MACHINE=${4:-$MACHINE} timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh "$1" "$2" \
 		</dev/null >"$3" 2>&1 &
 	BOOT_PID=$!
 	CHILDREN+=("$BOOT_PID")
@@ -202,6 +218,10 @@ build() {
 	# from running it inside the matrix boot (it runs alone, below).
 	bash scripts/build/mkiso.sh "$dir/kernel.elf" "ktest=$KTEST," "$dir/test.iso" ||
 		exit 2
+	if [[ -n $EXTRA_CONFIGS ]]; then
+		bash scripts/build/mkiso.sh "$dir/kernel.elf" "ktest=$EXTRA_KTEST," \
+			"$dir/test-extra.iso" || exit 2
+	fi
 }
 
 # check_trace LABEL LOG: the scheduler trace dumps a test printed
@@ -220,14 +240,19 @@ check_trace() {
 	fi
 }
 
-# run_config RT CPUS: boot the test ISO, report, and add to the totals.
-# Panic tests seen are appended to PANIC_TESTS when COLLECT_PANIC=1, and
-# expected-failure tests too, marked in XFAIL.
+# run_config RT CPUS [MACHINE ISO]: boot the test ISO (by default the
+# matrix's, on $MACHINE), report, and add to the totals. Panic tests seen
+# are appended to PANIC_TESTS when COLLECT_PANIC=1, and expected-failure
+# tests too, marked in XFAIL.
 run_config() {
+	local machine=${3:-$MACHINE} iso=${4:-$(kernel_dir "$1")/test.iso}
 	local label="[rt$1 cpus$2]" log=$LOGDIR/rt$1-cpus$2.log
 	local start=$SECONDS pass=0 fail=0 skip=0 line reason
+	if [[ -n ${3:-} ]]; then
+		label="[rt$1 $machine cpus$2]" log=$LOGDIR/rt$1-$machine-cpus$2.log
+	fi
 	echo "$label booting..."
-	boot "$(kernel_dir "$1")/test.iso" "$2" "$log"
+	boot "$iso" "$2" "$log" "$machine"
 	wait_boot "$BOOT_PID"
 	while IFS= read -r line; do
 		case $line in
@@ -323,8 +348,13 @@ run_panic_tests() {
 
 read -ra CPUS <<<"${CPUS_LIST//,/ }" # "1 4" or "1,4"
 read -ra RTS <<<"${RT_LIST//,/ }"
+read -ra EXTRAS <<<"${EXTRA_CONFIGS//,/ }" # "q35:3 pc:5"
 for c in "${CPUS[@]}"; do
 	[[ $c =~ ^[1-9][0-9]*$ ]] || { echo "bad CPUS_LIST entry: $c" >&2; exit 2; }
+done
+for c in "${EXTRAS[@]}"; do
+	[[ $c =~ ^(pc|q35):[1-9][0-9]*$ ]] ||
+		{ echo "bad EXTRA_CONFIGS entry: $c (MACHINE:CPUS, MACHINE pc or q35)" >&2; exit 2; }
 done
 if ((${#CPUS[@]} == 0 || ${#RTS[@]} == 0)); then
 	echo "CPUS_LIST and RT_LIST must not be empty" >&2
@@ -342,6 +372,10 @@ for rt in "${RTS[@]}"; do
 	declare -A XFAIL=()
 	for cpus in "${CPUS[@]}"; do
 		run_config "$rt" "$cpus"
+	done
+	COLLECT_PANIC=0
+	for c in "${EXTRAS[@]}"; do
+		run_config "$rt" "${c#*:}" "${c%%:*}" "$(kernel_dir "$rt")/test-extra.iso"
 	done
 	if ((${#PANIC_TESTS[@]})); then
 		mapfile -t PANIC_TESTS < <(printf '%s\n' "${PANIC_TESTS[@]}" | sort -u)

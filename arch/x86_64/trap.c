@@ -15,6 +15,7 @@
 #include "ksyms.h"
 #include "entry.h"
 #include "extable.h"
+#include "asm/text-patching.h"
 #include "percpu.h"
 #include "panic.h"
 #include "printk.h"
@@ -157,6 +158,10 @@ void trap_dispatch(struct trap_frame *f)
 		nmi_exit();
 		return;
 	}
+	/* A CPU at a static key's site while it is patched (text_patch.c). */
+	if (f->vector == VEC_BREAKPOINT && !user_mode(f) &&
+	    text_poke_int3_handler(f))
+		return;
 	if (f->vector >= NR_EXCEPTIONS && irq_handlers[f->vector]) {
 		irqentry_enter(f->vector);
 		irq_handlers[f->vector](f);

@@ -41,6 +41,7 @@ struct trace_buf {
  * readers go through count's release/acquire. */
 static DEFINE_PER_CPU(struct trace_buf, trace_bufs);
 bool trace_on;
+DEFINE_STATIC_KEY_FALSE(trace_migrate_key);
 /* Counts trace_start() calls: tells this trace's irq entries from one
  * recorded before the rings were emptied. */
 static unsigned long trace_gen;
@@ -123,14 +124,51 @@ int trace_start(unsigned int entries)
 		tb->dropped = 0;
 		__atomic_store_n(&tb->count, 0, __ATOMIC_RELEASE);
 	}
+	/* The span hooks first, while nothing records: patching them sends
+	 * each CPU a few IPIs per site, whose interrupt events would
+	 * otherwise fill the rings before the trace has begun. */
+	if (preemptible())
+		static_branch_enable(&trace_migrate_key);
 	__atomic_add_fetch(&trace_gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&trace_on, true, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
+/* Recording stops at the store; the span hooks' sites go back to nops
+ * after. */
 void trace_stop(void)
 {
 	__atomic_store_n(&trace_on, false, __ATOMIC_SEQ_CST);
+	if (preemptible())
+		static_branch_disable(&trace_migrate_key);
+}
+
+/*
+ * The outermost migrate_disable()/migrate_enable() of the running task
+ * (its count is 1 right after the one, right before the other), as a
+ * span. The key turns the hooks on and off site by site, so for a moment
+ * a task may pass a live hook on one side and a nop on the other: each
+ * task remembers the trace its open span belongs to (trace_span_gen),
+ * opens a span only when none is open and closes only one this trace
+ * opened. A missed close makes a span longer; none is left unpaired.
+ */
+void trace_migrate_span(enum trace_type type)
+{
+	struct task *t = current;
+	unsigned long gen = __atomic_load_n(&trace_gen, __ATOMIC_RELAXED);
+
+	if (t->migration_disabled != 1 || !trace_enabled())
+		return;
+	if (type == TRACE_MIGRATE_DISABLE) {
+		if (t->trace_span_gen == gen)
+			return;
+		t->trace_span_gen = gen;
+	} else {
+		if (t->trace_span_gen != gen)
+			return;
+		t->trace_span_gen = 0;
+	}
+	__trace_event(type, 0, 0, 0, 0);
 }
 
 unsigned int trace_count(int cpu)

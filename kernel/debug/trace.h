@@ -7,6 +7,8 @@
  *
  * Off, each trace point costs one load of trace_on and a branch not
  * taken: the hooks below are inline and call out only when it is set.
+ * The migrate_disable() span's hooks, on the hottest path of all, cost a
+ * 5-byte nop instead: they sit behind a static key (jump_label.h).
  */
 #ifndef TRACE_H
 #define TRACE_H
@@ -15,6 +17,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "jump_label.h"
 
 enum trace_type {
 	TRACE_SWITCH,          /* a = prev pid, b = next pid, state = prev's */
@@ -49,6 +52,21 @@ extern bool trace_on;
 static inline bool trace_enabled(void)
 {
 	return unlikely(__atomic_load_n(&trace_on, __ATOMIC_RELAXED));
+}
+
+/*
+ * Whether migrate_disable() and migrate_enable() call their trace hook
+ * (trace_migrate_span()): on from trace_start() to trace_stop(). Patching
+ * code sleeps, so only a start or stop from a task changes the key; one
+ * inside an interrupt (or with preemption off) leaves it as it was until
+ * the next start or stop from a task, and the hook, which checks
+ * trace_on, records nothing while the trace is off.
+ */
+DECLARE_STATIC_KEY_FALSE(trace_migrate_key);
+
+static __always_inline bool trace_migrate_enabled(void)
+{
+	return static_branch_unlikely(&trace_migrate_key);
 }
 
 /* Record an event on this CPU; name may be NULL. */

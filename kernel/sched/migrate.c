@@ -28,14 +28,6 @@ bool task_can_move(struct rq *rq, struct task *p, int dest_cpu)
 	/* LAB3 END */
 }
 
-/* The outermost migrate_disable()/migrate_enable() of the running task
- * (its count is 1 right after the one, right before the other). */
-void trace_migrate_span(enum trace_type type)
-{
-	if (current->migration_disabled == 1)
-		__trace_event(type, 0, 0, 0, 0);
-}
-
 /* Both run queues locked; p queued on src and not running there. */
 void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
 {

@@ -104,6 +104,9 @@ struct task {
 	 * and return address): a schedule() inside it is that sleep, not
 	 * reported again. SLEEP_REPORTED_ALL: exiting, already reported. */
 	uintptr_t sleep_report_frame, sleep_report_ret;
+	/* The trace (trace_gen) whose migrate_disable() span this task has
+	 * open, or 0 (trace_migrate_span()). */
+	unsigned long trace_span_gen;
 #ifdef CONFIG_EXPLORE
 	int explore_depth;           /* in an injection (explore.c) */
 #endif
@@ -112,10 +115,14 @@ struct task {
 DECLARE_PER_CPU(struct task *, current_task);
 
 /* Unchecked: a task's own pointer is stable for it wherever it runs (the
- * switch changes it and the task together), and the checker itself asks. */
+ * switch changes it and the task together), and the checker itself asks.
+ * So the compiler may load it once per function, as Linux's current does
+ * (this_cpu_read_stable); the few places that write current_task
+ * (context_switch, the idle tasks' set-up) never read it back after the
+ * write in the same function. */
 static inline struct task *get_current(void)
 {
-	return raw_cpu_read(current_task);
+	return this_cpu_read_stable(current_task);
 }
 #define current get_current()
 
@@ -169,14 +176,18 @@ static inline void set_current_state(int state)
  * fast path is a plain increment of a field only the task writes: nobody
  * else may move a task while it runs, and a task that is switched out has
  * its count in memory (the switch is a full barrier). The trace (trace.h)
- * records the outermost pair as a span.
+ * records the outermost pair as a span (trace_migrate_span(), in
+ * debug/trace.c); off, its hook is a nop (a static key), so the pair costs what preempt_disable()'s does: current is read
+ * once (it is stable for the task), then an increment, a decrement and
+ * one branch. scripts/build/check-migrate-ops.sh checks that at build
+ * time: no call and no locked instruction on the fast path.
  */
-void trace_migrate_span(enum trace_type type);
+void trace_migrate_span(enum trace_type type);    /* debug/trace.c */
 
 static inline void migrate_disable(void)
 {
 	current->migration_disabled++;
-	if (trace_enabled())
+	if (trace_migrate_enabled())
 		trace_migrate_span(TRACE_MIGRATE_DISABLE);
 	barrier();
 }
@@ -188,11 +199,12 @@ static inline void migrate_enable(void)
 	struct task *t = current;
 
 	barrier();
-	if (trace_enabled())
+	if (trace_migrate_enabled())
 		trace_migrate_span(TRACE_MIGRATE_ENABLE);
 	/* LAB3 BEGIN */
-	if (--t->migration_disabled == 0 &&
-	    unlikely(t->migration_pending))
+	/* "Count now zero and a move pending" as one comparison, so one
+	 * branch (the count is never negative, pending is 0 or 1). */
+	if (unlikely(t->migration_pending > --t->migration_disabled))
 		migrate_enable_slow();
 	/* LAB3 STUB: t->migration_disabled--; */
 	/* LAB3 END */

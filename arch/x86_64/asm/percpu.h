@@ -44,6 +44,24 @@ extern void __bad_percpu_size(void)
 		(__typeof__(var))pco_ret__;                                   \
 	})
 
+/*
+ * A read the compiler may cache (Linux's this_cpu_read_stable(), behind
+ * `current`): for a value that never changes under the code reading it.
+ * The asm is not volatile and names the variable only by its address, so
+ * two reads in one function are one load, hoisted out of loops and past
+ * barrier(). Only for 8-byte values that are set before the first reader
+ * runs and change only at a context switch, which changes them together
+ * with the stack of the code that reads them.
+ */
+#define percpu_stable_read_op(var)                                            \
+	({                                                                    \
+		unsigned long psr_ret__;                                      \
+		_Static_assert(sizeof(var) == 8, "stable per-CPU reads are " \
+			       "8 bytes");                                    \
+		__asm__("movq %%gs:%P1, %0" : "=r"(psr_ret__) : "p"(&(var))); \
+		(__typeof__(var))psr_ret__;                                   \
+	})
+
 /* op is an instruction mnemonic without its size suffix ("mov", "add"). */
 #define percpu_to_op(op, var, val)                                            \
 	do {                                                                  \
