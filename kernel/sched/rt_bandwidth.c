@@ -23,6 +23,7 @@
 #include "sched/sched.h"
 #include "sched/sched_internal.h"
 #include "cmdline.h"
+#include "user/uapi.h" /* error numbers */
 #include "printk.h"
 #include "time.h"
 
@@ -38,26 +39,47 @@ static struct rt_bandwidth {
 	long rt_runtime;
 } def_rt_bandwidth;
 
-/* The boot option sched_rt_runtime_us=N: -1 (no limit, as in Linux), or
- * from one tick to the period. Linux also takes 0, "RT tasks never run";
- * here the test runner is an RT task, so 0 would hang every test boot. */
+/* Whether runtime_us of every period_us is a setting: a period of one
+ * tick to 10 s, and a runtime of -1 (no limit, as in Linux) or from one
+ * tick to the period. Linux also takes 0, "RT tasks never run"; here the
+ * test runner is an RT task, so 0 would hang every test boot. */
+static bool rt_bandwidth_valid(long runtime_us, long period_us)
+{
+	if (period_us < TICK_US || period_us > 10000000)
+		return false;
+	return runtime_us == RUNTIME_INF ||
+	       (runtime_us >= TICK_US && runtime_us <= period_us);
+}
+
+/* Publish the settings in ticks. The tick reads them unlocked, each a
+ * word: a tick between the two stores sees one old and one new, which
+ * at worst ends one period early or late. */
+static void rt_bandwidth_apply(void)
+{
+	__atomic_store_n(&def_rt_bandwidth.rt_period,
+			 sysctl_sched_rt_period / TICK_US, __ATOMIC_RELAXED);
+	__atomic_store_n(&def_rt_bandwidth.rt_runtime,
+			 sysctl_sched_rt_runtime < 0
+				 ? RUNTIME_INF
+				 : sysctl_sched_rt_runtime / TICK_US,
+			 __ATOMIC_RELAXED);
+}
+
+/* The boot option sched_rt_runtime_us=N (the period stays 1 s). */
 void sched_rt_init(void)
 {
 	long v = sysctl_sched_rt_runtime;
 
 	if (cmdline_get_long("sched_rt_runtime_us", &v, -1,
 			     sysctl_sched_rt_period) > 0) {
-		if (v >= 0 && v < TICK_US)
+		if (!rt_bandwidth_valid(v, sysctl_sched_rt_period))
 			cmdline_refuse("sched_rt_runtime_us", v,
 				       "-1, or 1000 to 1000000",
 				       sysctl_sched_rt_runtime);
 		else
 			sysctl_sched_rt_runtime = v;
 	}
-	def_rt_bandwidth.rt_period = sysctl_sched_rt_period / TICK_US;
-	def_rt_bandwidth.rt_runtime =
-		sysctl_sched_rt_runtime < 0 ? RUNTIME_INF
-					    : sysctl_sched_rt_runtime / TICK_US;
+	rt_bandwidth_apply();
 	if (sysctl_sched_rt_runtime < 0)
 		printk("sched: RT throttling off (sched_rt_runtime_us=-1)\n");
 	else
@@ -65,10 +87,23 @@ void sched_rt_init(void)
 		       sysctl_sched_rt_runtime, sysctl_sched_rt_period);
 }
 
+int sched_rt_set_bandwidth(long runtime_us, long period_us)
+{
+	if (!rt_bandwidth_valid(runtime_us, period_us))
+		return -EINVAL;
+	sysctl_sched_rt_period = period_us;
+	sysctl_sched_rt_runtime = runtime_us;
+	rt_bandwidth_apply();
+	return 0;
+}
+
 /* From scheduler_tick(), rq (this CPU's) locked. */
 void sched_rt_tick(struct rq *rq)
 {
-	const struct rt_bandwidth *b = &def_rt_bandwidth;
+	long period = __atomic_load_n(&def_rt_bandwidth.rt_period,
+				      __ATOMIC_RELAXED);
+	long runtime = __atomic_load_n(&def_rt_bandwidth.rt_runtime,
+				       __ATOMIC_RELAXED);
 	struct task *curr = rq->curr;
 	bool rt = curr->prio < MAX_RT_PRIO && curr != rq->idle;
 
@@ -78,21 +113,20 @@ void sched_rt_tick(struct rq *rq)
 	} else if (rq->rt_throttled && rq->nr_rt) {
 		rq->rt_stat.throttled_ticks++;
 	}
-	if (b->rt_runtime == RUNTIME_INF)
+	if (runtime == RUNTIME_INF)
 		return;
-	if (++rq->rt_period_pos >= b->rt_period) {
+	if (++rq->rt_period_pos >= period) {
 		/* The period ends: pay the runtime back. */
 		rq->rt_period_pos = 0;
-		rq->rt_time -= rq->rt_time < b->rt_runtime ? rq->rt_time
-							   : b->rt_runtime;
-		if (rq->rt_throttled && rq->rt_time < b->rt_runtime) {
+		rq->rt_time -= rq->rt_time < runtime ? rq->rt_time : runtime;
+		if (rq->rt_throttled && rq->rt_time < runtime) {
 			__atomic_store_n(&rq->rt_throttled, false,
 					 __ATOMIC_RELAXED);
 			if (rq->nr_rt)
 				resched_curr(rq);
 		}
 	}
-	if (!rq->rt_throttled && rq->rt_time >= b->rt_runtime) {
+	if (!rq->rt_throttled && rq->rt_time >= runtime) {
 		__atomic_store_n(&rq->rt_throttled, true, __ATOMIC_RELAXED);
 		rq->rt_stat.nr_throttled++;
 		if (rt)

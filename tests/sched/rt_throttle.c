@@ -3,7 +3,10 @@
  * a CPU for ever leaves that CPU's SCHED_NORMAL tasks the part of every
  * period its RT runtime does not cover. A NORMAL task bound there goes on
  * counting while the FIFO task spins, and the CPU's own tick counts show
- * the FIFO task throttled for about 5% of its ticks (950 ms of each 1 s).
+ * the FIFO task throttled for about 5% of its ticks. The tests set the
+ * sysctls' 5% on a shorter period (190 of every 200 ms, as writing
+ * sched_rt_period_us would in Linux) so that a watch of several periods
+ * stays short on a loaded host, and put the defaults back.
  * Everything checked is counted by the kernel: the NORMAL task's
  * iterations and the CPU's ticks, never the time on the clock.
  */
@@ -11,7 +14,7 @@
 #include "rt_bandwidth.h"
 
 /* Throttling periods the FIFO task must go through while watched. */
-#define RTT_PERIODS 2
+#define RTT_PERIODS 3
 /* Periods are counted in ticks, and a vCPU the host does not run takes
  * none: under load a period can take several seconds. No helper runs
  * longer than this; each wait gives up at a third of it. */
@@ -79,6 +82,7 @@ KTEST(sched, rt_throttle_leaves_room_for_normal)
 	long c0, c1, permille;
 	bool periods;
 
+	KASSERT_EQ(rt_throttle_test_bandwidth(), 0);
 	rtt.stop = rtt.fifo_running = 0;
 	rtt.normal_count = 0;
 	normal = ktest_spawn_on(cpu, rtt_normal, 0, "rtt-normal");
@@ -97,6 +101,7 @@ KTEST(sched, rt_throttle_leaves_room_for_normal)
 	store_int(&rtt.stop, 1);
 	ktest_join(fifo);
 	ktest_join(normal);
+	rt_throttle_default_bandwidth();
 	permille = throttled_permille(&s0, &s1);
 	ktest_log("CPU %d: FIFO ran %lu ticks, throttled %lu ticks (%ld per "
 		  "mille), %lu throttlings; NORMAL task counted %ld meanwhile",
@@ -106,7 +111,33 @@ KTEST(sched, rt_throttle_leaves_room_for_normal)
 	KEXPECT_TRUE(periods);
 	KEXPECT_GT(c1 - c0, 0);
 	/* 50 per mille nominal; the polls see each throttling a tick or two
-	 * late. */
+	 * late (10 of 200 ticks a period are throttled). */
 	KEXPECT_GE(permille, 30);
 	KEXPECT_LE(permille, 80);
+}
+
+/* A setting the kernel cannot honour is refused whole, and changes
+ * nothing: the test runner itself is RT, so a runtime of 0 (Linux's "RT
+ * never runs") would stop it. */
+KTEST(sched, rt_bandwidth_settings_checked)
+{
+	static const long bad[][2] = {
+		{0, 1000000},       /* RT never runs */
+		{999, 1000000},     /* under a tick */
+		{1000001, 1000000}, /* over the period */
+		{-2, 1000000},      /* only -1 means no limit */
+		{500, 999},         /* period under a tick */
+		{950000, 20000000}, /* period over 10 s */
+	};
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		KEXPECT_EQ(sched_rt_set_bandwidth(bad[i][0], bad[i][1]),
+			   -EINVAL);
+		KEXPECT_EQ(sysctl_sched_rt_runtime, 950000);
+		KEXPECT_EQ(sysctl_sched_rt_period, 1000000);
+	}
+	KEXPECT_EQ(sched_rt_set_bandwidth(RUNTIME_INF, 1000000), 0);
+	KEXPECT_EQ(sysctl_sched_rt_runtime, RUNTIME_INF);
+	KEXPECT_EQ(rt_throttle_default_bandwidth(), 0);
+	KEXPECT_EQ(sysctl_sched_rt_runtime, 950000);
 }

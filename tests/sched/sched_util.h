@@ -15,6 +15,8 @@
 
 #include "completion.h"
 #include "ktest_util.h"
+#include "rt_bandwidth.h"
+#include "uapi.h" /* error numbers */
 
 static inline void inc_long(volatile long *p)
 {
@@ -127,5 +129,18 @@ bool pin_watch_start(struct pin_watch *w, int (*fn)(void *),
 		     const char *name, int cpu, int policy, int prio);
 /* Stop the watch and its preemptor, and join both. */
 void pin_watch_finish(struct pin_watch *w);
+
+/* RT throttling's 5% on a 200 ms period, for tests that watch several
+ * periods (a 1 s period is 1000 ticks, and a loaded host's vCPU may take
+ * 30 ticks a second); and the defaults back. */
+static inline int rt_throttle_test_bandwidth(void)
+{
+	return sched_rt_set_bandwidth(190000, 200000);
+}
+
+static inline int rt_throttle_default_bandwidth(void)
+{
+	return sched_rt_set_bandwidth(950000, 1000000);
+}
 
 #endif

@@ -10,7 +10,7 @@
 #include "ktest_util.h"
 #include "process.h"
 #include "rlimit.h"
-#include "rt_bandwidth.h"
+#include "sched/sched_util.h" /* the RT bandwidth for the test */
 #include "shm.h"
 #include "string.h"
 #include "timer.h"
@@ -24,12 +24,12 @@
 #define BACKSTOP_NS (105000 * NS_PER_MS)
 /* Throttling counts periods in ticks, and a vCPU the host does not run
  * takes none: with 8 vCPUs on 2 host cores busy with other QEMUs, a CPU
- * was seen taking 33 ticks a second (2 periods in 80 s). The watch may
- * take this long before it fails, inside the runner's 120 s a test. */
+ * was seen taking 33 ticks a second. So the test runs on 200-tick
+ * periods (rt_throttle_test_bandwidth()), and the watch may take this
+ * long before it fails, inside the runner's 120 s a test. */
 #define WATCH_MS 95000
-/* Throttlings each CPU must show while watched: two, so that the watch
- * spans at least one whole period. */
-#define SPIN_PERIODS 2
+/* Throttlings each CPU must show while watched. */
+#define SPIN_PERIODS 3
 
 KTEST(user, rt_policy_needs_rlimit)
 {
@@ -112,6 +112,7 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 
 	rs.pg = shm_page(RT_SPIN_KEY);
 	KASSERT_TRUE(rs.pg && out);
+	KASSERT_EQ(rt_throttle_test_bandwidth(), 0);
 	memset(rs.pg, 0, sizeof(*rs.pg));
 	rs.stop = 0;
 	for_each_online_cpu(cpu) {
@@ -146,6 +147,7 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 		c1[cpu] = load_long(&rs.count[cpu]);
 	store_int(&rs.pg->stop, 1);
 	del_timer(&rs.backstop);
+	rt_throttle_default_bandwidth();
 	KEXPECT_TRUE(ok);
 	for_each_online_cpu(cpu) {
 		unsigned long ran = s1[cpu].rt_ticks - s0[cpu].rt_ticks;
