@@ -14,7 +14,16 @@
 #   PANIC_JOBS panic-test QEMUs run at the same time         (default 2)
 #   HOST_TESTS 1: after a full run (KTEST='*'), also the host-side tests
 #              tests/host/*.sh, given the last kernel built (default 1)
-#   QEMU_CPU, QEMU_MEM, ACCEL are passed on to scripts/qemu.sh.
+#   UEFI_CPUS  CPU counts of more boots per RT setting, on OVMF
+#              (FIRMWARE=uefi) from the same hybrid ISO's EFI side, e.g.
+#              "2 4" (default "2" on a full run, KTEST='*', and none
+#              otherwise); they run UEFI_KTEST with ktest_firmware=efi,
+#              which firmware.tags_match_firmware checks
+#   UEFI_KTEST the tests of the OVMF boots (default on a full run: the
+#              suites of boot, firmware tags, ACPI, SMP bring-up and
+#              per-CPU data; KTEST otherwise)
+#   FIRMWARE, QEMU_CPU, QEMU_MEM, ACCEL are passed on to scripts/qemu.sh
+#   (FIRMWARE: of the CPUS_LIST boots, default bios).
 #
 # Builds with `make O=$O RT=$RT LOCKDEP=$LOCKDEP elf` into that
 # configuration's directory, $O/rt$RT-ld$LOCKDEP (`make builddir`), the one
@@ -33,6 +42,13 @@ O=${O:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 PANIC_JOBS=${PANIC_JOBS:-2}
 LOGDIR=$O/test-logs
+if [[ $KTEST == '*' ]]; then
+	UEFI_CPUS=${UEFI_CPUS-2}
+	UEFI_KTEST=${UEFI_KTEST:-'boot.*,firmware.*,acpi.*,smp.*,percpu*'}
+else
+	UEFI_CPUS=${UEFI_CPUS:-}
+	UEFI_KTEST=$KTEST
+fi
 
 # QEMU exit codes: the guest writes 0x10/0x11/0x12 to isa-debug-exit.
 QEMU_ALL_PASSED=33 QEMU_SOME_FAILED=35 QEMU_PANIC=37
@@ -81,7 +97,7 @@ abnormal_exit() {
 # clean_log LOG: the serial log without CRs and terminal escape sequences
 # (GRUB clears the screen; that must not reach the user's terminal).
 clean_log() {
-	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g'
+	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g'
 }
 
 log_tail() {
@@ -202,6 +218,10 @@ build() {
 	# from running it inside the matrix boot (it runs alone, below).
 	bash scripts/build/mkiso.sh "$dir/kernel.elf" "ktest=$KTEST," "$dir/test.iso" ||
 		exit 2
+	if [[ -n $UEFI_CPUS ]]; then
+		bash scripts/build/mkiso.sh "$dir/kernel.elf" \
+			"ktest=$UEFI_KTEST, ktest_firmware=efi" "$dir/test-uefi.iso" || exit 2
+	fi
 }
 
 # check_trace LABEL LOG: the scheduler trace dumps a test printed
@@ -220,14 +240,17 @@ check_trace() {
 	fi
 }
 
-# run_config RT CPUS: boot the test ISO, report, and add to the totals.
-# Panic tests seen are appended to PANIC_TESTS when COLLECT_PANIC=1, and
-# expected-failure tests too, marked in XFAIL.
+# run_config RT CPUS [TAG ISO]: boot the test ISO (by default the
+# matrix's; TAG names another configuration in the label and the log),
+# report, and add to the totals. Panic tests seen are appended to
+# PANIC_TESTS when COLLECT_PANIC=1, and expected-failure tests too, marked
+# in XFAIL.
 run_config() {
-	local label="[rt$1 cpus$2]" log=$LOGDIR/rt$1-cpus$2.log
+	local iso=${4:-$(kernel_dir "$1")/test.iso}
+	local label="[rt$1${3:+ $3} cpus$2]" log=$LOGDIR/rt$1${3:+-$3}-cpus$2.log
 	local start=$SECONDS pass=0 fail=0 skip=0 line reason
 	echo "$label booting..."
-	boot "$(kernel_dir "$1")/test.iso" "$2" "$log"
+	boot "$iso" "$2" "$log"
 	wait_boot "$BOOT_PID"
 	while IFS= read -r line; do
 		case $line in
@@ -323,8 +346,9 @@ run_panic_tests() {
 
 read -ra CPUS <<<"${CPUS_LIST//,/ }" # "1 4" or "1,4"
 read -ra RTS <<<"${RT_LIST//,/ }"
-for c in "${CPUS[@]}"; do
-	[[ $c =~ ^[1-9][0-9]*$ ]] || { echo "bad CPUS_LIST entry: $c" >&2; exit 2; }
+read -ra UEFI <<<"${UEFI_CPUS//,/ }"
+for c in "${CPUS[@]}" "${UEFI[@]}"; do
+	[[ $c =~ ^[1-9][0-9]*$ ]] || { echo "bad CPUS_LIST or UEFI_CPUS entry: $c" >&2; exit 2; }
 done
 if ((${#CPUS[@]} == 0 || ${#RTS[@]} == 0)); then
 	echo "CPUS_LIST and RT_LIST must not be empty" >&2
@@ -347,6 +371,10 @@ for rt in "${RTS[@]}"; do
 		mapfile -t PANIC_TESTS < <(printf '%s\n' "${PANIC_TESTS[@]}" | sort -u)
 	fi
 	run_panic_tests "$rt"
+	COLLECT_PANIC=0
+	for cpus in "${UEFI[@]}"; do
+		FIRMWARE=uefi run_config "$rt" "$cpus" uefi "$(kernel_dir "$rt")/test-uefi.iso"
+	done
 done
 
 # run_host_test SCRIPT: a host-side test boots what it needs from KERNEL
