@@ -5,8 +5,9 @@
 # usage: scripts/build/mkiso.sh KERNEL_ELF CMDLINE OUT_ISO
 #
 # MKISO_FIRMWARE: bios, uefi or both (default: both when GRUB's EFI
-# modules, grub-efi-amd64-bin, are installed, else bios). A BIOS-only ISO
-# takes about a second to make, a hybrid one about three.
+# modules, grub-efi-amd64-bin, are installed, else bios). A hybrid ISO
+# takes about 0.8 s more to make than a BIOS-only one (1.7 s against 1.0 s
+# on a busy 2-core host) and is 26 MiB instead of 16.
 #
 # CMDLINE is passed to the kernel verbatim (e.g. 'ktest=*'); it must not
 # contain a single quote. Quiet on success; on failure prints grub-mkrescue's
