@@ -1,10 +1,11 @@
 ; The application processors' way in. An AP starts in 16-bit real mode at
 ; the page the SIPI names (trampoline_phys, a page of usable RAM below
 ; 1 MiB that realmode.c found in the memory map); this code is copied
-; there by arch_boot_cpu(). It climbs to protected mode and then long mode on the
-; kernel's own page tables (which map this page 1:1 while APs boot), and
-; jumps to the entry it was given, ap_main(cpu), on the stack the boot CPU
-; prepared.
+; there by arch_boot_cpu(). It climbs to protected mode and then long mode
+; on the kernel's own page tables (which map this page 1:1 while APs boot),
+; and jumps to the entry it was given, ap_main(cpu), on the stack the boot
+; CPU prepared. EBX holds the copy's address from real mode until long
+; mode; nothing else lives across the mode switches.
 ;
 ; Parameters, written by the boot CPU before each SIPI at the offsets of
 ; the tr_* labels: CR3, stack top, C entry point, CPU number.

@@ -1,8 +1,9 @@
 /*
  * ACPI table discovery: the RSDP (from the boot loader's tag, else, on BIOS
- * firmware only, the BIOS areas), then the XSDT or RSDT, then the MADT. Every table's checksum is
- * verified before it is believed. Tables are read through the direct map
- * (or ioremap, when firmware put them outside RAM).
+ * firmware only, the BIOS areas), then the XSDT or RSDT, then the MADT.
+ * Every table's checksum is verified before it is believed. Tables are
+ * read through the direct map (or ioremap, when firmware put them outside
+ * RAM).
  */
 #include "asm/acpi.h"
 #include "asm/page.h"

@@ -3,10 +3,10 @@
  * loader's name, the ACPI RSDP and the firmware (BIOS or EFI), into the
  * neutral struct boot_info (bootinfo.h) the core reads. Under EFI, GRUB
  * passes the firmware's own memory map (tag 17) besides its translation
- * (tag 6); the kernel takes the firmware's. Runs before paging_init(), while the boot
- * page tables still map the first GiB at KERNEL_VMA, and before the page
- * allocator hands out the memory GRUB left the information in (just past
- * the kernel's .bss).
+ * (tag 6); the kernel takes the firmware's. Runs before paging_init(),
+ * while the boot page tables still map the first GiB at KERNEL_VMA, and
+ * before the page allocator hands out the memory GRUB left the
+ * information in (just past the kernel's .bss).
  */
 #include "multiboot.h"
 #include "asm/page.h"
@@ -106,9 +106,10 @@ static void parse_mmap(const struct mb2_mmap *m)
 	}
 }
 
-/* GRUB has left boot services (the kernel asks it to), so the memory
- * they and the loader held is free: only runtime services, ACPI, MMIO
- * and the firmware's reserved kinds stay out of the allocator. */
+/* GRUB has left boot services (the kernel's Multiboot2 header does not
+ * ask it to keep them), so the memory they and the loader held is free:
+ * only runtime services, ACPI, MMIO and the firmware's reserved kinds
+ * stay out of the allocator. */
 static uint32_t efi_mem_type(uint32_t efi_type)
 {
 	switch (efi_type) {
