@@ -21,7 +21,7 @@
 #              which firmware.tags_match_firmware checks
 #   UEFI_KTEST the tests of the OVMF boots (default on a full run: the
 #              suites of boot, firmware tags, ACPI, SMP bring-up and
-#              per-CPU data; KTEST otherwise)
+#              per-CPU data; otherwise KTEST)
 #   FIRMWARE, QEMU_CPU, QEMU_MEM, ACCEL are passed on to scripts/qemu.sh
 #   (FIRMWARE: of the CPUS_LIST boots, default bios).
 #
@@ -47,7 +47,7 @@ if [[ $KTEST == '*' ]]; then
 	UEFI_KTEST=${UEFI_KTEST:-'boot.*,firmware.*,acpi.*,smp.*,percpu*'}
 else
 	UEFI_CPUS=${UEFI_CPUS:-}
-	UEFI_KTEST=$KTEST
+	UEFI_KTEST=${UEFI_KTEST:-$KTEST}
 fi
 
 # QEMU exit codes: the guest writes 0x10/0x11/0x12 to isa-debug-exit.
