@@ -22,6 +22,10 @@ CMDLINE ?=
 # DETERMINISTIC=1: one-threaded TCG and -icount (scripts/qemu.sh).
 DETERMINISTIC ?= 0
 export DETERMINISTIC
+# FIRMWARE=uefi: boot on OVMF instead of SeaBIOS (scripts/qemu.sh), in
+# `make qemu` and in `make test`'s matrix; the ISO boots on both.
+FIRMWARE ?= bios
+export FIRMWARE
 # EXPLORE=1: the interleaving explorer's hooks (kernel/debug/explore.h);
 # EXPLORE_BUGS=1: with the planted bugs it is measured on (never in
 # `make test`'s kernels).
@@ -262,8 +266,9 @@ gdb:
 	gdb -iex "add-auto-load-safe-path $(CURDIR)" -x scripts/kernel.gdb $(B)/kernel.elf
 
 # The test matrix: every CPU count on both RT settings, on MACHINE (pc),
-# and on a full run the extra boards and CPU counts of EXTRA_CONFIGS
-# (default "q35:3": a q35 machine with 3 CPUs; scripts/run-tests.sh).
+# then one boot on OVMF per RT setting (UEFI_CPUS), and on a full run the
+# extra boards and CPU counts of EXTRA_CONFIGS (default "q35:3": a q35
+# machine with 3 CPUs; scripts/run-tests.sh).
 TEST_CPUS ?= 1 2 4 8
 TEST_RT   ?= 0 1
 test:

@@ -1,18 +1,24 @@
 ; The application processors' way in. An AP starts in 16-bit real mode at
-; the page the SIPI names (TRAMPOLINE_PHYS); this code is copied there by
-; arch_boot_cpu(). It climbs to protected mode and then long mode on the
-; kernel's own page tables (which map this page 1:1 while APs boot), and
-; jumps to the entry it was given, ap_main(cpu), on the stack the boot CPU
-; prepared.
+; the page the SIPI names (trampoline_phys, a page of usable RAM below
+; 1 MiB that realmode.c found in the memory map); this code is copied
+; there by arch_boot_cpu(). It climbs to protected mode and then long mode
+; on the kernel's own page tables (which map this page 1:1 while APs boot),
+; and jumps to the entry it was given, ap_main(cpu), on the stack the boot
+; CPU prepared. EBX holds the copy's address from real mode until long
+; mode; nothing else lives across the mode switches.
 ;
 ; Parameters, written by the boot CPU before each SIPI at the offsets of
 ; the tr_* labels: CR3, stack top, C entry point, CPU number.
 ;
-; The code runs at TRAMPOLINE_PHYS, not where it is linked, so every
-; address in it goes through TR(), which rebases a label to the copy.
+; The code runs where it was copied, not where it is linked, and the copy's
+; address is known only at run time, so every address in it goes through
+; TR(). In 16- and 32-bit code TR() is the label's offset in the copy: from
+; DS = CS in real mode (the SIPI's CS is the copy's page), from EBX, the
+; copy's address, in protected mode; the two far jumps get their targets
+; the same way, through a pointer the code fills in. In 64-bit code TR()
+; is RIP-relative, which holds wherever the copy is.
 
-TRAMPOLINE_PHYS equ 0x8000
-%define TR(label) ((label) - trampoline_start + TRAMPOLINE_PHYS)
+%define TR(label) ((label) - trampoline_start)
 
 section .note.GNU-stack noalloc noexec nowrite progbits
 
@@ -25,13 +31,19 @@ bits 16
 trampoline_start:
 	cli
 	cld
-	xor ax, ax
+	mov ax, cs
 	mov ds, ax
+	movzx ebx, ax
+	shl ebx, 4                              ; EBX = the copy's address
+	lea eax, [ebx + TR(tr_gdt)]
+	mov [TR(tr_gdt_ptr) + 2], eax
 	lgdt [TR(tr_gdt_ptr)]
+	lea eax, [ebx + TR(tr_protected)]
+	mov [TR(tr_pm_jump)], eax
 	mov eax, cr0
 	or eax, 1                               ; PE
 	mov cr0, eax
-	jmp dword 0x08:TR(tr_protected)
+	jmp dword far [TR(tr_pm_jump)]          ; DS still holds the copy
 
 bits 32
 tr_protected:
@@ -42,7 +54,7 @@ tr_protected:
 	mov eax, cr4
 	or eax, (1 << 5) | (1 << 7)             ; PAE, PGE
 	mov cr4, eax
-	mov eax, [TR(tr_cr3)]
+	mov eax, [ebx + TR(tr_cr3)]
 	mov cr3, eax
 	mov ecx, 0xc0000080                     ; EFER
 	rdmsr
@@ -51,9 +63,13 @@ tr_protected:
 	mov eax, cr0
 	or eax, (1 << 31) | (1 << 16)           ; PG, WP
 	mov cr0, eax
-	jmp 0x18:TR(tr_long)
+	lea eax, [ebx + TR(tr_long)]
+	mov [ebx + TR(tr_lm_jump)], eax
+	jmp far [ebx + TR(tr_lm_jump)]
 
 bits 64
+%undef TR
+%define TR(label) rel label
 tr_long:
 	xor eax, eax
 	mov ds, ax
@@ -78,7 +94,15 @@ tr_gdt:
 	dq 0x00209a0000000000                   ; 0x18: 64-bit code
 tr_gdt_ptr:
 	dw tr_gdt_ptr - tr_gdt - 1
-	dd TR(tr_gdt)
+	dd 0                                    ; the copy's tr_gdt
+; Far pointers (offset, selector) for the jumps into protected and long
+; mode; the offsets are the copy's, filled in before each jump.
+tr_pm_jump:
+	dd 0
+	dw 0x08
+tr_lm_jump:
+	dd 0
+	dw 0x18
 align 8
 tr_cr3:   dq 0
 tr_stack: dq 0

@@ -10,6 +10,7 @@
 #define BOOTINFO_H
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include "cmdline.h"  /* the options in boot_info.cmdline */
 
@@ -30,12 +31,22 @@ struct mem_region {
 	uint32_t type; /* enum mem_type */
 };
 
+/* The firmware the loader ran on. EFI has no BIOS data area and no
+ * legacy VGA text mode; the loader's tags are the only way to the RSDP. */
+enum boot_firmware {
+	BOOT_FW_BIOS = 0,
+	BOOT_FW_EFI = 1,
+};
+
 struct boot_info {
 	char cmdline[BOOT_CMDLINE_MAX];
 	size_t cmdline_len;  /* as the loader gave it: >= BOOT_CMDLINE_MAX, cut */
 	char loader[64];
 	struct mem_region regions[BOOT_MAX_REGIONS];
 	int nr_regions;
+	int nr_regions_lost; /* past BOOT_MAX_REGIONS, left out of regions[] */
+	enum boot_firmware firmware;
+	bool mmap_from_efi;  /* regions[] is the EFI memory map, converted */
 	uint8_t rsdp[36];  /* the ACPI RSDP copied from the loader, if any */
 	int rsdp_len;      /* 0: none given; 20: ACPI 1.0; 36: ACPI 2.0+ */
 };

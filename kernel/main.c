@@ -38,7 +38,11 @@ static const char *const mem_type_names[] = {
 
 static void print_memory_map(void)
 {
-	printk("Memory map:\n");
+	/* Which firmware, and whose map: under EFI, the firmware's own. */
+	printk("Memory map (%s firmware, %s):\n",
+	       boot_info.firmware == BOOT_FW_EFI ? "EFI" : "BIOS",
+	       boot_info.mmap_from_efi ? "the EFI memory map"
+				       : "the loader's memory map");
 	for (int i = 0; i < boot_info.nr_regions; i++) {
 		const struct mem_region *r = &boot_info.regions[i];
 
@@ -46,6 +50,10 @@ static void print_memory_map(void)
 		       r->base + r->len - 1,
 		       r->type < 6 ? mem_type_names[r->type] : "unknown");
 	}
+	if (boot_info.nr_regions_lost)
+		printk("Memory map: %d more region(s) than the %d kept; "
+		       "their memory is not used\n",
+		       boot_info.nr_regions_lost, BOOT_MAX_REGIONS);
 	printk("Free pages: %lu (%lu MiB)\n", (unsigned long)page_free_count(),
 	       (unsigned long)(page_free_count() >> 8));
 }

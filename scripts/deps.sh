@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian/Ubuntu packages needed to build the kernel, make a GRUB
-# ISO, run it in QEMU and debug it with GDB.
+# ISO (for BIOS and UEFI), run it in QEMU (on SeaBIOS or OVMF) and debug it
+# with GDB.
 #
 # usage: scripts/deps.sh           install whatever is missing (silent if none)
 #        scripts/deps.sh --check   exit 0 if everything is present, else 1
@@ -18,8 +19,10 @@ REQUIREMENTS=(
 	"nasm nasm"
 	"grub-mkrescue grub-common"
 	"/usr/lib/grub/i386-pc grub-pc-bin" # BIOS GRUB modules for the ISO
+	"/usr/lib/grub/x86_64-efi grub-efi-amd64-bin" # and UEFI ones (hybrid)
+	"/usr/share/OVMF ovmf" # UEFI firmware for QEMU (FIRMWARE=uefi)
 	"xorriso xorriso"
-	"mformat mtools"
+	"mformat mtools" # grub-mkrescue's EFI system partition image
 	"gdb gdb"
 	"python3 python3" # host checks (tests/host/), GDB helper checks
 	"gcc gcc"

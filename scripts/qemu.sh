@@ -7,6 +7,9 @@
 # Environment: MACHINE (pc or q35, default pc: QEMU's i440FX board with
 #              an ISA bridge, or its ICH9 board with PCIe, an LPC bridge
 #              and an HPET; both boot the same image through SeaBIOS),
+#              FIRMWARE (bios or uefi, default bios: SeaBIOS, or OVMF
+#              from Debian's ovmf package; OVMF_CODE and OVMF_VARS name
+#              other files),
 #              QEMU_CPU (default max), QEMU_MEM (default 256M),
 #              ACCEL (tcg or kvm, default tcg; kvm falls back to tcg if
 #              /dev/kvm cannot be used), DETERMINISTIC=1 (see below),
@@ -66,6 +69,29 @@ if [[ ${DETERMINISTIC:-0} == 1 ]]; then
 	det=(-icount "shift=${ICOUNT_SHIFT:-0},sleep=off" -rtc base=2000-01-01,clock=vm)
 fi
 
+# UEFI: OVMF's code read-only in the first flash chip, its variable store
+# in the second. The firmware writes boot entries there: snapshot=on keeps
+# those writes in a temporary overlay that goes with QEMU, so the package's
+# file stays as it is and any number of QEMUs can share it.
+firmware=()
+case ${FIRMWARE:-bios} in
+bios) ;;
+uefi)
+	ovmf_code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE.fd}
+	ovmf_vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS.fd}
+	if [[ ! -f $ovmf_code || ! -f $ovmf_vars ]]; then
+		echo "qemu.sh: FIRMWARE=uefi needs $ovmf_code and $ovmf_vars: install ovmf (scripts/deps.sh)" >&2
+		exit 2
+	fi
+	firmware=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf_code"
+		-drive "if=pflash,format=raw,unit=1,snapshot=on,file=$ovmf_vars")
+	;;
+*)
+	echo "qemu.sh: FIRMWARE=$FIRMWARE: expected bios or uefi" >&2
+	exit 2
+	;;
+esac
+
 monitor=(-monitor none)
 if [[ -n ${QEMU_MONITOR:-} ]]; then
 	monitor=(-monitor "unix:$QEMU_MONITOR,server=on,wait=off")
@@ -81,6 +107,7 @@ qemu=(qemu-system-x86_64
 	-display none
 	-serial stdio
 	"${monitor[@]}"
+	"${firmware[@]}"
 	-no-reboot
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04
 	"${det[@]}" "$@")

@@ -21,8 +21,17 @@
 #   EXTRA_KTEST  the tests of the extra boots on a full run (default: the
 #              suites that touch the machine: boot, ACPI, SMP, timers,
 #              per-CPU data, the scheduler, hotplug)
-#   MACHINE, QEMU_CPU, QEMU_MEM, ACCEL are passed on to scripts/qemu.sh
-#   (MACHINE: the board of the CPUS_LIST boots, default pc).
+#   UEFI_CPUS  CPU counts of more boots per RT setting, on OVMF
+#              (FIRMWARE=uefi) from the same hybrid ISO's EFI side, e.g.
+#              "2 4" (default "2" on a full run, KTEST='*', and none
+#              otherwise); they run UEFI_KTEST with ktest_firmware=efi,
+#              which firmware.tags_match_firmware checks
+#   UEFI_KTEST the tests of the OVMF boots (default on a full run: the
+#              suites of boot, firmware tags, ACPI, SMP bring-up and
+#              per-CPU data; otherwise KTEST)
+#   MACHINE, FIRMWARE, QEMU_CPU, QEMU_MEM, ACCEL are passed on to
+#   scripts/qemu.sh (MACHINE and FIRMWARE: of the CPUS_LIST boots,
+#   default pc and bios).
 #
 # Builds with `make O=$O RT=$RT LOCKDEP=$LOCKDEP elf` into that
 # configuration's directory, $O/rt$RT-ld$LOCKDEP (`make builddir`), the one
@@ -45,9 +54,13 @@ MACHINE=${MACHINE:-pc}
 if [[ $KTEST == '*' ]]; then
 	EXTRA_CONFIGS=${EXTRA_CONFIGS-q35:3}
 	EXTRA_KTEST=${EXTRA_KTEST:-'boot.*,acpi.*,smp.*,nmi.*,time.*,percpu*,sched.*,migrate.*,hotplug*'}
+	UEFI_CPUS=${UEFI_CPUS-2}
+	UEFI_KTEST=${UEFI_KTEST:-'boot.*,firmware.*,acpi.*,smp.*,percpu*'}
 else
 	EXTRA_CONFIGS=${EXTRA_CONFIGS:-}
 	EXTRA_KTEST=$KTEST
+	UEFI_CPUS=${UEFI_CPUS:-}
+	UEFI_KTEST=${UEFI_KTEST:-$KTEST}
 fi
 
 # QEMU exit codes: the guest writes 0x10/0x11/0x12 to isa-debug-exit.
@@ -97,7 +110,7 @@ abnormal_exit() {
 # clean_log LOG: the serial log without CRs and terminal escape sequences
 # (GRUB clears the screen; that must not reach the user's terminal).
 clean_log() {
-	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g'
+	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g'
 }
 
 log_tail() {
@@ -222,6 +235,10 @@ build() {
 		bash scripts/build/mkiso.sh "$dir/kernel.elf" "ktest=$EXTRA_KTEST," \
 			"$dir/test-extra.iso" || exit 2
 	fi
+	if [[ -n $UEFI_CPUS ]]; then
+		bash scripts/build/mkiso.sh "$dir/kernel.elf" \
+			"ktest=$UEFI_KTEST, ktest_firmware=efi" "$dir/test-uefi.iso" || exit 2
+	fi
 }
 
 # check_trace LABEL LOG: the scheduler trace dumps a test printed
@@ -240,17 +257,15 @@ check_trace() {
 	fi
 }
 
-# run_config RT CPUS [MACHINE ISO]: boot the test ISO (by default the
-# matrix's, on $MACHINE), report, and add to the totals. Panic tests seen
-# are appended to PANIC_TESTS when COLLECT_PANIC=1, and expected-failure
-# tests too, marked in XFAIL.
+# run_config RT CPUS [TAG ISO [MACHINE]]: boot the test ISO (by default
+# the matrix's, on $MACHINE; TAG names another configuration in the label
+# and the log), report, and add to the totals. Panic tests seen are
+# appended to PANIC_TESTS when COLLECT_PANIC=1, and expected-failure tests
+# too, marked in XFAIL.
 run_config() {
-	local machine=${3:-$MACHINE} iso=${4:-$(kernel_dir "$1")/test.iso}
-	local label="[rt$1 cpus$2]" log=$LOGDIR/rt$1-cpus$2.log
+	local iso=${4:-$(kernel_dir "$1")/test.iso} machine=${5:-$MACHINE}
+	local label="[rt$1${3:+ $3} cpus$2]" log=$LOGDIR/rt$1${3:+-$3}-cpus$2.log
 	local start=$SECONDS pass=0 fail=0 skip=0 line reason
-	if [[ -n ${3:-} ]]; then
-		label="[rt$1 $machine cpus$2]" log=$LOGDIR/rt$1-$machine-cpus$2.log
-	fi
 	echo "$label booting..."
 	boot "$iso" "$2" "$log" "$machine"
 	wait_boot "$BOOT_PID"
@@ -349,8 +364,9 @@ run_panic_tests() {
 read -ra CPUS <<<"${CPUS_LIST//,/ }" # "1 4" or "1,4"
 read -ra RTS <<<"${RT_LIST//,/ }"
 read -ra EXTRAS <<<"${EXTRA_CONFIGS//,/ }" # "q35:3 pc:5"
-for c in "${CPUS[@]}"; do
-	[[ $c =~ ^[1-9][0-9]*$ ]] || { echo "bad CPUS_LIST entry: $c" >&2; exit 2; }
+read -ra UEFI <<<"${UEFI_CPUS//,/ }"
+for c in "${CPUS[@]}" "${UEFI[@]}"; do
+	[[ $c =~ ^[1-9][0-9]*$ ]] || { echo "bad CPUS_LIST or UEFI_CPUS entry: $c" >&2; exit 2; }
 done
 for c in "${EXTRAS[@]}"; do
 	[[ $c =~ ^(pc|q35):[1-9][0-9]*$ ]] ||
@@ -375,12 +391,17 @@ for rt in "${RTS[@]}"; do
 	done
 	COLLECT_PANIC=0
 	for c in "${EXTRAS[@]}"; do
-		run_config "$rt" "${c#*:}" "${c%%:*}" "$(kernel_dir "$rt")/test-extra.iso"
+		run_config "$rt" "${c#*:}" "${c%%:*}" \
+			"$(kernel_dir "$rt")/test-extra.iso" "${c%%:*}"
 	done
 	if ((${#PANIC_TESTS[@]})); then
 		mapfile -t PANIC_TESTS < <(printf '%s\n' "${PANIC_TESTS[@]}" | sort -u)
 	fi
 	run_panic_tests "$rt"
+	COLLECT_PANIC=0
+	for cpus in "${UEFI[@]}"; do
+		FIRMWARE=uefi run_config "$rt" "$cpus" uefi "$(kernel_dir "$rt")/test-uefi.iso"
+	done
 done
 
 # run_host_test SCRIPT: a host-side test boots what it needs from KERNEL

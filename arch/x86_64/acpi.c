@@ -1,8 +1,9 @@
 /*
- * ACPI table discovery: the RSDP (from the boot loader's tag, else the BIOS
- * areas), then the XSDT or RSDT, then the MADT. Every table's checksum is
- * verified before it is believed. Tables are read through the direct map
- * (or ioremap, when firmware put them outside RAM).
+ * ACPI table discovery: the RSDP (from the boot loader's tag, else, on BIOS
+ * firmware only, the BIOS areas), then the XSDT or RSDT, then the MADT.
+ * Every table's checksum is verified before it is believed. Tables are
+ * read through the direct map (or ioremap, when firmware put them outside
+ * RAM).
  */
 #include "asm/acpi.h"
 #include "asm/page.h"
@@ -77,18 +78,35 @@ static const struct acpi_rsdp *rsdp_scan(uint64_t start, uint64_t len)
 	return 0;
 }
 
-/* The loader's copy first; else the first KiB of the EBDA, then the BIOS
- * ROM area (ACPI spec 5.2.5.1). */
-static const struct acpi_rsdp *rsdp_find(void)
-{
-	uint64_t ebda = (uint64_t)*(const uint16_t *)phys_to_virt(0x40e) << 4;
-	const struct acpi_rsdp *r = 0;
+enum acpi_rsdp_source acpi_rsdp_source;
 
-	if (loader_info.rsdp_len)
-		r = rsdp_check((const struct acpi_rsdp *)loader_info.rsdp);
-	if (!r && ebda >= 0x80000 && ebda < 0xa0000)
+/* The loader's copy first; else the first KiB of the EBDA, then the BIOS
+ * ROM area (ACPI spec 5.2.5.1). EFI firmware has neither area (low memory
+ * is ordinary RAM there, and 0x40e holds whatever was left in it): its
+ * RSDP is in the EFI configuration table, which only the loader saw, so
+ * the loader's tag is the only way to it. */
+enum acpi_rsdp_source acpi_rsdp_find(const struct boot_info *bi,
+				     const void **rsdp)
+{
+	const struct acpi_rsdp *r = 0;
+	uint64_t ebda;
+
+	*rsdp = 0;
+	if (bi->rsdp_len)
+		r = rsdp_check((const struct acpi_rsdp *)bi->rsdp);
+	if (r) {
+		*rsdp = r;
+		return ACPI_RSDP_LOADER;
+	}
+	if (bi->firmware == BOOT_FW_EFI)
+		return ACPI_RSDP_NONE;
+	ebda = (uint64_t)*(const uint16_t *)phys_to_virt(0x40e) << 4;
+	if (ebda >= 0x80000 && ebda < 0xa0000)
 		r = rsdp_scan(ebda, 1024);
-	return r ? r : rsdp_scan(0xe0000, 0x20000);
+	if (!r)
+		r = rsdp_scan(0xe0000, 0x20000);
+	*rsdp = r;
+	return r ? ACPI_RSDP_BIOS_AREA : ACPI_RSDP_NONE;
 }
 
 static const struct acpi_sdt_header *sdt_map(uint64_t pa)
@@ -207,11 +225,16 @@ bool madt_parse(const struct acpi_madt *m, struct madt_info *out)
 
 bool acpi_init(void)
 {
-	const struct acpi_rsdp *r = rsdp_find();
+	const struct acpi_rsdp *r;
 	const struct acpi_sdt_header *m;
 
+	acpi_rsdp_source = acpi_rsdp_find(&loader_info, (const void **)&r);
 	if (!r) {
-		printk("ACPI: no RSDP found; booting on one CPU\n");
+		printk("ACPI: no RSDP: %s; booting on one CPU\n",
+		       loader_info.firmware == BOOT_FW_EFI ?
+		       "the loader passed none, and EFI firmware has no BIOS "
+		       "area to search" :
+		       "the loader passed none, and none is in the BIOS areas");
 		return false;
 	}
 	m = sdt_find(r, "APIC");
@@ -220,8 +243,10 @@ bool acpi_init(void)
 		printk("ACPI: no usable MADT; booting on one CPU\n");
 		return false;
 	}
-	printk("ACPI: RSDP rev %u, MADT: %d CPU(s)%s, %d I/O APIC(s), "
+	printk("ACPI: RSDP rev %u %s, MADT: %d CPU(s)%s, %d I/O APIC(s), "
 	       "%d override(s), local APIC at 0x%lx\n", r->revision,
+	       acpi_rsdp_source == ACPI_RSDP_LOADER ? "from the loader's tag"
+						    : "from the BIOS area",
 	       madt.nr_cpus, madt.nr_disabled ? " (+disabled)" : "",
 	       madt.nr_ioapics, madt.nr_overrides, madt.lapic_phys);
 	return true;

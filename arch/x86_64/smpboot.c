@@ -15,6 +15,7 @@
 #include "asm/page.h"
 #include "asm/pgtable.h"
 #include "asm/processor.h"
+#include "asm/realmode.h"
 #include "asm/syscall.h"
 #include "asm/timer.h"
 #include "gdt.h"
@@ -25,8 +26,6 @@
 #include "printk.h"
 #include "mm/stack.h"
 #include "string.h"
-
-#define TRAMPOLINE_PHYS 0x8000ul /* must match boot/trampoline.asm */
 
 /* What a starting CPU is given; the boot CPU owns it until the CPU sets
  * `alive`, the CPU owns it afterwards. */
@@ -51,13 +50,16 @@ uint32_t arch_cpu_hw_id(int cpu)
 }
 
 /* Number the CPUs: the boot CPU is 0, the rest in MADT order (an empty
- * table when there was none: arch_init_irq() parsed it). */
+ * table when there was none: arch_init_irq() parsed it). Only the boot
+ * CPU when there is no page to start the others in. */
 int arch_find_cpus(void)
 {
 	uint32_t self = lapic_id();
 	int n = 1;
 
 	apic_ids[0] = self;
+	if (!reserve_real_mode())
+		return 1;
 	for (int i = 0; i < madt.nr_cpus && n < NR_CPUS; i++)
 		if (madt.apic_ids[i] != self)
 			apic_ids[n++] = madt.apic_ids[i];
@@ -67,23 +69,23 @@ int arch_find_cpus(void)
 /* The trampoline's parameter slots, in its copy below 1 MiB. */
 static volatile uint64_t *tramp_slot(const char *label)
 {
-	return phys_to_virt(TRAMPOLINE_PHYS + (label - trampoline_start));
+	return phys_to_virt(trampoline_phys + (label - trampoline_start));
 }
 
 static void trampoline_install(void)
 {
-	memcpy(phys_to_virt(TRAMPOLINE_PHYS), trampoline_start,
+	memcpy(phys_to_virt(trampoline_phys), trampoline_start,
 	       trampoline_end - trampoline_start);
 	/* The AP turns paging on while running here: map the page 1:1. */
-	paging_map_page(TRAMPOLINE_PHYS, TRAMPOLINE_PHYS, PTE_W);
+	paging_map_page(trampoline_phys, trampoline_phys, PTE_W);
 	*tramp_slot(tr_cr3) = paging_kernel_cr3();
 }
 
 /* Other CPUs ran the trampoline too: flush it from every TLB. */
 static void trampoline_remove(void)
 {
-	paging_unmap_page(TRAMPOLINE_PHYS);
-	flush_tlb_kernel_range(TRAMPOLINE_PHYS, TRAMPOLINE_PHYS + PAGE_SIZE);
+	paging_unmap_page(trampoline_phys);
+	flush_tlb_kernel_range(trampoline_phys, trampoline_phys + PAGE_SIZE);
 }
 
 void arch_cpu_init_ap(int cpu)
@@ -153,10 +155,10 @@ static bool kick_cpu(struct ap_boot *b, uint32_t apic_id, uint64_t timeout_us)
 {
 	apic_send_init(apic_id);
 	arch_udelay(100);
-	apic_send_sipi(apic_id, TRAMPOLINE_PHYS >> 12);
+	apic_send_sipi(apic_id, trampoline_phys >> 12);
 	if (wait_alive(b, 1000))
 		return true;
-	apic_send_sipi(apic_id, TRAMPOLINE_PHYS >> 12);
+	apic_send_sipi(apic_id, trampoline_phys >> 12);
 	return wait_alive(b, timeout_us);
 }
 /* LAB2 STUB: static bool kick_cpu(struct ap_boot *b, uint32_t apic_id, uint64_t timeout_us) */

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Make a BIOS-bootable GRUB ISO that boots KERNEL_ELF with multiboot2.
+# Make a GRUB ISO that boots KERNEL_ELF with multiboot2, on BIOS and on
+# UEFI firmware (a hybrid: El Torito entries for both, GRUB for each).
 #
 # usage: scripts/build/mkiso.sh KERNEL_ELF CMDLINE OUT_ISO
+#
+# MKISO_FIRMWARE: bios, uefi or both (default: both when GRUB's EFI
+# modules, grub-efi-amd64-bin, are installed, else bios). A hybrid ISO
+# takes about 0.8 s more to make than a BIOS-only one (1.7 s against 1.0 s
+# on a busy 2-core host) and is 26 MiB instead of 16.
 #
 # CMDLINE is passed to the kernel verbatim (e.g. 'ktest=*'); it must not
 # contain a single quote. Quiet on success; on failure prints grub-mkrescue's
@@ -25,8 +31,29 @@ if [[ $cmdline == *"'"* || $cmdline == *$'\n'* ]]; then
 	exit 1
 fi
 
-# Only the BIOS platform: smaller, faster ISO, and no EFI image to build.
-GRUB_PLATFORM_DIR=${GRUB_PLATFORM_DIR:-/usr/lib/grub/i386-pc}
+GRUB_BIOS_DIR=/usr/lib/grub/i386-pc
+GRUB_EFI_DIR=/usr/lib/grub/x86_64-efi
+if [[ -d $GRUB_EFI_DIR ]]; then
+	firmware=${MKISO_FIRMWARE:-both}
+else
+	firmware=${MKISO_FIRMWARE:-bios}
+fi
+case $firmware in
+bios) platform_dirs=("$GRUB_BIOS_DIR") ;;
+uefi) platform_dirs=("$GRUB_EFI_DIR") ;;
+both) platform_dirs=("$GRUB_BIOS_DIR" "$GRUB_EFI_DIR") ;;
+*)
+	echo "mkiso: MKISO_FIRMWARE=$firmware: expected bios, uefi or both" >&2
+	exit 2
+	;;
+esac
+for d in "${platform_dirs[@]}"; do
+	if [[ ! -d $d ]]; then
+		echo "mkiso: $d missing: install $([[ $d == "$GRUB_EFI_DIR" ]] &&
+			echo grub-efi-amd64-bin || echo grub-pc-bin) (scripts/deps.sh)" >&2
+		exit 1
+	fi
+done
 
 outdir=$(dirname -- "$out")
 mkdir -p -- "$outdir"
@@ -40,15 +67,24 @@ cp -- "$kernel" "$tmp/iso/boot/kernel.elf"
 # wildcard expansion of '*'. GRUB also writes to the serial port so that its
 # errors ("no multiboot header", ...) end up in the test logs; as a "dumb"
 # terminal, set before it is switched on, it writes no escape sequences,
-# only a "Booting" line before the kernel's output.
-# MKISO_GRUB_SERIAL=0 keeps GRUB on the (invisible) VGA console only.
+# only a "Booting" line before the kernel's output. Under EFI the
+# firmware's console is the serial port too (OVMF), so GRUB writes to the
+# port only, or every line would come twice; and there is no text mode to
+# hand over, so gfxpayload=keep leaves the firmware's graphics mode as it
+# is rather than failing to find one ("no suitable video mode").
+# MKISO_GRUB_SERIAL=0 keeps GRUB on the (invisible) screen only.
 {
 	echo "set timeout=0"
 	echo "set default=0"
+	echo 'if [ "$grub_platform" = efi ]; then set gfxpayload=keep; fi'
 	if [[ ${MKISO_GRUB_SERIAL:-1} == 1 ]]; then
 		echo "serial --unit=0 --speed=115200"
 		echo "terminfo serial dumb"
-		echo "terminal_output serial console"
+		echo 'if [ "$grub_platform" = efi ]; then'
+		echo "	terminal_output serial"
+		echo "else"
+		echo "	terminal_output serial console"
+		echo "fi"
 	fi
 	echo 'menuentry "percpu-kernel" {'
 	# One single-quoted GRUB word per option: GRUB would wrap a word with
@@ -62,8 +98,10 @@ cp -- "$kernel" "$tmp/iso/boot/kernel.elf"
 	echo "}"
 } >"$tmp/iso/boot/grub/grub.cfg"
 
+# One platform: -d names its modules; both: grub-mkrescue's default, every
+# platform installed under /usr/lib/grub.
 args=(-o "$tmp/out.iso")
-[[ -d $GRUB_PLATFORM_DIR ]] && args+=(-d "$GRUB_PLATFORM_DIR")
+((${#platform_dirs[@]} == 1)) && args+=(-d "${platform_dirs[0]}")
 
 # grub-mkrescue (and the xorriso it runs) is chatty even on success.
 if ! TMPDIR=$tmp grub-mkrescue "${args[@]}" "$tmp/iso" >"$tmp/log" 2>&1; then

@@ -9,14 +9,13 @@
 
 #include "asm/pgtable.h"
 #include "asm/processor.h"
+#include "asm/realmode.h"
 #include "ktest.h"
 #include "percpu.h"
 #include "sched.h"
 #include "sched_internal.h"
 #include "smp.h"
 #include "time.h"
-
-#define TRAMPOLINE_PHYS 0x8000ul /* boot/trampoline.asm */
 
 struct ap_view {
 	unsigned long gs_base;
@@ -74,5 +73,5 @@ KTEST(lab2_hidden, every_cpu_ticks)
 
 KTEST(lab2_hidden, trampoline_unmapped_after_boot)
 {
-	KEXPECT_EQ(paging_lookup(TRAMPOLINE_PHYS) & PTE_P, 0);
+	KEXPECT_EQ(paging_lookup(trampoline_phys) & PTE_P, 0);
 }

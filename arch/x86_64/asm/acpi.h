@@ -58,6 +58,14 @@ struct madt_info {
 
 extern struct madt_info madt;
 
+/* Where this boot's RSDP came from (acpi_init()). */
+enum acpi_rsdp_source {
+	ACPI_RSDP_NONE,
+	ACPI_RSDP_LOADER,    /* the copy in the loader's tag */
+	ACPI_RSDP_BIOS_AREA, /* found in the EBDA or the BIOS ROM area */
+};
+extern enum acpi_rsdp_source acpi_rsdp_source;
+
 /* Find and parse the MADT into `madt`. Returns false, with the reason
  * printed, when there is no usable one (and leaves `madt` empty); the
  * caller then runs on one CPU. */
@@ -66,5 +74,11 @@ bool acpi_init(void);
 /* Exposed for the tests, which feed them hand-made tables. */
 bool acpi_checksum_ok(const void *table, uint32_t len);
 bool madt_parse(const struct acpi_madt *m, struct madt_info *out);
+struct boot_info;
+/* The RSDP bi leads to (in *rsdp, 0 if none) and where it was found: the
+ * loader's copy when it checks out, else the BIOS areas, searched only
+ * when bi->firmware is BIOS. */
+enum acpi_rsdp_source acpi_rsdp_find(const struct boot_info *bi,
+				     const void **rsdp);
 
 #endif
