@@ -265,10 +265,11 @@ qemu-gdb: all
 gdb:
 	gdb -iex "add-auto-load-safe-path $(CURDIR)" -x scripts/kernel.gdb $(B)/kernel.elf
 
-# The test matrix: every CPU count on both RT settings, on MACHINE (pc),
-# then one boot on OVMF per RT setting (UEFI_CPUS), and on a full run the
-# extra boards and CPU counts of EXTRA_CONFIGS (default "q35:3": a q35
-# machine with 3 CPUs; scripts/run-tests.sh).
+# The test matrix: per RT setting, every CPU count on MACHINE (pc); on a
+# full run the extra boards and CPU counts of EXTRA_CONFIGS (default
+# "q35:3": a q35 machine with 3 CPUs); each panic test alone; on a full
+# run one boot on OVMF (UEFI_CPUS); then the host tests
+# (scripts/run-tests.sh).
 TEST_CPUS ?= 1 2 4 8
 TEST_RT   ?= 0 1
 test:

@@ -8,8 +8,7 @@
 #include "cpuhotplug.h"
 #include "jump_label.h"
 #include "locking/mutex.h"
-
-extern const struct jump_entry __start___jump_table[], __stop___jump_table[];
+#include "sched/sched.h"
 
 static DEFINE_MUTEX(jump_label_mutex);
 
@@ -22,7 +21,12 @@ static void static_key_set(struct static_key *key, bool enable)
 		     e < __stop___jump_table; e++)
 			if (e->key == key)
 				arch_jump_label_transform_queue(e, enable);
+		/* The patch serialises every other CPU by IPI and this one
+		 * by hand after the last write: "this one" must stay the
+		 * CPU the IPIs skipped, even if the task is preempted. */
+		migrate_disable();
 		arch_jump_label_transform_apply();
+		migrate_enable();
 		__atomic_store_n(&key->enabled, enable, __ATOMIC_RELEASE);
 	}
 	mutex_unlock(&jump_label_mutex);

@@ -90,6 +90,18 @@ static char work_glob[BOOT_CMDLINE_MAX];
  * after the last, dumped over the serial port at the end. */
 #define BOOT_TRACE_ENTRIES 65536
 
+/* In the work task, not in the idle task that creates it: starting a
+ * trace patches code (static keys), which takes sleeping locks. */
+static void boot_trace_start(void)
+{
+	char opt[16];
+
+	if (cmdline_get("trace", opt, sizeof(opt)) &&
+	    trace_start(BOOT_TRACE_ENTRIES))
+		printk("trace: no memory for %d events per CPU\n",
+		       BOOT_TRACE_ENTRIES);
+}
+
 static void boot_trace_dump(void)
 {
 	if (trace_enabled())
@@ -98,7 +110,10 @@ static void boot_trace_dump(void)
 
 static int run_tests(void *arg)
 {
-	int failed = ktest_run_all(work_glob);
+	int failed;
+
+	boot_trace_start();
+	failed = ktest_run_all(work_glob);
 
 	boot_trace_dump();
 	qemu_exit(failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
@@ -107,12 +122,14 @@ static int run_tests(void *arg)
 
 static int run_torture(void *arg)
 {
+	boot_trace_start();
 	qemu_exit(torture_run(work_glob) ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
 	return 0;
 }
 
 static int run_benches(void *arg)
 {
+	boot_trace_start();
 	kbench_run_all(work_glob);
 	boot_trace_dump();
 	qemu_exit(QEMU_EXIT_PASS);
@@ -142,7 +159,6 @@ static int run_init(void *arg)
 static void start_work(void)
 {
 	int (*fn)(void *) = 0;
-	char opt[16];
 	struct task *t;
 
 	if (cmdline_get("init", init_name, sizeof(init_name))) {
@@ -164,10 +180,6 @@ static void start_work(void)
 	}
 	if (!work_glob[0])
 		strlcpy(work_glob, "*", sizeof(work_glob));
-	if (cmdline_get("trace", opt, sizeof(opt)) &&
-	    trace_start(BOOT_TRACE_ENTRIES))
-		printk("trace: no memory for %d events per CPU\n",
-		       BOOT_TRACE_ENTRIES);
 	t = kthread_create(fn, 0, fn == run_tests ? "ktest" :
 				  fn == run_torture ? "torture" : "kbench");
 	if (!t)

@@ -30,8 +30,9 @@
 #              suites of boot, firmware tags, ACPI, SMP bring-up and
 #              per-CPU data; otherwise KTEST)
 #   MACHINE, FIRMWARE, QEMU_CPU, QEMU_MEM, ACCEL are passed on to
-#   scripts/qemu.sh (MACHINE and FIRMWARE: of the CPUS_LIST boots,
-#   default pc and bios).
+#   scripts/qemu.sh (MACHINE: of every boot but the EXTRA_CONFIGS ones,
+#   which name theirs, default pc; FIRMWARE: of every boot but the
+#   UEFI_CPUS ones, which are OVMF's, default bios).
 #
 # Builds with `make O=$O RT=$RT LOCKDEP=$LOCKDEP elf` into that
 # configuration's directory, $O/rt$RT-ld$LOCKDEP (`make builddir`), the one
@@ -398,7 +399,6 @@ for rt in "${RTS[@]}"; do
 		mapfile -t PANIC_TESTS < <(printf '%s\n' "${PANIC_TESTS[@]}" | sort -u)
 	fi
 	run_panic_tests "$rt"
-	COLLECT_PANIC=0
 	for cpus in "${UEFI[@]}"; do
 		FIRMWARE=uefi run_config "$rt" "$cpus" uefi "$(kernel_dir "$rt")/test-uefi.iso"
 	done

@@ -63,7 +63,9 @@ static void sync_core(void *unused)
 
 /* Every online CPU, this one included, serialised after the last write:
  * the others in the IPI handler (which they leave with iretq, also
- * serialising), after any #BP handler they were in. */
+ * serialising), after any #BP handler they were in. The caller keeps
+ * the task on this CPU (migrate_disable(), kernel/jump_label.c), so the
+ * CPU the IPIs skip is the one serialised here. */
 static void text_poke_sync(void)
 {
 	smp_call_function_many(cpu_online_mask, sync_core, 0, true);
@@ -119,6 +121,15 @@ void text_poke_finish(void)
 	poke_nr = 0;
 }
 
+static bool is_jump_site(uintptr_t at)
+{
+	for (const struct jump_entry *e = __start___jump_table;
+	     e < __stop___jump_table; e++)
+		if (e->code == at)
+			return true;
+	return false;
+}
+
 bool text_poke_int3_handler(struct trap_frame *f)
 {
 	/* RIP is past the one-byte int3. */
@@ -133,8 +144,10 @@ bool text_poke_int3_handler(struct trap_frame *f)
 	}
 	/* The int3 is gone from memory: this CPU fetched it just before the
 	 * patch completed (as Linux's kprobes says of a removed probe). Run
-	 * what is there now. A real int3 is still in memory: not ours. */
-	if (*(volatile uint8_t *)at != INT3_INSN) {
+	 * what is there now, if it is a site we patch. A real int3 is still
+	 * in memory, and another #BP (an `int $3`, two bytes) is no site:
+	 * not ours. */
+	if (*(volatile uint8_t *)at != INT3_INSN && is_jump_site(at)) {
 		__atomic_fetch_add(&text_poke_stale_int3, 1, __ATOMIC_RELAXED);
 		f->rip = at;
 		return true;

@@ -101,8 +101,10 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 			}
 			continue;
 		}
-		if (!spin_protect(lock, owner))
-			continue; /* it changed hands: look again */
+		if (!spin_protect(lock, owner)) {
+			spin_release(); /* so its free need not wait */
+			continue;       /* it changed hands: look again */
+		}
 		if (!owner_running_elsewhere(owner))
 			break;
 		if (!lock->no_pi && rt_mutex_pi_enabled &&

@@ -35,7 +35,7 @@ static int lowest_prio_cpu(const struct task *p)
 	int cpu, best = -1, best_prio = p->prio;
 
 	for_each_online_cpu(cpu) {
-		int prio = __atomic_load_n(&cpu_rq(cpu)->curr->prio,
+		int prio = __atomic_load_n(&cpu_rq(cpu)->curr_prio,
 					   __ATOMIC_RELAXED);
 
 		if (is_cpu_allowed(p, cpu) && prio > best_prio &&
@@ -65,7 +65,8 @@ int select_task_rq(struct task *p)
 	    (cpu = lowest_prio_cpu(p)) >= 0)
 		return cpu;
 	if (p->prio < MAX_RT_PRIO && is_cpu_allowed(p, prev) &&
-	    cpu_rq(prev)->curr->prio <= p->prio &&
+	    __atomic_load_n(&cpu_rq(prev)->curr_prio, __ATOMIC_RELAXED) <=
+		    p->prio &&
 	    (cpu = lowest_prio_cpu(p)) >= 0)
 		return cpu;
 	if (is_cpu_allowed(p, prev))

@@ -89,12 +89,42 @@ void sched_rt_init(void)
 
 int sched_rt_set_bandwidth(long runtime_us, long period_us)
 {
+	unsigned long flags;
+	int cpu;
+
 	if (!rt_bandwidth_valid(runtime_us, period_us))
 		return -EINVAL;
 	sysctl_sched_rt_period = period_us;
 	sysctl_sched_rt_runtime = runtime_us;
 	rt_bandwidth_apply();
+	/* Every CPU starts a period under the new settings: what was
+	 * charged under the old ones (or a throttling they imposed) must
+	 * not carry over into a period of another length, or outlive a
+	 * switch to no limit. */
+	for_each_online_cpu(cpu) {
+		struct rq *rq = cpu_rq(cpu);
+
+		local_irq_save(flags);
+		arch_spin_lock(&rq->lock);
+		sched_rt_rq_reset(rq);
+		arch_spin_unlock(&rq->lock);
+		local_irq_restore(flags);
+	}
 	return 0;
+}
+
+/* Start rq's period afresh: nothing charged, not throttled (waking its
+ * RT tasks if they were). For new settings, and for a CPU going offline
+ * (it comes back with a fresh period). rq locked. */
+void sched_rt_rq_reset(struct rq *rq)
+{
+	rq->rt_time = 0;
+	rq->rt_period_pos = 0;
+	if (rq->rt_throttled) {
+		__atomic_store_n(&rq->rt_throttled, false, __ATOMIC_RELAXED);
+		if (rq->nr_rt)
+			resched_curr(rq);
+	}
 }
 
 /* From scheduler_tick(), rq (this CPU's) locked. */
@@ -107,14 +137,16 @@ void sched_rt_tick(struct rq *rq)
 	struct task *curr = rq->curr;
 	bool rt = curr->prio < MAX_RT_PRIO && curr != rq->idle;
 
-	if (rt) {
-		rq->rt_time++;
+	if (rt)
 		rq->rt_stat.rt_ticks++;
-	} else if (rq->rt_throttled && rq->nr_rt) {
+	else if (rq->rt_throttled && rq->nr_rt)
 		rq->rt_stat.throttled_ticks++;
-	}
+	/* No limit: nothing is charged (as Linux's update_curr_rt()), so a
+	 * limit set later starts with no debt. */
 	if (runtime == RUNTIME_INF)
 		return;
+	if (rt)
+		rq->rt_time++;
 	if (++rq->rt_period_pos >= period) {
 		/* The period ends: pay the runtime back. */
 		rq->rt_period_pos = 0;
@@ -132,14 +164,6 @@ void sched_rt_tick(struct rq *rq)
 		if (rt)
 			resched_curr(rq);
 	}
-}
-
-/* A CPU that goes offline: it comes back with a fresh period. rq locked. */
-void sched_rt_rq_reset(struct rq *rq)
-{
-	rq->rt_time = 0;
-	rq->rt_period_pos = 0;
-	__atomic_store_n(&rq->rt_throttled, false, __ATOMIC_RELAXED);
 }
 
 void sched_rt_stat(int cpu, struct rt_bandwidth_stat *s)

@@ -20,10 +20,11 @@ extern long sysctl_sched_rt_period;
 extern long sysctl_sched_rt_runtime;
 
 /* What writing Linux's sched_rt_runtime_us and sched_rt_period_us
- * sysctls does: from the next tick on, every CPU's RT tasks get
- * runtime_us (-1: no limit) of every period_us. -EINVAL, and nothing
- * changed, unless the period is one tick to 10 s and the runtime -1 or
- * one tick to the period. A CPU's period in progress runs to its end. */
+ * sysctls does: every online CPU starts a new period, not throttled and
+ * with nothing charged, in which its RT tasks get runtime_us (-1: no
+ * limit) of every period_us. -EINVAL, and nothing changed, unless the
+ * period is one tick to 10 s and the runtime -1 or one tick to the
+ * period. Task context. */
 int sched_rt_set_bandwidth(long runtime_us, long period_us);
 
 /* What a CPU's tick counted since boot: ticks charged to RT tasks, ticks

@@ -294,6 +294,7 @@ static void context_switch(struct rq *rq, struct task *prev, struct task *next)
 		__trace_event(TRACE_SWITCH, prev->id, next->id, next->name,
 			      prev->state);
 	rq->curr = next;
+	__atomic_store_n(&rq->curr_prio, next->prio, __ATOMIC_RELAXED);
 	__atomic_store_n(&next->on_cpu, true, __ATOMIC_RELAXED);
 	update_rt_overload(rq);
 	raw_cpu_write(current_task, next);
@@ -547,6 +548,8 @@ void set_task_prio(struct task *p, int prio)
 	} else {
 		p->prio = prio;
 	}
+	if (running)
+		__atomic_store_n(&rq->curr_prio, prio, __ATOMIC_RELAXED);
 	arch_spin_unlock(&rq->lock);
 }
 
@@ -666,6 +669,7 @@ static void idle_init(int cpu, struct task *idle)
 	cpumask_copy(&idle->cpus_mask, cpumask_of(cpu));
 	idle->nr_cpus_allowed = 1;
 	rq->idle = rq->curr = idle;
+	rq->curr_prio = idle->prio;
 }
 
 void sched_init(void)

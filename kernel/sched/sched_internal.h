@@ -20,6 +20,11 @@ struct rq {
 	int nr_movable;              /* queued tasks allowed elsewhere too */
 	int nr_rt_movable;           /* RT ones among those */
 	struct task *curr;
+	/* curr->prio, for other CPUs' unlocked reads (placement): curr may
+	 * switch out, exit and be freed between their loading rq->curr and
+	 * its prio. Written with the lock held, when curr or its prio
+	 * changes. */
+	int curr_prio;
 	struct task *idle;
 	int cpu;
 	/* The CPU is not active (going down, or not yet up): every task

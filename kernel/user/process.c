@@ -54,7 +54,7 @@ static int user_charge(struct process *parent, struct user_struct **res)
 	u = parent->user;
 	n = __atomic_load_n(&u->processes, __ATOMIC_RELAXED);
 	do {
-		if (n >= RLIMIT_NPROC)
+		if (n >= NPROC_TREE_MAX)
 			return -EAGAIN;
 	} while (!__atomic_compare_exchange_n(&u->processes, &n, n + 1, true,
 					      __ATOMIC_RELAXED,

@@ -43,7 +43,7 @@ struct process_output {
 /* The most processes (spawned and not yet freed) one process tree may
  * hold, as Linux's RLIMIT_NPROC per user: spawn() beyond it fails with
  * -EAGAIN. A tree is a process the kernel spawned and its descendants. */
-#define RLIMIT_NPROC 64
+#define NPROC_TREE_MAX 64
 
 struct user_struct;
 

@@ -16,11 +16,14 @@ static void add_one(void *arg)
 KTEST(smp, calls_need_no_memory)
 {
 	int self = raw_smp_processor_id(), others = num_online_cpus() - 1;
-	int many = 0, many_nowait = 0, single = 0, single_nowait = 0;
+	/* Static: a call without wait that comes after the poll below gave
+	 * up must not write into a stack that has moved on. */
+	static int many, many_nowait, single, single_nowait;
 	bool exhausted;
 	void *blocks;
 	int cpu;
 
+	many = many_nowait = single = single_nowait = 0;
 	blocks = ktest_kmalloc_exhaust();
 	exhausted = kmalloc(16) == 0;
 	/* With wait: the cfd requests, then the caller's stack. */

@@ -7,7 +7,7 @@
  * host (make rtlat measures them, in a deterministic mode).
  */
 #include "kmalloc.h"
-#include "ktest.h"
+#include "ktest_util.h"
 #include "rtlat.h"
 #include "smp.h"
 
@@ -73,8 +73,18 @@ KTEST(rtlat, migrate_disable_load_counts_every_wakeup)
 
 /* The kmalloc loads run on their CPUs and free what they allocate: the
  * objects in use are back to their count. The first run counts only
- * the wake-ups: task structs stay cached once allocated (kthread.c), and
- * it may start more tasks than the tests before it. */
+ * the wake-ups (it may start more tasks than the tests before it, and
+ * fill caches); after the second, a task struct whose last reference
+ * dropped in a context switch waits for the reaper, so the count is
+ * waited for. */
+static bool kmalloc_back_to(const long *in_use)
+{
+	for (int cls = 0; cls < KMALLOC_NR_CLASSES; cls++)
+		if (kmalloc_objects_in_use(cls) != in_use[cls])
+			return false;
+	return true;
+}
+
 static void run_kmalloc(enum rtlat_protect protect, int load_cpus)
 {
 	long in_use[KMALLOC_NR_CLASSES];
@@ -84,6 +94,8 @@ static void run_kmalloc(enum rtlat_protect protect, int load_cpus)
 		in_use[cls] = kmalloc_objects_in_use(cls);
 	run(protect);
 	KEXPECT_EQ(res.load_cpus, load_cpus);
+	KEXPECT_TRUE(ktest_poll_until(kmalloc_back_to(in_use), 10000,
+				      POLL_SLEEP));
 	for (int cls = 0; cls < KMALLOC_NR_CLASSES; cls++)
 		KEXPECT_EQ(kmalloc_objects_in_use(cls), in_use[cls]);
 }

@@ -110,6 +110,8 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 	int cpu;
 	bool ok;
 
+	/* One slot of the shared page per CPU. */
+	KASSERT_LE(nr_cpu_ids, RT_SPIN_SLOTS);
 	rs.pg = shm_page(RT_SPIN_KEY);
 	KASSERT_TRUE(rs.pg && out);
 	KASSERT_EQ(rt_throttle_test_bandwidth(), 0);

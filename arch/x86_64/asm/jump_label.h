@@ -26,6 +26,8 @@ struct jump_entry {
 	struct static_key *key;
 };
 
+extern const struct jump_entry __start___jump_table[], __stop___jump_table[];
+
 /* False (falls through the nop) until the key's sites are patched. The
  * key must be a link-time constant: a static key is a global. */
 static __always_inline bool arch_static_branch(struct static_key *key)
