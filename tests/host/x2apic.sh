@@ -37,23 +37,22 @@ fi
 
 mkdir -p "$dir" || exit 1
 
-# case NAME CPUS CPU_MODEL KTEST TIMEOUT TEXT... [-- QEMU ARGS]: boot the
-# kernel with ktest=KTEST; every test must pass and the log hold each TEXT.
+# case NAME MACHINE CPUS CPU_MODEL KTEST TIMEOUT TEXT...: boot the kernel
+# with ktest=KTEST; every test must pass and the log hold each TEXT.
 case_() {
-	local name=$1 cpus=$2 model=$3 ktest=$4 limit=$5 rc log text start
-	local missing=() texts=() extra=()
-	shift 5
-	while (($#)) && [[ $1 != -- ]]; do texts+=("$1"); shift; done
-	(($#)) && shift && extra=("$@")
+	local name=$1 machine=$2 cpus=$3 model=$4 ktest=$5 limit=$6
+	local rc log text start missing=()
+	shift 6
 	bash scripts/build/mkiso.sh "$KERNEL" "ktest=$ktest" "$dir/$name.iso" ||
 		exit 1
 	start=$(date +%s)
-	QEMU_BIN=$qemu QEMU_CPU=$model QEMU_MEM=${QEMU_MEM:-1G} \
-		timeout -k 5 "$limit" bash scripts/qemu.sh "$dir/$name.iso" \
-		"$cpus" "${extra[@]}" </dev/null >"$dir/$name.log" 2>&1
+	QEMU_BIN=$qemu MACHINE=$machine QEMU_CPU=$model \
+		QEMU_MEM=${QEMU_MEM:-1G} timeout -k 5 "$limit" \
+		bash scripts/qemu.sh "$dir/$name.iso" "$cpus" </dev/null \
+		>"$dir/$name.log" 2>&1
 	rc=$?
 	log=$(tr -d '\r' <"$dir/$name.log")
-	for text in "${texts[@]}" "# ktest: "; do
+	for text in "$@" "# ktest: "; do
 		grep -qF -- "$text" <<<"$log" || missing+=("$text")
 	done
 	if ((rc != 33 || ${#missing[@]})); then
@@ -69,13 +68,13 @@ case_() {
 }
 
 suites='smp.*,percpu.*,sched.*'
-case_ x2apic_2cpus 2 max "$suites" 600 \
+case_ x2apic_2cpus pc 2 max "$suites" 600 \
 	"APIC: x2APIC mode" "smpboot: 2 of 2 CPUs online"
-case_ x2apic_4cpus 4 max "$suites" 900 \
+case_ x2apic_4cpus pc 4 max "$suites" 900 \
 	"APIC: x2APIC mode" "smpboot: 4 of 4 CPUs online"
-case_ xapic_same_image 2 max,-x2apic 'smp.*' 600 \
+case_ xapic_same_image pc 2 max,-x2apic 'smp.*' 600 \
 	"APIC: xAPIC mode" "smpboot: 2 of 2 CPUs online"
-case_ "x2apic_${big}cpus_q35" "$big" max 'boot.*' 1800 \
+case_ "x2apic_${big}cpus_q35" q35 "$big" max 'boot.*' 1800 \
 	"APIC: x2APIC mode" "MADT: $big CPU(s)" \
-	"smpboot: $big of $big CPUs online" -- -machine q35
+	"smpboot: $big of $big CPUs online"
 exit $status
