@@ -63,7 +63,7 @@ case_() {
 		status=1
 	else
 		echo "ok $name ($(($(date +%s) - start)) s;" \
-			"$(grep -o 'smpboot: .*' <<<"$log" | head -n 1))"
+			"$(grep -o 'smpboot: .*CPUs online.*' <<<"$log" | head -n 1))"
 	fi
 }
 
