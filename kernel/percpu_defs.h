@@ -26,7 +26,10 @@
 #include "locking/lockdep.h"
 #include "asm/percpu.h"
 
-#define NR_CPUS 256
+/* The most CPUs the kernel numbers: every cpumask has this many bits,
+ * but per-CPU areas, stacks and tables exist only for the CPUs found at
+ * boot. 512 covers QEMU's q35 with x2APIC (-smp 288 and more). */
+#define NR_CPUS 512
 
 #define PER_CPU_SECTION __attribute__((section(".percpu")))
 

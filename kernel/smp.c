@@ -8,9 +8,9 @@
  * allocates nothing, so it works when memory is exhausted (the kernel
  * stack drain flushes TLBs through it, kernel/mm/stack.c): a waiting
  * caller's request lives on its stack, and every other request is one of
- * the calling CPU's own, preallocated in per-CPU data: one for
+ * the calling CPU's own, preallocated: one in per-CPU data for
  * smp_call_function_single() without wait (csd_data), and one per target
- * CPU for smp_call_function_many() (cfd_data).
+ * CPU for smp_call_function_many() (cfd_data, allocated at boot).
  *
  * A preallocated request is reused, so it carries a lock (CSD_FLAG_LOCK):
  * set by the caller that fills it, cleared by the target once it no
@@ -32,6 +32,7 @@
 #include "asm/smp.h"
 #include "asm/stacktrace.h"
 #include "locking/spinlock.h"
+#include "mm/kmalloc.h"
 
 enum {
 	CSD_FLAG_LOCK = 1, /* in use: queued, or running fn */
@@ -45,9 +46,12 @@ struct call_single_data {
 	unsigned int flags;
 };
 
-/* smp_call_function_many()'s requests, one per target CPU. */
+/* smp_call_function_many()'s requests, one per possible target CPU:
+ * nr_cpu_ids of them, allocated at boot (smp_prepare_boot_cpu()) rather
+ * than NR_CPUS in the per-CPU area, which would make every CPU's area
+ * grow with the most CPUs the kernel could number (16 KiB at 512). */
 struct call_function_data {
-	struct call_single_data csd[NR_CPUS];
+	struct call_single_data *csd;
 };
 
 /* A CPU's pending calls; any CPU adds under the lock, the owner empties
@@ -231,7 +235,7 @@ void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
 	cfd = raw_cpu_ptr(&cfd_data);
 	for_each_cpu(cpu, mask) {
 		if (cpu == self || !cpu_online(cpu))
-			continue;
+			continue; /* every online CPU is below nr_cpu_ids */
 		csd_lock(&cfd->csd[cpu], fn, arg, wait);
 		call_enqueue(cpu, &cfd->csd[cpu]);
 	}
@@ -239,7 +243,7 @@ void smp_call_function_many(const cpumask_t *mask, smp_call_func_t fn,
 	 * the mask covers exactly those that took it. */
 	if (wait)
 		for_each_cpu(cpu, mask)
-			if (cpu != self)
+			if (cpu != self && cpu < nr_cpu_ids)
 				csd_lock_wait(&cfd->csd[cpu]);
 	preempt_enable();
 }
@@ -507,7 +511,12 @@ void smp_prepare_boot_cpu(void)
 
 	for_each_possible_cpu(cpu) {
 		struct call_queue *q = raw_per_cpu_ptr(&call_queue, cpu);
+		struct call_function_data *cfd = raw_per_cpu_ptr(&cfd_data, cpu);
 
+		cfd->csd = kzalloc(nr_cpu_ids * sizeof(*cfd->csd));
+		if (!cfd->csd)
+			panic("smp: no memory for CPU %d's %d call requests", cpu,
+			      nr_cpu_ids);
 		raw_spin_lock_init(&q->lock);
 		q->tail = &q->head;
 		q->closed = true;

@@ -8,6 +8,13 @@
 #        scripts/deps.sh --bench   the same, plus what `make rtlat` uses
 #                                  for its plot (gnuplot); `make test`
 #                                  never needs it
+#        scripts/deps.sh --qemu-backports
+#                                  opt in: replace the distribution's QEMU
+#                                  with the one in its backports suite
+#                                  (Debian 12: QEMU 10, which has x2APIC
+#                                  under TCG, for tests/host/x2apic.sh and
+#                                  -smp above 255; docs/boot.md). Changes
+#                                  the system QEMU for every user.
 #
 # Each package is detected by a command or directory it provides rather than
 # by dpkg, so tools installed some other way are accepted too.
@@ -53,12 +60,52 @@ missing_packages() {
 	done | sort -u
 }
 
+# Root through sudo when not root; sets as_root, or fails naming what for.
+need_root() {
+	if [[ $(id -u) -eq 0 ]]; then
+		as_root=(env)
+	elif command -v sudo >/dev/null 2>&1; then
+		as_root=(sudo env)
+	else
+		echo "deps: need root or sudo to install: $*" >&2
+		exit 1
+	fi
+}
+
+# The backports suite of this Debian release (bookworm-backports on
+# Debian 12), added as an APT source of its own, and qemu-system-x86 from
+# it: APT never takes a backports package unless asked with -t, so
+# nothing else on the system moves.
+install_qemu_backports() {
+	local codename list
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	if [[ -z $codename ]] || ! grep -qi debian /etc/os-release; then
+		echo "deps: --qemu-backports needs Debian (found no Debian codename)" >&2
+		exit 1
+	fi
+	need_root qemu-system-x86 from "$codename-backports"
+	list=/etc/apt/sources.list.d/$codename-backports.list
+	if ! grep -rqs "$codename-backports" /etc/apt/sources.list /etc/apt/sources.list.d; then
+		echo "deb http://deb.debian.org/debian $codename-backports main" |
+			"${as_root[@]}" tee "$list" >/dev/null
+	fi
+	"${as_root[@]}" DEBIAN_FRONTEND=noninteractive apt-get update -q
+	"${as_root[@]}" DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends -t "$codename-backports" qemu-system-x86
+	qemu-system-x86_64 --version | head -n 1
+}
+
+if [[ ${1:-} == --qemu-backports ]]; then
+	install_qemu_backports
+	exit 0
+fi
+
 mapfile -t missing < <(missing_packages)
 
 if [[ ${1:-} == --check ]]; then
 	if ((${#missing[@]} == 0)); then exit 0; else exit 1; fi
 elif [[ $# -gt 0 ]]; then
-	echo "usage: $0 [--check]" >&2
+	echo "usage: $0 [--check | --bench | --qemu-backports]" >&2
 	exit 2
 fi
 
@@ -71,14 +118,7 @@ if ! command -v apt-get >/dev/null 2>&1; then
 	exit 1
 fi
 
-if [[ $(id -u) -eq 0 ]]; then
-	as_root=(env)
-elif command -v sudo >/dev/null 2>&1; then
-	as_root=(sudo env)
-else
-	echo "deps: need root or sudo to install: ${missing[*]}" >&2
-	exit 1
-fi
+need_root "${missing[@]}"
 
 # noninteractive: never stop on a debconf question (CI has no terminal).
 "${as_root[@]}" DEBIAN_FRONTEND=noninteractive apt-get update -q

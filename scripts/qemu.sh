@@ -17,7 +17,10 @@
 #              QEMU_ICOUNT=N (DETERMINISTIC=1 with ICOUNT_SHIFT=N: make
 #              rtlat's name for it), QEMU_MONITOR=PATH (the human
 #              monitor on a Unix socket at PATH, for scripts that send it
-#              commands such as nmi; default: no monitor).
+#              commands such as nmi; default: no monitor),
+#              QEMU_BIN (the QEMU binary, default qemu-system-x86_64 on
+#              the PATH: e.g. a newer QEMU with x2APIC under TCG,
+#              docs/boot.md).
 #
 # Exit status: when the guest writes VALUE to port 0xf4 (isa-debug-exit),
 # QEMU exits with (VALUE << 1) | 1, e.g. 0x10 -> 33. A triple fault with
@@ -97,7 +100,7 @@ if [[ -n ${QEMU_MONITOR:-} ]]; then
 	monitor=(-monitor "unix:$QEMU_MONITOR,server=on,wait=off")
 fi
 
-qemu=(qemu-system-x86_64
+qemu=("${QEMU_BIN:-qemu-system-x86_64}"
 	-machine "$machine"
 	-cpu "${QEMU_CPU:-max}"
 	-m "${QEMU_MEM:-256M}"

@@ -29,7 +29,7 @@
 #   UEFI_KTEST the tests of the OVMF boots (default on a full run: the
 #              suites of boot, firmware tags, ACPI, SMP bring-up and
 #              per-CPU data; otherwise KTEST)
-#   MACHINE, FIRMWARE, QEMU_CPU, QEMU_MEM, ACCEL are passed on to
+#   MACHINE, FIRMWARE, QEMU_CPU, QEMU_MEM, ACCEL, QEMU_BIN are passed on to
 #   scripts/qemu.sh (MACHINE: of every boot but the EXTRA_CONFIGS ones,
 #   which name theirs, default pc; FIRMWARE: of every boot but the
 #   UEFI_CPUS ones, which are OVMF's, default bios).

@@ -9,8 +9,12 @@
 #include "asm/page.h"
 #include "multiboot.h"
 #include "asm/pgtable.h"
+#include "percpu.h"
 #include "printk.h"
 #include "string.h"
+
+_Static_assert(MADT_MAX_CPUS >= NR_CPUS,
+	       "the MADT must hold every CPU the kernel can number");
 
 struct acpi_rsdp {
 	char signature[8];
@@ -150,6 +154,14 @@ static void madt_add_cpu(struct madt_info *out, uint32_t apic_id,
 		out->nr_disabled++;
 		return;
 	}
+	/* Firmware lists a CPU with an APIC id below 255 as type 0 and one
+	 * above as type 9 (x2APIC); one listed as both is one CPU. */
+	for (int i = 0; i < out->nr_cpus; i++)
+		if (out->apic_ids[i] == apic_id) {
+			printk("ACPI: APIC id %u listed twice; once counted\n",
+			       apic_id);
+			return;
+		}
 	if (out->nr_cpus == MADT_MAX_CPUS) {
 		printk("ACPI: more than %d CPUs; APIC id %u ignored\n",
 		       MADT_MAX_CPUS, apic_id);

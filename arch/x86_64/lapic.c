@@ -1,7 +1,18 @@
 /*
- * The local APIC in xAPIC mode: 4 KiB of registers at the physical
- * address the MADT gives, each 32 bits on a 16-byte stride. Every CPU sees
- * its own APIC at the same address.
+ * The local APIC, in one of two modes chosen once at boot for every CPU:
+ *
+ *   xAPIC   4 KiB of registers at the physical address the MADT gives,
+ *           each 32 bits on a 16-byte stride; 8-bit APIC ids; the ICR is
+ *           two 32-bit writes (destination first, the write of the low
+ *           half sends).
+ *   x2APIC  the same registers as MSRs, 0x800 + offset / 16; 32-bit APIC
+ *           ids; the ICR is one 64-bit MSR with the destination in the
+ *           high half, so an IPI is a single write.
+ *
+ * x2APIC is used when CPUID.1:ECX bit 21 says the CPU has it (QEMU's TCG
+ * since 8.x, KVM, real hardware); it is the only way to reach APIC ids
+ * above 254, so more than 255 CPUs need it. Everything above the register
+ * accessors is the same in both modes.
  */
 #include "asm/apic.h"
 #include "asm/processor.h"
@@ -30,6 +41,9 @@ enum {
 };
 
 #define APIC_BASE_ENABLE (1u << 11)
+#define APIC_BASE_X2APIC (1u << 10)   /* EXTD: registers as MSRs */
+#define CPUID_1_ECX_X2APIC (1u << 21)
+#define MSR_X2APIC_BASE 0x800
 #define SVR_ENABLE (1u << 8)
 #define LVT_MASKED (1u << 16)
 #define LVT_DELIVERY_NMI (4u << 8)
@@ -42,22 +56,42 @@ enum {
 #define ICR_SELF (1u << 18)
 #define TIMER_DIV_16 0x3
 
-static volatile uint32_t *lapic_regs;
+static volatile uint32_t *lapic_regs; /* xAPIC mode only */
+static bool x2apic_mode;              /* chosen in lapic_init(), then fixed */
 static uint64_t timer_hz;   /* timer input clock after the divider */
 static uint64_t count_per_ns; /* timer counts per ns, << 32 */
 
 static uint32_t apic_read(unsigned reg)
 {
+	if (x2apic_mode)
+		return (uint32_t)rdmsr(MSR_X2APIC_BASE + reg / 16);
 	return lapic_regs[reg / 4];
 }
 
 static void apic_write(unsigned reg, uint32_t v)
 {
-	lapic_regs[reg / 4] = v;
+	if (x2apic_mode)
+		wrmsr(MSR_X2APIC_BASE + reg / 16, v);
+	else
+		lapic_regs[reg / 4] = v;
+}
+
+bool lapic_x2apic_mode(void)
+{
+	return x2apic_mode;
+}
+
+uint32_t lapic_max_apic_id(void)
+{
+	/* xAPIC: 8 bits, and 0xff is the broadcast destination. */
+	return x2apic_mode ? 0xfffffffeu : 0xfeu;
 }
 
 uint32_t lapic_id(void)
 {
+	/* x2APIC: the whole register is the id; xAPIC: its top byte. */
+	if (x2apic_mode)
+		return apic_read(APIC_ID);
 	return apic_read(APIC_ID) >> 24;
 }
 
@@ -75,16 +109,47 @@ static void lapic_error_interrupt(struct trap_frame *f)
 	printk("APIC error on APIC id %u: ESR 0x%x\n", lapic_id(), esr);
 }
 
+static bool cpu_has_x2apic(void)
+{
+	uint32_t a, b, c, d;
+
+	cpuid(1, &a, &b, &c, &d);
+	return c & CPUID_1_ECX_X2APIC;
+}
+
+/*
+ * Turn this CPU's APIC on in the kernel's mode. The SDM allows only
+ * disabled -> xAPIC -> x2APIC (going straight from disabled to x2APIC
+ * faults), so EN is set first, then EXTD. A CPU restarted by INIT (CPU
+ * hotplug) may still be in x2APIC mode: writing the same bits again is a
+ * no-op. Back from x2APIC to xAPIC would need a disable in between; the
+ * kernel never goes that way, as the mode is chosen once.
+ */
+static void lapic_enable(void)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+
+	if (!(base & APIC_BASE_ENABLE))
+		wrmsr(MSR_APIC_BASE, base |= APIC_BASE_ENABLE);
+	if (x2apic_mode && !(base & APIC_BASE_X2APIC))
+		wrmsr(MSR_APIC_BASE, base | APIC_BASE_X2APIC);
+}
+
 void lapic_init(uint64_t phys)
 {
-	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_ENABLE);
-	lapic_regs = ioremap(phys, 4096);
+	x2apic_mode = cpu_has_x2apic();
+	if (!x2apic_mode)
+		lapic_regs = ioremap(phys, 4096);
+	lapic_enable();
 	trap_set_handler(ERROR_APIC_VECTOR, lapic_error_interrupt);
+	printk("APIC: %s mode, %u-bit APIC ids%s\n",
+	       x2apic_mode ? "x2APIC" : "xAPIC", x2apic_mode ? 32 : 8,
+	       x2apic_mode ? ", registers as MSRs" : "");
 }
 
 void lapic_setup_cpu(void)
 {
-	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_ENABLE);
+	lapic_enable();
 	apic_write(APIC_SVR, SVR_ENABLE | SPURIOUS_APIC_VECTOR);
 	apic_write(APIC_TPR, 0);                    /* accept every vector */
 	apic_write(APIC_LVT_LINT0, LVT_MASKED);     /* the 8259 is unused */
@@ -95,11 +160,32 @@ void lapic_setup_cpu(void)
 	lapic_eoi();
 }
 
-/* One IPI: the two ICR writes must not be split by an interrupt handler
- * that sends its own IPI, hence interrupts off around them. */
+/*
+ * One IPI in x2APIC mode: a single write of the 64-bit ICR, and no
+ * delivery-status bit to wait for (x2APIC has none). A WRMSR to the
+ * x2APIC registers is not serializing (SDM 10.12.3), so the stores the
+ * receiver will look for (a queued call, a wake-up) could still sit in
+ * this CPU's store buffer when the IPI arrives: the fences drain it
+ * first, as Linux's weak_wrmsr_fence() does.
+ */
+static void x2apic_icr(uint32_t dest, uint32_t lo)
+{
+	__asm__ volatile("mfence; lfence" ::: "memory");
+	wrmsr(MSR_X2APIC_BASE + APIC_ICR_LO / 16, (uint64_t)dest << 32 | lo);
+}
+
+/* One IPI in xAPIC mode: the two ICR writes must not be split by an
+ * interrupt handler that sends its own IPI, hence interrupts off around
+ * them. The MMIO writes are uncached, so ordered after earlier stores. */
 static void apic_icr(uint32_t dest, uint32_t lo)
 {
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
+
+	if (x2apic_mode) {
+		x2apic_icr(dest, lo);
+		return;
+	}
+	flags = arch_local_irq_save();
 
 	while (apic_read(APIC_ICR_LO) & ICR_PENDING)
 		cpu_relax();

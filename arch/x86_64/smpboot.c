@@ -55,14 +55,19 @@ uint32_t arch_cpu_hw_id(int cpu)
 int arch_find_cpus(void)
 {
 	uint32_t self = lapic_id();
-	int n = 1;
+	int n = 1, unreachable = 0;
 
 	apic_ids[0] = self;
 	if (!reserve_real_mode())
 		return 1;
 	for (int i = 0; i < madt.nr_cpus && n < NR_CPUS; i++)
-		if (madt.apic_ids[i] != self)
+		if (madt.apic_ids[i] > lapic_max_apic_id())
+			unreachable++; /* xAPIC IPIs cannot name it */
+		else if (madt.apic_ids[i] != self)
 			apic_ids[n++] = madt.apic_ids[i];
+	if (unreachable)
+		printk("smpboot: %d CPU(s) with APIC ids above %u need x2APIC; "
+		       "left out\n", unreachable, lapic_max_apic_id());
 	return n;
 }
 

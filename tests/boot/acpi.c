@@ -15,7 +15,7 @@
 /* A hand-built MADT, appended to entry by entry: each test builds one in
  * b and parses it into info. */
 static struct {
-	uint8_t buf[512];
+	uint8_t buf[10240]; /* MADT_MAX_CPUS + 2 x2APIC entries, and more */
 	uint32_t len;
 } b;
 static struct madt_info info;
@@ -247,6 +247,41 @@ KTEST(acpi, madt_short_entry_not_decoded)
 	madt_ioapic(1, 0xfec00000, 0); /* its bytes look like flags 1 */
 	expect_parsed_cpus(1, 4);
 	KEXPECT_EQ(info.nr_ioapics, 1);
+}
+
+/* More than 255 CPUs, as QEMU's q35 lists them: type 0 entries for APIC
+ * ids below 255 and type 9 (x2APIC) for the rest, all kept in table
+ * order with their 32-bit ids; a CPU listed as both types counts once. */
+KTEST(acpi, madt_x2apic_ids_above_255)
+{
+	madt_begin(0xfee00000);
+	for (int id = 0; id < 255; id++)
+		madt_lapic((uint8_t)id, (uint8_t)id, 1);
+	for (uint32_t id = 255; id < 300; id++)
+		madt_x2apic(id, 1, id);
+	madt_x2apic(7, 1, 7);          /* already listed as type 0 */
+	madt_x2apic(0x10000, 0, 300);  /* disabled */
+	KASSERT_TRUE(madt_parse(madt_finish(), &info));
+	KEXPECT_EQ(info.nr_cpus, 300);
+	KEXPECT_EQ(info.nr_disabled, 1);
+	for (int i = 0; i < info.nr_cpus; i++)
+		if (info.apic_ids[i] != (uint32_t)i) {
+			KEXPECT_EQ(info.apic_ids[i], i);
+			break;
+		}
+}
+
+/* A MADT listing more CPUs than the kernel can number keeps the first
+ * MADT_MAX_CPUS and ignores the rest (with a message), rather than
+ * writing past the table. */
+KTEST(acpi, madt_more_cpus_than_max_ignored)
+{
+	madt_begin(0xfee00000);
+	for (uint32_t id = 0; id < MADT_MAX_CPUS + 2; id++)
+		madt_x2apic(id * 2, 1, id);
+	KASSERT_TRUE(madt_parse(madt_finish(), &info));
+	KEXPECT_EQ(info.nr_cpus, MADT_MAX_CPUS);
+	KEXPECT_EQ(info.apic_ids[MADT_MAX_CPUS - 1], (MADT_MAX_CPUS - 1) * 2);
 }
 
 /* The GSI ISA IRQ irq is wired to (-1: none, its pin taken by another

@@ -7,6 +7,7 @@
  */
 #include "asm/acpi.h"
 #include "asm/apic.h"
+#include "asm/processor.h"
 #include "asm/smp.h"
 #include "ktest_util.h"
 #include "page_alloc.h"
@@ -99,6 +100,37 @@ KTEST(smp, apic_ids_unique_and_match_hardware)
 					   arch_cpu_hw_id(cpu));
 	}
 	KEXPECT_EQ(lapic_id(), arch_cpu_hw_id(raw_smp_processor_id()));
+}
+
+static void read_apic_base(void *arg)
+{
+	*(uint64_t *)arg = rdmsr(MSR_APIC_BASE);
+}
+
+#define APIC_BASE_ENABLE (1ul << 11)
+#define APIC_BASE_X2APIC (1ul << 10)
+
+/* One mode for all: x2APIC exactly when the CPU offers it (CPUID.1:ECX
+ * bit 21), and every online CPU's APIC is enabled in that mode (the EXTD
+ * bit of IA32_APIC_BASE), with an id that mode can address. */
+KTEST(smp, apic_mode_same_on_every_cpu)
+{
+	uint32_t a, b, c, d;
+	int cpu;
+
+	cpuid(1, &a, &b, &c, &d);
+	KEXPECT_EQ(lapic_x2apic_mode(), !!(c & (1u << 21)));
+	KEXPECT_EQ(lapic_max_apic_id(),
+		   lapic_x2apic_mode() ? 0xfffffffeu : 0xfeu);
+	for_each_online_cpu(cpu) {
+		uint64_t base = 0;
+
+		KASSERT_EQ(smp_call_function_single(cpu, read_apic_base, &base,
+						    true), 0);
+		KEXPECT_TRUE(base & APIC_BASE_ENABLE);
+		KEXPECT_EQ(!!(base & APIC_BASE_X2APIC), lapic_x2apic_mode());
+		KEXPECT_LE(arch_cpu_hw_id(cpu), lapic_max_apic_id());
+	}
 }
 
 #define ROUND_TRIPS 100

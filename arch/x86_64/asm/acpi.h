@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MADT_MAX_CPUS 256
+/* As many as the kernel can number (NR_CPUS, checked in acpi.c). */
+#define MADT_MAX_CPUS 512
 #define MADT_MAX_IOAPICS 8
 #define MADT_MAX_OVERRIDES 16
 

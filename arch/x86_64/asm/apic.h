@@ -1,8 +1,8 @@
 /*
- * The local APIC (xAPIC, memory-mapped) and the I/O APIC: interrupt
- * delivery, inter-processor interrupts and the per-CPU timer. Everything
- * the kernel needs from them goes through these functions, so an x2APIC
- * (MSR) back end could replace the register accessors in lapic.c alone.
+ * The local APIC (xAPIC, memory-mapped, or x2APIC, through MSRs: lapic.c
+ * picks one at boot) and the I/O APIC: interrupt delivery,
+ * inter-processor interrupts and the per-CPU timer. Everything the kernel
+ * needs from them goes through these functions, which hide the mode.
  */
 #ifndef _ASM_X86_APIC_H
 #define _ASM_X86_APIC_H
@@ -22,11 +22,17 @@ enum {
 	SPURIOUS_APIC_VECTOR = 0xff,
 };
 
-/* Map the local APIC (boot CPU, once) and set up the calling CPU's. */
+/* Choose the mode and map the local APIC (boot CPU, once, phys unused in
+ * x2APIC mode), and set up the calling CPU's in that mode. */
 void lapic_init(uint64_t phys);
 void lapic_setup_cpu(void);
+/* The calling CPU's APIC id: 32 bits in x2APIC mode, 8 in xAPIC mode. */
 uint32_t lapic_id(void);
 void lapic_eoi(void);
+/* The mode lapic_init() chose, and the largest APIC id an IPI can name
+ * in it (a CPU with a larger one cannot be started). */
+bool lapic_x2apic_mode(void);
+uint32_t lapic_max_apic_id(void);
 
 void apic_send_ipi(uint32_t apic_id, uint8_t vector);
 void apic_send_self_ipi(uint8_t vector);

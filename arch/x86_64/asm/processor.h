@@ -92,10 +92,19 @@ static inline void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c,
 }
 
 /* The APIC id the CPU was given at reset: identifies the running CPU before
- * (and without) any per-CPU data. */
+ * (and without) any per-CPU data. CPUID leaf 0xB has all 32 bits of it
+ * (the x2APIC id) where the CPU has that leaf (EBX non-zero); leaf 1 has
+ * only the low 8, which is the whole id on a CPU without x2APIC. */
 static inline uint32_t cpu_initial_apic_id(void)
 {
 	uint32_t a, b, c, d;
+
+	cpuid(0, &a, &b, &c, &d);
+	if (a >= 0xb) {
+		cpuid_count(0xb, 0, &a, &b, &c, &d);
+		if (b)
+			return d;
+	}
 	cpuid(1, &a, &b, &c, &d);
 	return b >> 24;
 }
