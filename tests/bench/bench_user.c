@@ -91,8 +91,9 @@ static uint64_t ratio_x100(uint64_t a, uint64_t b)
 /* One run of ncpus processes, one per CPU: mean cycles per increment. */
 static uint64_t inc_run(const char *mode, int ncpus)
 {
-	struct process *p[NR_CPUS];
-	struct process_output *outs[NR_CPUS];
+	/* Not on the stack: NR_CPUS of each. One run at a time. */
+	static struct process *p[NR_CPUS];
+	static struct process_output *outs[NR_CPUS];
 	void *page = shm_page(UBENCH_KEY);
 	uint64_t sum = 0;
 	int started = 0;

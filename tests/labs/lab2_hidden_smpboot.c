@@ -56,7 +56,7 @@ KTEST(lab2_hidden, each_ap_on_own_area_with_own_idle)
  * 5000 of them). */
 KTEST(lab2_hidden, every_cpu_ticks)
 {
-	unsigned long before[NR_CPUS];
+	static unsigned long before[NR_CPUS]; /* not on the stack */
 	int cpu, waited;
 
 	KASSERT_EQ(num_online_cpus(), (unsigned)nr_cpu_ids);

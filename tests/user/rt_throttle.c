@@ -42,6 +42,12 @@ static struct {
 	struct timer_list backstop;
 	volatile int stop;               /* the NORMAL counters' */
 	volatile long count[NR_CPUS];
+	/* Per CPU, here and not on the test's stack (NR_CPUS of each):
+	 * the spinner's process, the NORMAL counter, its count at the
+	 * watch's start and end. */
+	struct process *p[NR_CPUS];
+	struct task *counter[NR_CPUS];
+	long c0[NR_CPUS], c1[NR_CPUS];
 } rs;
 
 static void rs_backstop(struct timer_list *t)
@@ -103,9 +109,9 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 {
 	struct rlimit rt99 = {99, 99};
 	struct process_output *out = process_output_alloc();
-	struct process *p[NR_CPUS] = {0};
-	struct task *counter[NR_CPUS] = {0};
-	long c0[NR_CPUS], c1[NR_CPUS];
+	struct process **p = rs.p;
+	struct task **counter = rs.counter;
+	long *c0 = rs.c0, *c1 = rs.c1;
 	char slot[8];
 	int cpu;
 	bool ok;
@@ -117,6 +123,8 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 	KASSERT_EQ(rt_throttle_test_bandwidth(), 0);
 	memset(rs.pg, 0, sizeof(*rs.pg));
 	rs.stop = 0;
+	memset(rs.p, 0, sizeof(rs.p));
+	memset(rs.counter, 0, sizeof(rs.counter));
 	for_each_online_cpu(cpu) {
 		char *argv[] = {"rtspin", slot, slot};
 
