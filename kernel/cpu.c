@@ -99,6 +99,12 @@ enum cpuhp_state cpuhp_cpu_state(int cpu)
 	return cpuhp_cpu[cpu].state;
 }
 
+/* For messages: a free slot of a dynamic range has no name. */
+static const char *cpuhp_state_name(enum cpuhp_state s)
+{
+	return cpuhp_steps[s].name ? cpuhp_steps[s].name : "a free slot";
+}
+
 /* The STARTING/DYING section: run on the CPU itself, interrupts off. */
 static bool cpuhp_is_ap_state(enum cpuhp_state s)
 {
@@ -225,25 +231,32 @@ static bool cpuhp_wait_online(int cpu)
 	struct cpuhp_cpu_state *st = &cpuhp_cpu[cpu];
 	unsigned long flags;
 	int alive = 0;
+	bool online;
 
-	local_irq_save(flags);
 	for (;;) {
-		__atomic_store_n(&st->waiter, raw_smp_processor_id(),
-				 __ATOMIC_SEQ_CST);
+		/* With interrupts as they were: giving up frees the CPU's
+		 * stacks and unmaps the trampoline, which flushes TLBs by
+		 * cross-CPU calls. */
 		if (!alive)
 			alive = arch_poll_cpu_alive(cpu, AP_BOOT_TIMEOUT_US);
-		if (alive < 0 || (alive > 0 && cpu_online(cpu)))
-			break;
-		if (!alive || irqs_disabled_flags(flags)) {
-			cpu_relax();
-		} else {
-			safe_halt();
-			local_irq_disable();
+		if (alive < 0)
+			return false;
+		local_irq_save(flags);
+		__atomic_store_n(&st->waiter, raw_smp_processor_id(),
+				 __ATOMIC_SEQ_CST);
+		online = alive > 0 && cpu_online(cpu);
+		if (!online) {
+			if (alive > 0 && !irqs_disabled_flags(flags))
+				safe_halt(); /* sti; hlt: no IPI slips in */
+			else
+				cpu_relax();
 		}
+		local_irq_restore(flags);
+		if (online)
+			break;
 	}
-	local_irq_restore(flags);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return alive > 0;
+	return true;
 }
 
 /* Start cpu, unless bringup_nonboot_cpus() has with the others, and wait
@@ -414,7 +427,7 @@ static int cpuhp_walk(int cpu, enum cpuhp_state target)
 
 		printk("cpuhp: CPU %d: %s failed at %s (error %d); back to "
 		       "%s\n", cpu, target > from ? "bring-up" : "take-down",
-		       cpuhp_steps[at].name, err, cpuhp_steps[from].name);
+		       cpuhp_state_name(at), err, cpuhp_state_name(from));
 		cpuhp_rollback(cpu, st, from);
 	}
 	return err;
@@ -519,8 +532,11 @@ uint64_t bringup_nonboot_cpus(int nr_cpus, void (*entry)(int cpu))
 	for (int cpu = 1; cpu < nr_cpus; cpu++) {
 		uint64_t up;
 
-		if (cpuhp_walk(cpu, CPUHP_ONLINE))
+		if (cpuhp_walk(cpu, CPUHP_ONLINE)) {
+			/* Back down from where phase one left it. */
+			cpuhp_walk(cpu, CPUHP_OFFLINE);
 			continue;
+		}
 		up = cpuhp_cpu[cpu].up_ns;
 		printk("smpboot: CPU %d up in %lu us\n", cpu,
 		       (unsigned long)((up - t0) / 1000));
