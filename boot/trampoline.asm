@@ -9,8 +9,9 @@
 ; across the mode switches.
 ;
 ; All APs are started together and run this code at the same time, so
-; nothing here is per CPU: each AP reads its own APIC id (CPUID) and looks
-; it up in the kernel's table of APIC ids by CPU number, as Linux's
+; nothing here is per CPU: each AP reads its own APIC id (CPUID leaf 0xB,
+; all 32 bits of an x2APIC id, where the CPU has it; else leaf 1, 8 bits,
+; as cpu_initial_apic_id() does) and looks it up in the kernel's table of APIC ids by CPU number, as Linux's
 ; trampoline searches cpuid_to_apicid[] (Linux 6.5, parallel bring-up).
 ; What the APs write into the page (the GDT pointer's base, the far jumps'
 ; targets) depends only on where the copy is: every AP writes the same
@@ -88,9 +89,22 @@ tr_long:
 	mov es, ax
 	mov ss, ax
 	; LAB2 BEGIN
+	xor eax, eax
+	cpuid                                   ; EAX = the highest leaf
+	cmp eax, 0xb
+	jb .xapic_id
+	mov eax, 0xb
+	xor ecx, ecx
+	cpuid
+	test ebx, ebx
+	jz .xapic_id                            ; leaf 0xB not implemented
+	mov ebx, edx                            ; the x2APIC id, 32 bits
+	jmp .have_id
+.xapic_id:
 	mov eax, 1
 	cpuid
 	shr ebx, 24                             ; CPUID.1:EBX[31:24]: APIC id
+.have_id:
 	mov rsi, [TR(tr_apic_ids)]
 	mov ecx, [TR(tr_nr_cpus)]
 	xor edi, edi                            ; CPU number
