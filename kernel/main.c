@@ -220,8 +220,8 @@ static void smp_boot_cpus(int nr_cpus)
 	uint64_t ns = bringup_nonboot_cpus(nr_cpus, ap_main);
 
 	if (nr_cpus > 1)
-		printk("smpboot: %u of %d CPUs online, %lu us from the first "
-		       "INIT\n", num_online_cpus(), nr_cpus,
+		printk("smpboot: %u of %d CPUs online, %lu us from the kick\n",
+		       num_online_cpus(), nr_cpus,
 		       (unsigned long)(ns / 1000));
 }
 

@@ -5,7 +5,7 @@
 # boots BOOTS times (default 5) in the deterministic mode (DETERMINISTIC=1:
 # one-threaded TCG with -icount, so the time is virtual and the host's
 # load does not enter it), and its figure is the median of the boots'
-# "smpboot: ... CPUs online, T us from the first INIT" lines, with the
+# "smpboot: ... CPUs online, T us from the kick" lines, with the
 # spread of the boots (max - min over the median).
 #
 # usage: KERNEL=ELF OUT=DIR RT=n [BOOTS=5] scripts/bringup-bench.sh
