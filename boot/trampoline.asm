@@ -1,14 +1,27 @@
 ; The application processors' way in. An AP starts in 16-bit real mode at
 ; the page the SIPI names (trampoline_phys, a page of usable RAM below
 ; 1 MiB that realmode.c found in the memory map); this code is copied
-; there by arch_boot_cpu(). It climbs to protected mode and then long mode
-; on the kernel's own page tables (which map this page 1:1 while APs boot),
-; and jumps to the entry it was given, ap_main(cpu), on the stack the boot
-; CPU prepared. EBX holds the copy's address from real mode until long
-; mode; nothing else lives across the mode switches.
+; there by arch_kick_cpus(). It climbs to protected mode and then long
+; mode on the kernel's own page tables (which map this page 1:1 while APs
+; boot), finds which CPU it is, and jumps to the entry it was given,
+; ap_main(cpu), on the stack the boot CPU prepared for that CPU. EBX holds
+; the copy's address from real mode until long mode; nothing else lives
+; across the mode switches.
 ;
-; Parameters, written by the boot CPU before each SIPI at the offsets of
-; the tr_* labels: CR3, stack top, C entry point, CPU number.
+; All APs are started together and run this code at the same time, so
+; nothing here is per CPU: each AP reads its own APIC id (CPUID leaf 0xB,
+; all 32 bits of an x2APIC id, where the CPU has it; else leaf 1, 8 bits,
+; as cpu_initial_apic_id() does) and looks it up in the kernel's table of APIC ids by CPU number, as Linux's
+; trampoline searches cpuid_to_apicid[] (Linux 6.5, parallel bring-up).
+; What the APs write into the page (the GDT pointer's base, the far jumps'
+; targets) depends only on where the copy is: every AP writes the same
+; values. The GDT's accessed bits are preset, so that loading a segment
+; writes nothing more.
+;
+; Parameters, written by the boot CPU before the SIPIs at the offsets of
+; the tr_* labels: CR3, C entry point, and the kernel addresses of the
+; table of APIC ids (uint32_t by CPU number), of the table of stack tops
+; (uint64_t by CPU number, 0 for a CPU not being started) and their length.
 ;
 ; The code runs where it was copied, not where it is linked, and the copy's
 ; address is known only at run time, so every address in it goes through
@@ -25,7 +38,7 @@ section .note.GNU-stack noalloc noexec nowrite progbits
 section .rodata
 align 16
 global trampoline_start, trampoline_end
-global tr_cr3, tr_stack, tr_entry, tr_cpu
+global tr_cr3, tr_entry, tr_apic_ids, tr_stack_tops, tr_nr_cpus
 
 bits 16
 trampoline_start:
@@ -76,22 +89,57 @@ tr_long:
 	mov es, ax
 	mov ss, ax
 	; LAB2 BEGIN
-	mov rsp, [TR(tr_stack)]
-	mov rdi, [TR(tr_cpu)]
+	xor eax, eax
+	cpuid                                   ; EAX = the highest leaf
+	cmp eax, 0xb
+	jb .xapic_id
+	mov eax, 0xb
+	xor ecx, ecx
+	cpuid
+	test ebx, ebx
+	jz .xapic_id                            ; leaf 0xB not implemented
+	mov ebx, edx                            ; the x2APIC id, 32 bits
+	jmp .have_id
+.xapic_id:
+	mov eax, 1
+	cpuid
+	shr ebx, 24                             ; CPUID.1:EBX[31:24]: APIC id
+.have_id:
+	mov rsi, [TR(tr_apic_ids)]
+	mov ecx, [TR(tr_nr_cpus)]
+	xor edi, edi                            ; CPU number
+.search:
+	cmp edi, ecx
+	jae tr_lost
+	cmp [rsi + rdi * 4], ebx
+	je .found
+	inc edi
+	jmp .search
+.found:
+	mov rax, [TR(tr_stack_tops)]
+	mov rsp, [rax + rdi * 8]
+	test rsp, rsp
+	jz tr_lost                              ; not one being started
 	mov rax, [TR(tr_entry)]
 	xor ebp, ebp                            ; ends the backtrace
 	push 0                                  ; a null return address: RSP
-	jmp rax                                 ; is as after a call
-	; LAB2 STUB: cli
-	; LAB2 STUB: hlt
+	jmp rax                                 ; is as after a call; rdi = cpu
+	; LAB2 STUB: jmp tr_lost
 	; LAB2 END
+
+; An AP the kernel did not ask for: halt for good (the boot CPU's INIT,
+; when it gives up on it, puts it back to waiting for a SIPI).
+tr_lost:
+	cli
+	hlt
+	jmp tr_lost
 
 align 8
 tr_gdt:
 	dq 0
-	dq 0x00cf9a000000ffff                   ; 0x08: 32-bit code
-	dq 0x00cf92000000ffff                   ; 0x10: data
-	dq 0x00209a0000000000                   ; 0x18: 64-bit code
+	dq 0x00cf9b000000ffff                   ; 0x08: 32-bit code, accessed
+	dq 0x00cf93000000ffff                   ; 0x10: data, accessed
+	dq 0x00209b0000000000                   ; 0x18: 64-bit code, accessed
 tr_gdt_ptr:
 	dw tr_gdt_ptr - tr_gdt - 1
 	dd 0                                    ; the copy's tr_gdt
@@ -104,8 +152,9 @@ tr_lm_jump:
 	dd 0
 	dw 0x18
 align 8
-tr_cr3:   dq 0
-tr_stack: dq 0
-tr_entry: dq 0
-tr_cpu:   dq 0
+tr_cr3:        dq 0
+tr_entry:      dq 0
+tr_apic_ids:   dq 0
+tr_stack_tops: dq 0
+tr_nr_cpus:    dq 0
 trampoline_end:

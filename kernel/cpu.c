@@ -41,12 +41,16 @@ struct cpuhp_step {
 };
 
 /* One CPU's place on the ladder. should_die and dead are the handshake
- * with the CPU that parks (takedown_cpu, cpuhp_play_dead). */
+ * with the CPU that parks (takedown_cpu, cpuhp_play_dead); kicked, waiter
+ * and up_ns the one with the CPU that starts (bringup_cpu, ap_main). */
 struct cpuhp_cpu_state {
 	enum cpuhp_state state;
 	volatile bool should_die;
 	volatile bool dead;
 	struct completion done;
+	bool kicked;        /* started by bringup_nonboot_cpus(), not waited for */
+	int waiter;         /* the CPU waiting for it to come online */
+	uint64_t up_ns;     /* when it went online, by its own clock reading */
 };
 
 static int bringup_cpu(unsigned int cpu);
@@ -93,6 +97,12 @@ static DEFINE_RAW_SPINLOCK(cpuhp_steps_lock); /* claims of free slots */
 enum cpuhp_state cpuhp_cpu_state(int cpu)
 {
 	return cpuhp_cpu[cpu].state;
+}
+
+/* For messages: a free slot of a dynamic range has no name. */
+static const char *cpuhp_state_name(enum cpuhp_state s)
+{
+	return cpuhp_steps[s].name ? cpuhp_steps[s].name : "a free slot";
 }
 
 /* The STARTING/DYING section: run on the CPU itself, interrupts off. */
@@ -194,24 +204,77 @@ static void cpus_write_unlock(void)
 
 /* ---- the ends of the ladder that touch the CPU ---- */
 
-/* Start cpu; it walks its STARTING states and goes online (ap_main). */
+/* Before cpu runs: what we did so far happens before what it does, in
+ * the per-CPU checker's view of bring-up (lockdep_hb.c); ap_main()
+ * acquires. */
+static void cpuhp_kick_prepare(int cpu)
+{
+	lockdep_hb_release(&__per_cpu_offset[cpu]);
+}
+
+/*
+ * Wait until the started cpu is online, or has not answered within its
+ * bound (arch_poll_cpu_alive, which then parks it). Once it is alive we
+ * wait halted, not spinning: under QEMU's one-threaded TCG
+ * (DETERMINISTIC=1) a spinning waiter keeps the host thread for its whole
+ * time slice while the CPUs it waits for cannot run; the CPU wakes us
+ * with an IPI once online (cpuhp_online_idle), the tick otherwise. Until
+ * it is alive we spin (with pause): QEMU's TCG takes the INIT and STARTUP
+ * of a CPU that waits for a SIPI only when the waiter's time slice ends,
+ * not when the waiter halts (measured: halting there left the CPUs
+ * unstarted for 1 to 145 ms, a different figure each boot). waiter is
+ * stored, and the online mask read, with full barriers, as the CPU sets
+ * its bit and then reads waiter: one of the two sees the other's write.
+ */
+static bool cpuhp_wait_online(int cpu)
+{
+	struct cpuhp_cpu_state *st = &cpuhp_cpu[cpu];
+	unsigned long flags;
+	int alive = 0;
+	bool online;
+
+	for (;;) {
+		/* With interrupts as they were: giving up frees the CPU's
+		 * stacks and unmaps the trampoline, which flushes TLBs by
+		 * cross-CPU calls. */
+		if (!alive)
+			alive = arch_poll_cpu_alive(cpu, AP_BOOT_TIMEOUT_US);
+		if (alive < 0)
+			return false;
+		local_irq_save(flags);
+		__atomic_store_n(&st->waiter, raw_smp_processor_id(),
+				 __ATOMIC_SEQ_CST);
+		online = alive > 0 && cpu_online(cpu);
+		if (!online) {
+			if (alive > 0 && !irqs_disabled_flags(flags))
+				safe_halt(); /* sti; hlt: no IPI slips in */
+			else
+				cpu_relax();
+		}
+		local_irq_restore(flags);
+		if (online)
+			break;
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return true;
+}
+
+/* Start cpu, unless bringup_nonboot_cpus() has with the others, and wait
+ * until it has walked its STARTING states and is online (ap_main). */
 static int bringup_cpu(unsigned int cpu)
 {
 	struct cpuhp_cpu_state *st = &cpuhp_cpu[cpu];
+	int one = cpu;
 
-	st->state = CPUHP_BRINGUP_CPU;
-	/* What we did so far happens before what the CPU does: the per-CPU
-	 * checker's view of bring-up (lockdep_hb.c); ap_main() acquires. */
-	lockdep_hb_release(&__per_cpu_offset[cpu]);
-	if (!arch_boot_cpu(cpu, arch_cpu_hw_id(cpu), ap_entry,
-			   AP_BOOT_TIMEOUT_US)) {
-		st->state = CPUHP_BRINGUP_CPU - 1;
-		return -EIO;
+	if (!st->kicked) {
+		cpuhp_kick_prepare(cpu);
+		arch_kick_cpus(&one, 1, ap_entry);
+		if (one < 0)
+			return -ENOMEM;
 	}
-	/* Alive; the rest of ap_main() is the CPU's and cannot fail. */
-	while (!cpu_online(cpu))
-		cpu_relax();
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	st->kicked = false;
+	if (!cpuhp_wait_online(cpu))
+		return -EIO;
 	st->state = CPUHP_AP_ONLINE;
 	return 0;
 }
@@ -253,14 +316,22 @@ static void cpuhp_ap_invoke(int cpu, enum cpuhp_state s, bool up)
 		       cpu, up ? "startup" : "teardown", cpuhp_steps[s].name);
 }
 
+/* The STARTING states, from the first. st->state is the controlling
+ * CPU's until we are online: it may be reading it for its own walk (the
+ * CPUs start together), so we leave it as it is; bringup_cpu() moves it
+ * to CPUHP_AP_ONLINE once it sees us online. */
 void notify_cpu_starting(int cpu)
 {
-	struct cpuhp_cpu_state *st = &cpuhp_cpu[cpu];
+	for (enum cpuhp_state s = CPUHP_BRINGUP_CPU + 1; s < CPUHP_AP_ONLINE;
+	     s++)
+		cpuhp_ap_invoke(cpu, s, true);
+	cpuhp_cpu[cpu].up_ns = ktime_get_ns();
+}
 
-	while (st->state < CPUHP_AP_ONLINE - 1) {
-		cpuhp_ap_invoke(cpu, st->state + 1, true);
-		st->state++;
-	}
+void cpuhp_online_idle(int cpu)
+{
+	arch_send_ipi(__atomic_load_n(&cpuhp_cpu[cpu].waiter, __ATOMIC_SEQ_CST),
+		      IPI_RESCHEDULE);
 }
 
 /*
@@ -356,7 +427,7 @@ static int cpuhp_walk(int cpu, enum cpuhp_state target)
 
 		printk("cpuhp: CPU %d: %s failed at %s (error %d); back to "
 		       "%s\n", cpu, target > from ? "bring-up" : "take-down",
-		       cpuhp_steps[at].name, err, cpuhp_steps[from].name);
+		       cpuhp_state_name(at), err, cpuhp_state_name(from));
 		cpuhp_rollback(cpu, st, from);
 	}
 	return err;
@@ -434,12 +505,46 @@ int cpu_down(int cpu)
 	return err;
 }
 
-void bringup_nonboot_cpus(int nr_cpus, void (*entry)(int cpu))
+/*
+ * As Linux 6.5's parallel bring-up: every CPU up to where it is started
+ * (its PREPARE steps, here), then all of them started at once, then each
+ * the rest of the way in turn, which for most is only to see it online:
+ * they set themselves up at the same time (ap_main). A CPU that could not
+ * be started with the others is started alone by its own walk.
+ */
+uint64_t bringup_nonboot_cpus(int nr_cpus, void (*entry)(int cpu))
 {
+	static int cpus[NR_CPUS];
+	uint64_t t0, last;
+	int n = 0;
+
 	ap_entry = entry;
 	for (int cpu = 1; cpu < nr_cpus; cpu++)
-		cpuhp_walk(cpu, CPUHP_ONLINE);
+		if (!cpuhp_walk(cpu, CPUHP_BRINGUP_CPU - 1)) {
+			cpuhp_kick_prepare(cpu);
+			cpus[n++] = cpu;
+		}
+	t0 = last = ktime_get_ns();
+	arch_kick_cpus(cpus, n, entry);
+	for (int i = 0; i < n; i++)
+		if (cpus[i] >= 0)
+			cpuhp_cpu[cpus[i]].kicked = true;
+	for (int cpu = 1; cpu < nr_cpus; cpu++) {
+		uint64_t up;
+
+		if (cpuhp_walk(cpu, CPUHP_ONLINE)) {
+			/* Back down from where phase one left it. */
+			cpuhp_walk(cpu, CPUHP_OFFLINE);
+			continue;
+		}
+		up = cpuhp_cpu[cpu].up_ns;
+		printk("smpboot: CPU %d up in %lu us\n", cpu,
+		       (unsigned long)((up - t0) / 1000));
+		if (up > last)
+			last = up;
+	}
 	cpuhp_booted = true;
+	return last - t0;
 }
 
 /* ---- filling the table ---- */

@@ -29,6 +29,7 @@
 #define CPUHOTPLUG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "compiler.h"
 #include "cpumask.h"
 #include "user/uapi.h" /* error numbers */
@@ -116,12 +117,17 @@ void cpus_read_unlock(void);
 
 /* ---- for the kernel's own bring-up and idle loop ---- */
 
-/* At boot, from the boot CPU's idle task: start CPUs 1..nr_cpus-1
- * through the same steps as cpu_up(); entry is where each starts
- * (kmain's ap_main), for this and every later cpu_up(). */
-void bringup_nonboot_cpus(int nr_cpus, void (*entry)(int cpu));
+/* At boot, from the boot CPU's idle task: start CPUs 1..nr_cpus-1, all
+ * at once, through the same steps as cpu_up(); entry is where each starts
+ * (kmain's ap_main), for this and every later cpu_up(). Prints each
+ * CPU's bring-up time; returns the time from the start to the last CPU
+ * online, in ns. */
+uint64_t bringup_nonboot_cpus(int nr_cpus, void (*entry)(int cpu));
 /* On a starting CPU, interrupts off, just before set_cpu_online(). */
 void notify_cpu_starting(int cpu);
+/* On a starting CPU, interrupts off, just after set_cpu_online(): wakes
+ * the CPU that waits for it (Linux's name; there the idle task calls it). */
+void cpuhp_online_idle(int cpu);
 /* The idle loop's question, interrupts off: has this CPU been asked to
  * leave? Then cpuhp_play_dead() runs its dying callbacks and parks it. */
 bool cpuhp_should_die(void);

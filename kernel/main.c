@@ -1,7 +1,7 @@
 /*
  * The boot story of every CPU, from its first C instruction to its idle
  * loop. kmain() is the boot CPU's: each step depends on the ones above it.
- * ap_main() is each other CPU's, started by the boot CPU one at a time.
+ * ap_main() is each other CPU's, started by the boot CPU all at once.
  * Arch code does the hardware part of a step (asm/setup.h, asm/smp.h,
  * asm/timer.h); the decisions are made here.
  */
@@ -205,24 +205,24 @@ __noreturn static void ap_main(int cpu)
 	tick_setup_cpu();                       /* its own tick */
 	notify_cpu_starting(cpu);               /* its hotplug STARTING steps */
 	set_cpu_online(cpu);                    /* IPIs and work from now on */
+	cpuhp_online_idle(cpu);                 /* wake whoever waits for us */
 	cpu_idle();
 	/* LAB2 STUB: panic("CPU %d reached ap_main(), which is not written yet", cpu); */
 	/* LAB2 END */
 }
 
-/* Start the other CPUs, one at a time, each up the hotplug ladder as
- * cpu_up() takes it (kernel/cpu.c): arch_boot_cpu() starts it at
- * ap_main(), and it is active once its ONLINE steps have run. A CPU that
- * does not answer is reported and left offline; the rest boot on. */
+/* Start the other CPUs, all at once, each up the hotplug ladder as
+ * cpu_up() takes it (kernel/cpu.c): arch_kick_cpus() starts them at
+ * ap_main(), and each is active once its ONLINE steps have run. A CPU
+ * that does not answer is reported and left offline; the rest boot on. */
 static void smp_boot_cpus(int nr_cpus)
 {
-	uint64_t t0 = ktime_get_ns();
+	uint64_t ns = bringup_nonboot_cpus(nr_cpus, ap_main);
 
-	bringup_nonboot_cpus(nr_cpus, ap_main);
 	if (nr_cpus > 1)
-		printk("smpboot: %u of %d CPUs online, %lu us from the first "
-		       "SIPI\n", num_online_cpus(), nr_cpus,
-		       (ktime_get_ns() - t0) / 1000);
+		printk("smpboot: %u of %d CPUs online, %lu us from the kick\n",
+		       num_online_cpus(), nr_cpus,
+		       (unsigned long)(ns / 1000));
 }
 
 void kmain(void)

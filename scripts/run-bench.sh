@@ -30,6 +30,11 @@
 #    what the hooks cost a lock operation, a per-CPU access and another
 #    memory access.
 #
+# 5. if $KBENCH selects smp_bringup, boots the LOCKDEP=0 kernel on 2, 4
+#    and 8 CPUs, 5 times each, in the deterministic mode and prints the AP
+#    bring-up time and its ratio to one AP's (scripts/bringup-bench.sh),
+#    into $O/bench/rt$RT-bringup.json.
+#
 # Environment: CPUS (default 4), RT_LIST (default "0 1"), KBENCH (glob,
 # default '*'), ALLOC_CPUS (default 8), TIMEOUT (seconds per boot, default 600), O (default build).
 # Exit status: 2 if a build failed; 1 if a boot did not end with QEMU exit
@@ -189,6 +194,11 @@ for rt in $RT_LIST; do
 	if [[ -n $glob ]]; then
 		run_bench "rt$rt" "$rt" 0 "$dir" "$glob" \
 			"$O/bench/rt$rt.log" "$json" || status=1
+	fi
+	if selects smp_bringup; then
+		make -s -j"$JOBS" O="$O" RT="$rt" LOCKDEP=0 elf || exit 2
+		KERNEL=$dir/kernel.elf OUT=$O/bench RT=$rt TIMEOUT=$TIMEOUT \
+			bash scripts/bringup-bench.sh || status=1
 	fi
 	if selects kmalloc_scaling; then
 		run_bench "rt$rt-alloc" "$rt" 0 "$dir" kmalloc_scaling \

@@ -1,12 +1,15 @@
 /*
  * Starting the other CPUs (Intel SDM vol. 3, 8.4.4): the mechanism only.
- * For each CPU the core asks for (kernel/main.c), the boot CPU prepares a
- * stack, descriptor tables and the trampoline's parameters, sends INIT and
- * STARTUP IPIs, and waits, with a bound, for the CPU to reach
- * arch_cpu_init_ap(). What the CPU then sets up in the core is the core's
- * business (ap_main()). One CPU at a time, so the trampoline's single
- * parameter block is enough. A CPU that went offline (arch_cpu_play_dead)
- * is started the same way again, on the tables and stacks it had.
+ * As Linux 6.5's parallel bring-up, the boot CPU starts every CPU the core
+ * asks for at once (arch_kick_cpus): a stack and descriptor tables each,
+ * one copy of the trampoline for all, INIT and STARTUP to each in turn,
+ * no waiting for any. Each AP then finds its CPU number and stack by its own APIC id
+ * (boot/trampoline.asm searches apic_ids[]) and runs at the same time as
+ * the others. The boot CPU looks at each one's `alive` flag in turn
+ * (arch_poll_cpu_alive), with a bound: a CPU that never answers is parked
+ * and left offline. What a CPU sets up in the core is the core's business
+ * (ap_main()). A CPU that went offline (arch_cpu_play_dead) is started the
+ * same way again, alone, on the tables and stacks it had.
  */
 #include "asm/smp.h"
 #include "asm/acpi.h"
@@ -27,22 +30,36 @@
 #include "mm/stack.h"
 #include "string.h"
 
+/* After the first STARTUP, how long before the second (MP spec: the
+ * first may be lost). */
+#define SECOND_SIPI_US 1000
+
 /* What a starting CPU is given; the boot CPU owns it until the CPU sets
  * `alive`, the CPU owns it afterwards. */
 struct ap_boot {
 	struct cpu_tables *tables;
 	void *stack;
 	void *ist;                   /* IST_COUNT stacks, contiguous */
+	uint64_t kicked;             /* TSC when arch_kick_cpus() began */
+	bool second_sipi;            /* the second STARTUP has gone */
 	volatile bool alive;
 };
 
 extern const char trampoline_start[], trampoline_end[];
-extern const char tr_cr3[], tr_stack[], tr_entry[], tr_cpu[];
+extern const char tr_cr3[], tr_entry[], tr_apic_ids[], tr_stack_tops[],
+	tr_nr_cpus[];
 
 /* By CPU number; written by arch_find_cpus() and arch_boot_cpu() on the
- * boot CPU before the CPU runs, read-only after. */
+ * boot CPU before the CPU runs, read-only after. The trampoline searches
+ * apic_ids[] for the APIC id of the AP running it. */
 static uint32_t apic_ids[NR_CPUS];
 static struct ap_boot *ap_boot[NR_CPUS];
+/* The stack each AP being started takes in the trampoline; 0 for every
+ * other CPU, so that an AP nobody asked for stops there. */
+static uint64_t stack_tops[NR_CPUS];
+/* Kicked CPUs not yet seen alive or given up on: the trampoline stays
+ * mapped while there is one. */
+static int trampoline_users;
 
 uint32_t arch_cpu_hw_id(int cpu)
 {
@@ -77,13 +94,17 @@ static volatile uint64_t *tramp_slot(const char *label)
 	return phys_to_virt(trampoline_phys + (label - trampoline_start));
 }
 
-static void trampoline_install(void)
+static void trampoline_install(void (*entry)(int cpu))
 {
 	memcpy(phys_to_virt(trampoline_phys), trampoline_start,
 	       trampoline_end - trampoline_start);
 	/* The AP turns paging on while running here: map the page 1:1. */
 	paging_map_page(trampoline_phys, trampoline_phys, PTE_W);
 	*tramp_slot(tr_cr3) = paging_kernel_cr3();
+	*tramp_slot(tr_entry) = (uintptr_t)entry;
+	*tramp_slot(tr_apic_ids) = (uintptr_t)apic_ids;
+	*tramp_slot(tr_stack_tops) = (uintptr_t)stack_tops;
+	*tramp_slot(tr_nr_cpus) = NR_CPUS;
 }
 
 /* Other CPUs ran the trampoline too: flush it from every TLB. */
@@ -142,67 +163,101 @@ static bool ap_boot_prepare(int cpu)
 }
 
 /* LAB2 BEGIN */
-static bool wait_alive(struct ap_boot *b, uint64_t timeout_us)
+/* INIT then STARTUP to each CPU in turn, without waiting for any to
+ * answer, as Linux 6.5 kicks each AP (the MP specification's
+ * INIT-SIPI-SIPI; the second STARTUP goes only to a CPU that has not
+ * answered, from arch_poll_cpu_alive). QEMU's CPUs need none of the old
+ * 10 ms waits; 10 us between INIT and STARTUP, as Linux on modern CPUs,
+ * measured better under one-threaded TCG than both IPIs back to back. */
+static void send_init_sipi(const int *cpus, int n)
 {
-	uint64_t start = rdtsc(), limit = timeout_us * tsc_khz / 1000;
-
-	while (!__atomic_load_n(&b->alive, __ATOMIC_ACQUIRE)) {
-		if (rdtsc() - start > limit)
-			return false;
-		cpu_relax();
-	}
-	return true;
+	for (int i = 0; i < n; i++)
+		if (cpus[i] >= 0) {
+			apic_send_init(apic_ids[cpus[i]]);
+			arch_udelay(10);
+			apic_send_sipi(apic_ids[cpus[i]], trampoline_phys >> 12);
+		}
 }
-
-/* INIT, then STARTUP twice, as the MP specification says; QEMU's CPUs
- * need none of the old 10 ms waits. */
-static bool kick_cpu(struct ap_boot *b, uint32_t apic_id, uint64_t timeout_us)
-{
-	apic_send_init(apic_id);
-	arch_udelay(100);
-	apic_send_sipi(apic_id, trampoline_phys >> 12);
-	if (wait_alive(b, 1000))
-		return true;
-	apic_send_sipi(apic_id, trampoline_phys >> 12);
-	return wait_alive(b, timeout_us);
-}
-/* LAB2 STUB: static bool kick_cpu(struct ap_boot *b, uint32_t apic_id, uint64_t timeout_us) */
+/* LAB2 STUB: static void send_init_sipi(const int *cpus, int n) */
 /* LAB2 STUB: { */
-	/* LAB2 STUB: return false; */
 /* LAB2 STUB: } */
 /* LAB2 END */
+
+void arch_kick_cpus(int *cpus, int n, void (*entry)(int cpu))
+{
+	trampoline_install(entry);
+	for (int i = 0; i < n; i++) {
+		int cpu = cpus[i];
+		struct ap_boot *b;
+
+		if (!ap_boot_prepare(cpu)) {
+			printk("smpboot: no memory to start CPU %d\n", cpu);
+			ap_boot_free(cpu);
+			cpus[i] = -1;
+			continue;
+		}
+		b = ap_boot[cpu];
+		b->kicked = rdtsc();
+		b->second_sipi = false;
+		/* LAB2 BEGIN */
+		stack_tops[cpu] = (uintptr_t)b->stack + KSTACK_SIZE;
+		/* LAB2 END */
+		trampoline_users++;
+	}
+	/* The tables before the SIPIs: the APs read them (the ICR write
+	 * that sends a SIPI is not ordered after plain stores by itself). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	send_init_sipi(cpus, n);
+	if (!trampoline_users)
+		trampoline_remove();
+}
+
+/* cpu is alive or given up on: the trampoline is not its any more. */
+static void kick_done(int cpu)
+{
+	stack_tops[cpu] = 0;
+	if (--trampoline_users == 0)
+		trampoline_remove();
+}
+
+int arch_poll_cpu_alive(int cpu, uint64_t timeout_us)
+{
+	struct ap_boot *b = ap_boot[cpu];
+	uint64_t waited_us;
+
+	if (__atomic_load_n(&b->alive, __ATOMIC_ACQUIRE)) {
+		kick_done(cpu);
+		return 1;
+	}
+	waited_us = (rdtsc() - b->kicked) * 1000 / tsc_khz;
+	if (waited_us >= SECOND_SIPI_US && !b->second_sipi) {
+		b->second_sipi = true;
+		apic_send_sipi(apic_ids[cpu], trampoline_phys >> 12);
+	}
+	if (waited_us < timeout_us)
+		return 0;
+	/* Back to wait-for-SIPI, so a late riser cannot run on the stack we
+	 * are about to free. */
+	apic_send_init(apic_ids[cpu]);
+	kick_done(cpu);
+	printk("smpboot: CPU %d (APIC id %u) did not come online within %lu "
+	       "ms; left offline\n", cpu, apic_ids[cpu], timeout_us / 1000);
+	ap_boot_free(cpu);
+	return -1;
+}
 
 bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
 		   uint64_t timeout_us)
 {
-	struct ap_boot *b;
-	bool ok;
+	int alive;
 
-	if (!ap_boot_prepare(cpu)) {
-		printk("smpboot: no memory to start CPU %d\n", cpu);
-		ap_boot_free(cpu);
-		return false;
-	}
-	b = ap_boot[cpu];
 	apic_ids[cpu] = hw_id;
-	trampoline_install();
-	/* LAB2 BEGIN */
-	*tramp_slot(tr_stack) = (uintptr_t)b->stack + KSTACK_SIZE;
-	*tramp_slot(tr_entry) = (uintptr_t)entry;
-	*tramp_slot(tr_cpu) = cpu;
-	/* LAB2 END */
-	ok = kick_cpu(b, hw_id, timeout_us);
-	trampoline_remove();
-	if (!ok) {
-		/* Back to wait-for-SIPI, so a late riser cannot run on the
-		 * stack we are about to free. */
-		apic_send_init(hw_id);
-		printk("smpboot: CPU %d (APIC id %u) did not come online "
-		       "within %lu ms; left offline\n", cpu, hw_id,
-		       timeout_us / 1000);
-		ap_boot_free(cpu);
-	}
-	return ok;
+	arch_kick_cpus(&cpu, 1, entry);
+	if (cpu < 0)
+		return false;
+	while (!(alive = arch_poll_cpu_alive(cpu, timeout_us)))
+		cpu_relax();
+	return alive > 0;
 }
 
 __attribute__((noreturn)) void arch_cpu_play_dead(volatile bool *dead)

@@ -45,10 +45,28 @@ int arch_find_cpus(void);
 uint32_t arch_cpu_hw_id(int cpu);
 
 /*
- * Start CPU cpu, whose hardware id is hw_id, on a stack of its own at
- * entry(cpu), and wait at most timeout_us for it to run arch_cpu_init_ap().
- * Returns false (and frees what was prepared, and parks the CPU) when it
- * does not answer. One CPU at a time.
+ * Start the CPUs cpus[0..n-1] together (Linux 6.5's parallel bring-up),
+ * each at entry(cpu) on a stack of its own, without waiting for any: each
+ * finds its CPU number by its hardware id (arch_cpu_hw_id) in the
+ * trampoline. A CPU there is no memory for is reported and its entry in
+ * cpus[] set to -1. Then arch_poll_cpu_alive() each one that was started,
+ * until it answers. On the controlling CPU; no other start in progress.
+ */
+void arch_kick_cpus(int *cpus, int n, void (*entry)(int cpu));
+
+/*
+ * Whether a CPU arch_kick_cpus() started has run arch_cpu_init_ap(): 1
+ * yes; 0 not yet (a second STARTUP goes after 1 ms); -1 it has not within
+ * timeout_us of its start, and will not: it is parked again, what was
+ * prepared for it freed, and a line printed. Ask until it is not 0; it
+ * costs no waiting, the caller decides how to wait between looks.
+ */
+int arch_poll_cpu_alive(int cpu, uint64_t timeout_us);
+
+/*
+ * Start CPU cpu alone with hardware id hw_id (arch_kick_cpus) and wait
+ * at most timeout_us for it to run arch_cpu_init_ap(). Returns false (and
+ * frees what was prepared, and parks the CPU) when it does not answer.
  */
 bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
 		   uint64_t timeout_us);
@@ -64,7 +82,7 @@ void arch_cpu_init_ap(int cpu);
  * The last thing a CPU that goes offline does: interrupts off, *dead set
  * (its last write to memory), then halt for good. Only an NMI wakes it,
  * and that returns to the halt; it comes back only through
- * arch_boot_cpu(), whose INIT resets it, reusing what the first start
+ * arch_kick_cpus(), whose INIT resets it, reusing what the first start
  * prepared (descriptor tables, stacks).
  */
 __attribute__((noreturn)) void arch_cpu_play_dead(volatile bool *dead);
