@@ -4,8 +4,9 @@
  * of tests/labs/lab5.c. In the lab's starter every one of them has one bug of
  * the kind the lock validator and the per-CPU checker exist to find, and
  * none of the bugs shows in a run: the results come out right, nothing
- * hangs. Only the validator's report gives each away. This file is the
- * fixed version; the starter's lines are in the comments of its regions.
+ * hangs. Only the validator's report gives each away. In the solution
+ * tree the regions hold the fixed lines; in the lab's starter tree they
+ * hold the buggy ones, between `LAB5: your code here` lines.
  */
 #include <stdbool.h>
 

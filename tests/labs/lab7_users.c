@@ -4,8 +4,9 @@
  * written the classic way, with get_cpu_var() or get_cpu() around their
  * use of this CPU's data, and converted here to local_lock, as the RT
  * developers converted Linux one user at a time. Each structure already
- * carries its local_lock_t. The starter's get_cpu_var() lines are in the
- * comments of the regions: correct without PREEMPT_RT, wrong with it,
+ * carries its local_lock_t. In the lab's starter tree the regions hold
+ * the get_cpu_var() versions instead, between `LAB7: your code here`
+ * lines, to be replaced: correct without PREEMPT_RT, wrong with it,
  * where the sections take a sleeping lock with preemption off and keep
  * every more urgent task on the CPU waiting.
  */
