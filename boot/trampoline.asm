@@ -97,7 +97,7 @@ tr_long:
 	xor ecx, ecx
 	cpuid
 	test ebx, ebx
-	jz .xapic_id                            ; leaf 0xB not implemented
+	jz .xapic_id                            ; no leaf 0xB: the 8-bit id of leaf 1
 	mov ebx, edx                            ; the x2APIC id, 32 bits
 	jmp .have_id
 .xapic_id:
