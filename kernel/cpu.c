@@ -219,10 +219,11 @@ static void cpuhp_kick_prepare(int cpu)
  * (DETERMINISTIC=1) a spinning waiter keeps the host thread for its whole
  * time slice while the CPUs it waits for cannot run; the CPU wakes us
  * with an IPI once online (cpuhp_online_idle), the tick otherwise. Until
- * it is alive we spin (with pause): QEMU's TCG takes the INIT and STARTUP
- * of a CPU that waits for a SIPI only when the waiter's time slice ends,
- * not when the waiter halts (measured: halting there left the CPUs
- * unstarted for 1 to 145 ms, a different figure each boot). waiter is
+ * it is alive we spin (with pause, which ends our time slice there): with
+ * -icount QEMU books an AP's INIT as its whole time slice, which runs to
+ * the next timer event, and a halted waiter leaves no near event to end
+ * it (measured: halting there left the CPUs unstarted for 1 to 145 ms;
+ * docs/boot.md, "What it costs"). waiter is
  * stored, and the online mask read, with full barriers, as the CPU sets
  * its bit and then reads waiter: one of the two sees the other's write.
  */
