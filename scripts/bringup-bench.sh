@@ -29,7 +29,10 @@ stats() {
 
 status=0
 : >"$json"
-echo "[bench rt$RT-bringup] AP bring-up, deterministic mode, median of $BOOTS boots"
+# The figure depends on the QEMU (docs/boot.md, "What it costs"): say which.
+qemu_version=$("${QEMU_BIN:-qemu-system-x86_64}" --version 2>/dev/null |
+	grep -o 'version [0-9.]*' | head -n 1)
+echo "[bench rt$RT-bringup] AP bring-up, deterministic mode (QEMU ${qemu_version#version }), median of $BOOTS boots"
 printf '  %-4s %-5s %12s %10s %10s %7s %8s\n' APs CPUs "median us" "min" "max" spread ratio
 one=
 for aps in 1 3 7; do
@@ -53,8 +56,8 @@ for aps in 1 3 7; do
 	[[ -z $one ]] && one=$med
 	ratio=$(awk -v a="$med" -v b="$one" 'BEGIN { printf "%.2f", b ? a / b : 0 }')
 	printf '  %-4s %-5s %12s %10s %10s %6s%% %7sx\n' "$aps" "$cpus" "$med" "$lo" "$hi" "$spread" "$ratio"
-	printf '{"rt": %s, "bench": "smp_bringup", "aps": %s, "cpus": %s, "median_us": %s, "min_us": %s, "max_us": %s, "runs": %s, "ratio_to_one_ap": %s}\n' \
-		"$RT" "$aps" "$cpus" "$med" "$lo" "$hi" "${#times[@]}" "$ratio" >>"$json"
+	printf '{"rt": %s, "bench": "smp_bringup", "qemu": "%s", "aps": %s, "cpus": %s, "median_us": %s, "min_us": %s, "max_us": %s, "runs": %s, "ratio_to_one_ap": %s}\n' \
+		"$RT" "${qemu_version#version }" "$aps" "$cpus" "$med" "$lo" "$hi" "${#times[@]}" "$ratio" >>"$json"
 done
 echo "[bench rt$RT-bringup] ratio: bring-up of N APs over one AP (goal: <= 1.5x up to 8 CPUs)"
 exit $status
