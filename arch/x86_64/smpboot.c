@@ -60,10 +60,18 @@ static uint64_t stack_tops[NR_CPUS];
 /* Kicked CPUs not yet seen alive or given up on: the trampoline stays
  * mapped while there is one. */
 static int trampoline_users;
+/* TSC when the last AP set its alive flag; written by the APs (a
+ * monotonic maximum), read by the boot CPU's bound. */
+static uint64_t last_alive_tsc;
 
 uint32_t arch_cpu_hw_id(int cpu)
 {
 	return apic_ids[cpu];
+}
+
+void arch_set_cpu_hw_id(int cpu, uint32_t hw_id)
+{
+	apic_ids[cpu] = hw_id;
 }
 
 /* Number the CPUs: the boot CPU is 0, the rest in MADT order (an empty
@@ -114,6 +122,16 @@ static void trampoline_remove(void)
 	flush_tlb_kernel_range(trampoline_phys, trampoline_phys + PAGE_SIZE);
 }
 
+static void note_alive(uint64_t now)
+{
+	uint64_t seen = __atomic_load_n(&last_alive_tsc, __ATOMIC_RELAXED);
+
+	while (now > seen &&
+	       !__atomic_compare_exchange_n(&last_alive_tsc, &seen, now, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 void arch_cpu_init_ap(int cpu)
 {
 	struct ap_boot *b = ap_boot[cpu];
@@ -125,6 +143,7 @@ void arch_cpu_init_ap(int cpu)
 	usermode_cpu_init(&b->tables->tss, cpu);     /* syscall, SMEP..., FPU */
 	idt_load();                               /* exceptions reported */
 	lapic_setup_cpu();                        /* interrupts and IPIs */
+	note_alive(rdtsc());
 	__atomic_store_n(&b->alive, true, __ATOMIC_RELEASE);
 }
 
@@ -223,18 +242,26 @@ static void kick_done(int cpu)
 int arch_poll_cpu_alive(int cpu, uint64_t timeout_us)
 {
 	struct ap_boot *b = ap_boot[cpu];
-	uint64_t waited_us;
+	uint64_t now, since, waited_us;
 
 	if (__atomic_load_n(&b->alive, __ATOMIC_ACQUIRE)) {
 		kick_done(cpu);
 		return 1;
 	}
-	waited_us = (rdtsc() - b->kicked) * 1000 / tsc_khz;
+	now = rdtsc();
+	waited_us = (now - b->kicked) * 1000 / tsc_khz;
 	if (waited_us >= SECOND_SIPI_US && !b->second_sipi) {
 		b->second_sipi = true;
 		apic_send_sipi(apic_ids[cpu], trampoline_phys >> 12);
 	}
-	if (waited_us < timeout_us)
+	/* The bound runs from the kick or from the last CPU to answer,
+	 * whichever is later: hundreds of CPUs kicked together on a busy
+	 * host may take longer than it to answer, but not with no answer
+	 * at all for that long; silent CPUs still cost the bound once. */
+	since = __atomic_load_n(&last_alive_tsc, __ATOMIC_RELAXED);
+	if (since < b->kicked)
+		since = b->kicked;
+	if (now < since || (now - since) * 1000 / tsc_khz < timeout_us)
 		return 0;
 	/* Back to wait-for-SIPI, so a late riser cannot run on the stack we
 	 * are about to free. */
@@ -251,7 +278,7 @@ bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
 {
 	int alive;
 
-	apic_ids[cpu] = hw_id;
+	arch_set_cpu_hw_id(cpu, hw_id);
 	arch_kick_cpus(&cpu, 1, entry);
 	if (cpu < 0)
 		return false;

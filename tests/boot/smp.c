@@ -9,6 +9,7 @@
 #include "asm/apic.h"
 #include "asm/processor.h"
 #include "asm/smp.h"
+#include "cpuhotplug.h"
 #include "ktest_util.h"
 #include "page_alloc.h"
 #include "panic.h"
@@ -295,6 +296,59 @@ KTEST(smp, boot_absent_cpu_fails_cleanly)
 	expect_absent_boot_fails(cpu, online);
 	kstack_drain();
 	KEXPECT_EQ(page_free_count(), free_before);
+	expect_round_trip_to_each_cpu();
+}
+
+#define ANSWER_BOUND_US 1000000ul
+
+/* Poll an absent CPU until the bound gives it up; the time it did. */
+static uint64_t poll_until_given_up(int cpu)
+{
+	int alive;
+
+	while (!(alive = arch_poll_cpu_alive(cpu, ANSWER_BOUND_US)))
+		msleep(1);
+	KEXPECT_EQ(alive, -1);
+	return ktime_get_ns();
+}
+
+/*
+ * The bound on a silent CPU runs from its kick or from the last CPU to
+ * answer, whichever is later: hundreds of CPUs kicked together on a busy
+ * host (tests/host/x2apic.sh) may take longer than the bound to answer
+ * all, but not with nobody answering that long. Here CPU 1, taken offline
+ * and started again half-way through the silent CPU's bound, answers:
+ * the silent one is given up a whole bound after that, not at the bound
+ * from its own kick.
+ */
+KTEST_CPUS(smp, absent_cpu_bound_runs_from_last_answer, 2)
+{
+	int absent = nr_cpu_ids, kicked = absent;
+	uint64_t t_kick, t_restart, t_gone;
+
+	KASSERT_LT(absent, NR_CPUS);
+	arch_set_cpu_hw_id(absent, ABSENT_APIC_ID);
+	t_kick = ktime_get_ns();
+	arch_kick_cpus(&kicked, 1, absent_cpu_entry);
+	KASSERT_EQ(kicked, absent);
+	while (ns_since(t_kick) < ANSWER_BOUND_US * 1000 / 2) {
+		KEXPECT_EQ(arch_poll_cpu_alive(absent, ANSWER_BOUND_US), 0);
+		msleep(1);
+	}
+	t_restart = ktime_get_ns();
+	KEXPECT_EQ(cpu_down(1), 0);
+	KEXPECT_EQ(cpu_up(1), 0);
+	ktest_log("CPU 1 back online %lu ms after the silent CPU's kick",
+		  (unsigned long)(ns_since(t_kick) / NS_PER_MS));
+	t_gone = poll_until_given_up(absent);
+	ktest_log("silent CPU given up %lu ms after its kick, %lu ms after "
+		  "CPU 1 was restarted",
+		  (unsigned long)((t_gone - t_kick) / NS_PER_MS),
+		  (unsigned long)((t_gone - t_restart) / NS_PER_MS));
+	/* CPU 1 answered after t_restart: a bound from then. */
+	KEXPECT_GE(t_gone - t_restart, ANSWER_BOUND_US * 1000);
+	KEXPECT_TRUE(cpu_online(1));
+	KEXPECT_FALSE(cpu_online(absent));
 	expect_round_trip_to_each_cpu();
 }
 

@@ -43,6 +43,9 @@ int arch_find_cpus(void);
 
 /* The hardware id (APIC id) of a CPU number. */
 uint32_t arch_cpu_hw_id(int cpu);
+/* The hardware id the next arch_kick_cpus() of cpu starts it at; not
+ * while cpu runs. */
+void arch_set_cpu_hw_id(int cpu, uint32_t hw_id);
 
 /*
  * Start the CPUs cpus[0..n-1] together (Linux 6.5's parallel bring-up),
@@ -50,16 +53,19 @@ uint32_t arch_cpu_hw_id(int cpu);
  * finds its CPU number by its hardware id (arch_cpu_hw_id) in the
  * trampoline. A CPU there is no memory for is reported and its entry in
  * cpus[] set to -1. Then arch_poll_cpu_alive() each one that was started,
- * until it answers. On the controlling CPU; no other start in progress.
+ * until it answers. Kicks may overlap (a CPU given up on while another is
+ * started, smp.absent_cpu_bound_runs_from_last_answer), but the calls and
+ * the polls are made one at a time, by one CPU.
  */
 void arch_kick_cpus(int *cpus, int n, void (*entry)(int cpu));
 
 /*
  * Whether a CPU arch_kick_cpus() started has run arch_cpu_init_ap(): 1
- * yes; 0 not yet (a second STARTUP goes after 1 ms); -1 it has not within
- * timeout_us of its start, and will not: it is parked again, what was
- * prepared for it freed, and a line printed. Ask until it is not 0; it
- * costs no waiting, the caller decides how to wait between looks.
+ * yes; 0 not yet (a second STARTUP goes after 1 ms); -1 it has not, and
+ * timeout_us have passed since its start and since the last CPU of any
+ * start answered, and it will not: it is parked again, what was prepared
+ * for it freed, and a line printed. Ask until it is not 0; it costs no
+ * waiting, the caller decides how to wait between looks.
  */
 int arch_poll_cpu_alive(int cpu, uint64_t timeout_us);
 
