@@ -31,7 +31,8 @@
 #include "asm/timer.h"
 #include "time.h"
 
-/* How long a starting CPU has to answer its SIPI. */
+/* How long a starting CPU may stay silent after its kick and after the
+ * last CPU to answer (arch_poll_cpu_alive). */
 #define AP_BOOT_TIMEOUT_US 5000000ul
 
 struct cpuhp_step {
@@ -220,10 +221,10 @@ static void cpuhp_kick_prepare(int cpu)
  * time slice while the CPUs it waits for cannot run; the CPU wakes us
  * with an IPI once online (cpuhp_online_idle), the tick otherwise. Until
  * it is alive we spin (with pause, which ends our time slice there): with
- * -icount QEMU books an AP's INIT as its whole time slice, which runs to
- * the next timer event, and a halted waiter leaves no near event to end
- * it (measured: halting there left the CPUs unstarted for 1 to 145 ms;
- * docs/boot.md, "What it costs"). waiter is
+ * -icount QEMU 7.2 books an AP's INIT as its whole time slice, which runs
+ * to the next timer event, and a halted waiter leaves no near event to
+ * end it (measured: halting there left the CPUs unstarted for 1 to 145
+ * ms; docs/boot.md, "What it costs"). waiter is
  * stored, and the online mask read, with full barriers, as the CPU sets
  * its bit and then reads waiter: one of the two sees the other's write.
  */

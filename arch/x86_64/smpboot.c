@@ -49,8 +49,8 @@ extern const char trampoline_start[], trampoline_end[];
 extern const char tr_cr3[], tr_entry[], tr_apic_ids[], tr_stack_tops[],
 	tr_nr_cpus[];
 
-/* By CPU number; written by arch_find_cpus() and arch_boot_cpu() on the
- * boot CPU before the CPU runs, read-only after. The trampoline searches
+/* By CPU number; written by arch_find_cpus() and arch_set_cpu_hw_id()
+ * before the CPU runs, read-only after. The trampoline searches
  * apic_ids[] for the APIC id of the AP running it. */
 static uint32_t apic_ids[NR_CPUS];
 static struct ap_boot *ap_boot[NR_CPUS];
@@ -60,8 +60,9 @@ static uint64_t stack_tops[NR_CPUS];
 /* Kicked CPUs not yet seen alive or given up on: the trampoline stays
  * mapped while there is one. */
 static int trampoline_users;
-/* TSC when the last AP set its alive flag; written by the APs (a
- * monotonic maximum), read by the boot CPU's bound. */
+/* TSC when the last AP set its alive flag: where a silent CPU's bound
+ * starts if that is after its kick. Written by the APs, read by the CPU
+ * that polls (arch_poll_cpu_alive). */
 static uint64_t last_alive_tsc;
 
 uint32_t arch_cpu_hw_id(int cpu)
@@ -122,6 +123,8 @@ static void trampoline_remove(void)
 	flush_tlb_kernel_range(trampoline_phys, trampoline_phys + PAGE_SIZE);
 }
 
+/* APs answer at the same time: a maximum, so that an AP whose earlier
+ * time lands last does not move the bound's start back. */
 static void note_alive(uint64_t now)
 {
 	uint64_t seen = __atomic_load_n(&last_alive_tsc, __ATOMIC_RELAXED);
@@ -239,6 +242,19 @@ static void kick_done(int cpu)
 		trampoline_remove();
 }
 
+/*
+ * A silent CPU's bound runs from its kick or from the last CPU of any
+ * start to answer, whichever is later: hundreds of CPUs kicked together
+ * on a busy host may take longer than the bound to answer, but not with
+ * no answer at all for that long; silent CPUs still cost the bound once.
+ */
+static uint64_t bound_start(const struct ap_boot *b)
+{
+	uint64_t last = __atomic_load_n(&last_alive_tsc, __ATOMIC_RELAXED);
+
+	return last > b->kicked ? last : b->kicked;
+}
+
 int arch_poll_cpu_alive(int cpu, uint64_t timeout_us)
 {
 	struct ap_boot *b = ap_boot[cpu];
@@ -254,13 +270,7 @@ int arch_poll_cpu_alive(int cpu, uint64_t timeout_us)
 		b->second_sipi = true;
 		apic_send_sipi(apic_ids[cpu], trampoline_phys >> 12);
 	}
-	/* The bound runs from the kick or from the last CPU to answer,
-	 * whichever is later: hundreds of CPUs kicked together on a busy
-	 * host may take longer than it to answer, but not with no answer
-	 * at all for that long; silent CPUs still cost the bound once. */
-	since = __atomic_load_n(&last_alive_tsc, __ATOMIC_RELAXED);
-	if (since < b->kicked)
-		since = b->kicked;
+	since = bound_start(b);
 	if (now < since || (now - since) * 1000 / tsc_khz < timeout_us)
 		return 0;
 	/* Back to wait-for-SIPI, so a late riser cannot run on the stack we

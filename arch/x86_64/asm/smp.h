@@ -53,9 +53,11 @@ void arch_set_cpu_hw_id(int cpu, uint32_t hw_id);
  * finds its CPU number by its hardware id (arch_cpu_hw_id) in the
  * trampoline. A CPU there is no memory for is reported and its entry in
  * cpus[] set to -1. Then arch_poll_cpu_alive() each one that was started,
- * until it answers. Kicks may overlap (a CPU given up on while another is
- * started, smp.absent_cpu_bound_runs_from_last_answer), but the calls and
- * the polls are made one at a time, by one CPU.
+ * until it answers. Calls and polls are made one at a time (the hotplug
+ * lock, or the boot). A kick may overlap an earlier one only if the
+ * earlier one's CPUs never run: each kick copies the trampoline afresh
+ * (smp.absent_cpu_bound_runs_from_last_answer starts CPU 1 while an
+ * absent APIC id is still being waited for).
  */
 void arch_kick_cpus(int *cpus, int n, void (*entry)(int cpu));
 
@@ -71,8 +73,9 @@ int arch_poll_cpu_alive(int cpu, uint64_t timeout_us);
 
 /*
  * Start CPU cpu alone with hardware id hw_id (arch_kick_cpus) and wait
- * at most timeout_us for it to run arch_cpu_init_ap(). Returns false (and
- * frees what was prepared, and parks the CPU) when it does not answer.
+ * for it to run arch_cpu_init_ap(), for at most the bound
+ * arch_poll_cpu_alive() gives timeout_us. Returns false (and frees what
+ * was prepared, and parks the CPU) when it does not answer.
  */
 bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
 		   uint64_t timeout_us);
