@@ -468,7 +468,7 @@ int cpu_up(int cpu)
 /* Why cpu may not go down now, or 0. Under the hotplug lock. */
 static int cpu_down_refused(int cpu)
 {
-	struct task *self = current;
+	struct task_struct *self = current;
 
 	if (cpuhp_cpu[cpu].state == CPUHP_OFFLINE) {
 		printk("cpu_down: CPU %d is already offline\n", cpu);
@@ -486,7 +486,7 @@ static int cpu_down_refused(int cpu)
 	if (self->migration_disabled && task_cpu(self) == cpu) {
 		printk("cpu_down: CPU %d: %s/%d asks while pinned to it "
 		       "(migrate_disable): it would wait for itself\n", cpu,
-		       self->name, self->id);
+		       self->comm, self->pid);
 		return -EDEADLK;
 	}
 	return 0;

@@ -43,13 +43,13 @@ void nmi_exit(void)
  * written over whatever lies under it, silently. */
 static void check_user_frame(const struct trap_frame *f)
 {
-	const struct task *t = current;
+	const struct task_struct *t = current;
 
 	if (unlikely((uintptr_t)f - (uintptr_t)t->stack >
 		     KSTACK_SIZE - sizeof(*f)))
 		panic("exit_to_user_mode: %s/%d returns to ring 3 through a "
 		      "frame at %p, off its kernel stack [%p, +%#x)",
-		      t->name, t->id, f, t->stack, KSTACK_SIZE);
+		      t->comm, t->pid, f, t->stack, KSTACK_SIZE);
 }
 
 void exit_to_user_mode(struct trap_frame *f)

@@ -159,7 +159,7 @@ static int run_init(void *arg)
 static void start_work(void)
 {
 	int (*fn)(void *) = 0;
-	struct task *t;
+	struct task_struct *t;
 
 	if (cmdline_get("init", init_name, sizeof(init_name))) {
 		if (!(t = kthread_run(run_init, 0, "init")))

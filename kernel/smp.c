@@ -345,10 +345,10 @@ static unsigned long early_nmis_reported;            /* CPU 0's tick */
 
 static void nmi_backtrace(const struct trap_frame *regs)
 {
-	struct task *t = this_cpu_read(current_task);
+	struct task_struct *t = this_cpu_read(current_task);
 
 	printk("NMI backtrace for CPU %d (running %s%s):\n",
-	       raw_smp_processor_id(), t ? t->name : "-",
+	       raw_smp_processor_id(), t ? t->comm : "-",
 	       user_mode(regs) ? ", in user mode" : "");
 	show_stack_regs(regs);
 }
@@ -443,7 +443,7 @@ static void nmi_others(int req)
 static void backtrace_self(void)
 {
 	printk("NMI backtrace for CPU %d (running %s, the requester):\n",
-	       raw_smp_processor_id(), current->name);
+	       raw_smp_processor_id(), current->comm);
 	dump_stack();
 }
 

@@ -64,9 +64,9 @@ define cpu_line
 		printf "paging off: not started yet (waiting for INIT/SIPI)\n"
 	else
 		printf "GS base 0x%016lx  cpu_number %d  this_cpu_off 0x%016lx", $gs_base, *(int *)((char *)&cpu_number + $gs_base), *(unsigned long *)((char *)&this_cpu_off + $gs_base)
-		set $t = *(struct task **)((char *)&current_task + $gs_base)
+		set $t = *(struct task_struct **)((char *)&current_task + $gs_base)
 		if $t != 0
-			printf "  running \"%s\"", $t->name
+			printf "  running \"%s\"", $t->comm
 		end
 		printf "\n"
 	end
@@ -80,11 +80,11 @@ end
 
 # curtask: the task the selected CPU runs, as `current` on that CPU.
 define curtask
-	set $t = *(struct task **)((char *)&current_task + $gs_base)
+	set $t = *(struct task_struct **)((char *)&current_task + $gs_base)
 	if $t == 0
 		printf "no task yet (before sched_init())\n"
 	else
-		printf "task %d \"%s\" on CPU %d, state %d, prio %d, migration_disabled %d\n", $t->id, $t->name, $t->cpu, $t->state, $t->prio, $t->migration_disabled
+		printf "task %d \"%s\" on CPU %d, state %d, prio %d, migration_disabled %d\n", $t->pid, $t->comm, $t->cpu, $t->__state, $t->prio, $t->migration_disabled
 	end
 end
 document curtask

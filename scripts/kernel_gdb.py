@@ -79,11 +79,11 @@ def list_entries(head, typename, member):
 
 
 def all_tasks():
-    return list_entries(sym("all_tasks"), "struct task", "tasks")
+    return list_entries(sym("all_tasks"), "struct task_struct", "tasks")
 
 
 def task_name(t):
-    return t["name"].string()
+    return t["comm"].string()
 
 
 def task_prio(t):
@@ -105,7 +105,7 @@ def task_preempt_count(t):
 
 
 def task_state(t):
-    s = int(t["state"])
+    s = int(t["__state"])
     return TASK_STATES.get(s, str(s))
 
 
@@ -123,7 +123,7 @@ one), whether it is on a CPU now, and its name."""
         print("  ID ST CPU POLICY PRIO MIGDIS PREEMPT ONCPU NAME")
         for t in all_tasks():
             print("%4d %2s %3d %6s %4d %6d %#7x %5s %s" % (
-                int(t["id"]), task_state(t), int(t["cpu"]),
+                int(t["pid"]), task_state(t), int(t["cpu"]),
                 POLICIES.get(int(t["policy"]), "?"), task_prio(t),
                 int(t["migration_disabled"]), task_preempt_count(t),
                 "yes" if task_running(t) else "no", task_name(t)))
@@ -142,17 +142,17 @@ ones by priority first, then the NORMAL queue, in the order they run."""
             rq = per_cpu(sym("runqueues"), cpu)
             curr = rq["curr"]
             print("CPU %d: nr_running %d, curr %d \"%s\"" % (
-                cpu, int(rq["nr_running"]), int(curr["id"]),
+                cpu, int(rq["nr_running"]), int(curr["pid"]),
                 task_name(curr)))
             for p in range(MAX_RT_PRIO):
-                for t in list_entries(rq["rt_queue"][p], "struct task",
+                for t in list_entries(rq["rt_queue"][p], "struct task_struct",
                                       "run_list"):
                     print("    rt prio %2d: %d \"%s\"" % (
-                        task_prio(t), int(t["id"]), task_name(t)))
-            for t in list_entries(rq["normal_queue"], "struct task",
+                        task_prio(t), int(t["pid"]), task_name(t)))
+            for t in list_entries(rq["normal_queue"], "struct task_struct",
                                   "run_list"):
                 print("    normal:     %d \"%s\"" % (
-                    int(t["id"]), task_name(t)))
+                    int(t["pid"]), task_name(t)))
 
 
 def lockdep_enabled():
@@ -201,7 +201,7 @@ those each CPU's interrupt handlers hold (a stack per CPU)."""
         any_held = False
         for t in all_tasks():
             any_held |= print_held(t["lockdep"]["locks"], 'by %d "%s"' % (
-                int(t["id"]), task_name(t)))
+                int(t["pid"]), task_name(t)))
         for cpu in online_cpus():
             any_held |= print_held(per_cpu(sym("hardirq_held_locks"), cpu),
                                    "in hardirq on CPU %d" % cpu)

@@ -9,10 +9,10 @@
 #include "sched.h"
 #include "wait.h"
 
-struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
+struct task_struct *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
 			 int cpu, int policy, int prio, bool wake)
 {
-	struct task *t = kthread_create(fn, arg, name);
+	struct task_struct *t = kthread_create(fn, arg, name);
 
 	if (!t) {
 		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
@@ -29,19 +29,19 @@ struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
 	return t;
 }
 
-int ktest_join(struct task *t)
+int ktest_join(struct task_struct *t)
 {
 	return t ? kthread_join(t) : -1;
 }
 
-void ktest_wake_all(struct task *const *t, int n)
+void ktest_wake_all(struct task_struct *const *t, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (t[i])
 			wake_up_process(t[i]);
 }
 
-void ktest_join_all(struct task *const *t, int n)
+void ktest_join_all(struct task_struct *const *t, int n)
 {
 	for (int i = 0; i < n; i++)
 		ktest_join(t[i]);
@@ -105,7 +105,7 @@ static int warm_wait(void *arg)
 
 void ktest_warm_kstacks(int n)
 {
-	static struct task *t[256];
+	static struct task_struct *t[256];
 
 	if (n > 256)
 		n = 256;

@@ -152,12 +152,12 @@ static inline void become_normal(void)
  * (-1: not bound), with policy and RT priority (SCHED_NORMAL: prio 0),
  * woken if wake; a failure is recorded and gives NULL, which
  * ktest_join() (-1) and the callers' clean-up paths accept. */
-struct task *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
+struct task_struct *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
 			 int cpu, int policy, int prio, bool wake);
-int ktest_join(struct task *t);
+int ktest_join(struct task_struct *t);
 /* Wake, or join, the n tasks of t[] (NULLs are passed over). */
-void ktest_wake_all(struct task *const *t, int n);
-void ktest_join_all(struct task *const *t, int n);
+void ktest_wake_all(struct task_struct *const *t, int n);
+void ktest_join_all(struct task_struct *const *t, int n);
 
 /* A helper task's body: load on its CPU, spinning until the int at stop
  * is set (at most HELPER_MAX_NS). */
@@ -165,7 +165,7 @@ int ktest_spin_until_stopped(void *stop);
 
 /* fn(arg) in a task of its own, bound to cpu and started; NULL (and the
  * test fails) when no task could be made. */
-static inline struct task *ktest_spawn_on(int cpu, int (*fn)(void *),
+static inline struct task_struct *ktest_spawn_on(int cpu, int (*fn)(void *),
 					  void *arg, const char *name)
 {
 	return ktest_spawn(fn, arg, name, cpu, SCHED_NORMAL, 0, true);

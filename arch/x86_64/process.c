@@ -9,7 +9,7 @@
 
 extern char task_entry[];
 
-uint64_t arch_setup_task_stack(void *stack_top, void (*fn)(struct task *prev))
+uint64_t arch_setup_task_stack(void *stack_top, void (*fn)(struct task_struct *prev))
 {
 	struct inactive_task_frame *f = (struct inactive_task_frame *)stack_top - 1;
 

@@ -1,7 +1,7 @@
 ; Context switch between two kernel tasks.
 ;
-; struct task *__switch_to(uint64_t *prev_sp, uint64_t next_sp,
-;                          struct task *prev)
+; struct task_struct *__switch_to(uint64_t *prev_sp, uint64_t next_sp,
+;                          struct task_struct *prev)
 ;   ABI: SysV; rdi = where to save the outgoing task's stack pointer, rsi =
 ;   the incoming task's saved stack pointer, rdx = the outgoing task, which
 ;   comes back in rax on the incoming side (the task that resumes needs to
@@ -44,7 +44,7 @@ __switch_to:
 
 ; First instruction of every new task. ABI: rax = the task switched away
 ; from (__switch_to's return value), rbx = the entry function
-; fn(struct task *prev), which never returns; RSP is 16-byte aligned here
+; fn(struct task_struct *prev), which never returns; RSP is 16-byte aligned here
 ; (arch_setup_task_stack), so the call leaves fn a standard frame.
 task_entry:
 	mov rdi, rax                            ; prev, from __switch_to

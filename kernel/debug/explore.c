@@ -200,7 +200,7 @@ static int other_online_cpu(unsigned long idx)
  * doing (running, preemptible), else at the end of the section. */
 static void inject_yield(void)
 {
-	if (preemptible() && current->state == TASK_RUNNING)
+	if (preemptible() && task_is_running(current))
 		yield();
 	else
 		resched_cpu(raw_smp_processor_id());
@@ -210,12 +210,12 @@ static void inject_yield(void)
  * new CPU: it stays there). Only a task that may move; else a yield. */
 static void inject_migrate(unsigned long idx)
 {
-	struct task *t = current;
+	struct task_struct *t = current;
 	int cpu = other_online_cpu(idx);
 	cpumask_t saved;
 
 	if (cpu == raw_smp_processor_id() || !preemptible() ||
-	    t->migration_disabled || t->state != TASK_RUNNING ||
+	    t->migration_disabled || !task_is_running(t) ||
 	    !cpumask_test_cpu(cpu, &t->cpus_mask)) {
 		inject_yield();
 		return;
@@ -246,10 +246,10 @@ static void inject(enum explore_action action, unsigned long idx)
 }
 
 /* Is injecting at this visit legal at all (see the header comment)? */
-static bool explore_may_inject(enum explore_site site, struct task *t)
+static bool explore_may_inject(enum explore_site site, struct task_struct *t)
 {
 	if (in_interrupt() || irqs_disabled() || !t ||
-	    t->id < ex.first_task_id || t->explore_depth)
+	    t->pid < ex.first_task_id || t->explore_depth)
 		return false;
 	if (site == EXPLORE_PREEMPT_ENABLE && preempt_count())
 		return false;
@@ -260,7 +260,7 @@ static bool explore_may_inject(enum explore_site site, struct task *t)
 
 void __explore_point(enum explore_site site)
 {
-	struct task *t = current;
+	struct task_struct *t = current;
 	enum explore_action action;
 	unsigned long idx, slot;
 
@@ -277,8 +277,8 @@ void __explore_point(enum explore_site site)
 	slot = __atomic_fetch_add(&ex.injected, 1, __ATOMIC_RELAXED);
 	if (slot >= EXPLORE_MAX_INJECT)
 		return;
-	ex.inj[slot] = (struct explore_injection){idx, site, action, t->id, ""};
-	strlcpy(ex.inj[slot].task, t->name, sizeof(ex.inj[slot].task));
+	ex.inj[slot] = (struct explore_injection){idx, site, action, t->pid, ""};
+	strlcpy(ex.inj[slot].task, t->comm, sizeof(ex.inj[slot].task));
 	t->explore_depth++;
 	inject(action, idx);
 	t->explore_depth--;
@@ -309,11 +309,11 @@ void explore_init(bool seeded, unsigned long seed)
 	       ex.only_set ? only : "");
 }
 
-void explore_test_start(const struct task *t)
+void explore_test_start(const struct task_struct *t)
 {
 	if (!ex.enabled)
 		return;
-	ex.first_task_id = t->id;
+	ex.first_task_id = t->pid;
 	ex.next = 0;
 	ex.injected = 0;
 	__atomic_store_n(&explore_armed, true, __ATOMIC_RELEASE);

@@ -46,7 +46,7 @@ enum explore_action {
 	EXPLORE_NR_ACTIONS
 };
 
-struct task;
+struct task_struct;
 
 #ifdef CONFIG_EXPLORE
 /* What seed's explorer does at decision number idx, when it is free to
@@ -68,7 +68,7 @@ static __always_inline void explore_point(enum explore_site site)
  * the runner reads: seeded, the explorer is on), and around each test (in
  * the test's task). */
 void explore_init(bool seeded, unsigned long seed);
-void explore_test_start(const struct task *t);
+void explore_test_start(const struct task_struct *t);
 void explore_test_end(void);
 /* A test failed: print the seed, the decisions injected and the command
  * that replays the run. */
@@ -85,7 +85,7 @@ static __always_inline void explore_point(enum explore_site site)
 static inline void explore_init(bool seeded, unsigned long seed)
 {
 }
-static inline void explore_test_start(const struct task *t)
+static inline void explore_test_start(const struct task_struct *t)
 {
 }
 static inline void explore_test_end(void)

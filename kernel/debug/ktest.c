@@ -39,7 +39,7 @@ extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 static struct {
 	const struct ktest *test;
 	const struct ktest_suite *suite; /* its set-up, or NULL */
-	struct task *task;
+	struct task_struct *task;
 	volatile bool failed;
 	struct completion done;
 	unsigned long reports[LOCKDEP_NR_REPORT_KINDS]; /* when it began */
@@ -139,7 +139,7 @@ __noreturn static void ktest_timed_out(const struct ktest *t,
 /* Run t in a task of its own, bound to CPU 0, and wait for it. */
 static void ktest_run_task(const struct ktest *t, int num)
 {
-	struct task *task = kthread_create(ktest_task_fn, (void *)t, t->name);
+	struct task_struct *task = kthread_create(ktest_task_fn, (void *)t, t->name);
 
 	if (!task) {
 		ktest_fail_msg(t->file, t->line, "no memory for the test task");

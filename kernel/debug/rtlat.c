@@ -37,10 +37,10 @@ static struct {
 	const struct rtlat_config *cfg;
 	struct rtlat_result *res;
 	struct timer_list timer;
-	struct task *measurer;
+	struct task_struct *measurer;
 	volatile int fired;          /* the timer ran for this period */
 	volatile int stop;           /* the background tasks should end */
-	struct task *load[NR_CPUS];  /* the background tasks, by CPU */
+	struct task_struct *load[NR_CPUS];  /* the background tasks, by CPU */
 } rl;
 
 /* Objects per kmalloc burst: past a sheaf's capacity, so that bursts
@@ -220,7 +220,7 @@ static int measurer(void *arg)
 
 int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res)
 {
-	struct task *m;
+	struct task_struct *m;
 
 	if (cfg->cpu < 0 || !cpumask_test_cpu(cfg->cpu, cpu_online_mask))
 		return -1;
@@ -234,7 +234,7 @@ int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res)
 		load_stop();
 		return -1;
 	}
-	res->pid = m->id;
+	res->pid = m->pid;
 	rl.measurer = m;
 	kthread_bind(m, cfg->cpu);
 	sched_setscheduler(m, SCHED_FIFO, cfg->prio);

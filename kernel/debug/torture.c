@@ -103,7 +103,7 @@ static const struct torture_ops torture_types[] = {
 };
 
 struct torture_writer {
-	struct task *task;
+	struct task_struct *task;
 	struct rnd_state rnd;
 	unsigned long writes;
 	int id;
@@ -117,7 +117,7 @@ static struct {
 	unsigned long mig_fail;        /* moved with migration disabled */
 	int nwriters;
 	struct torture_writer w[TORTURE_MAX_WRITERS];
-	struct task *shuffler;
+	struct task_struct *shuffler;
 } tt;
 
 static inline uint32_t rnd(struct torture_writer *w)

@@ -74,7 +74,7 @@ void __trace_event(enum trace_type type, uint64_t a, uint64_t b,
 	struct trace_buf *tb;
 	struct trace_entry *e;
 	unsigned long flags;
-	struct task *t = current;
+	struct task_struct *t = current;
 
 	local_irq_save(flags);
 	tb = raw_cpu_ptr(&trace_bufs);
@@ -92,7 +92,7 @@ void __trace_event(enum trace_type type, uint64_t a, uint64_t b,
 							 __ATOMIC_RELAXED)))
 		goto out;
 	e = &tb->entries[tb->count];
-	*e = (struct trace_entry){.ts = ktime_get_ns(), .pid = t ? t->id : 0,
+	*e = (struct trace_entry){.ts = ktime_get_ns(), .pid = t ? t->pid : 0,
 				  .type = type, .state = state, .a = a, .b = b};
 	if (name)
 		strlcpy(e->name, name, sizeof(e->name));
@@ -154,7 +154,7 @@ void trace_stop(void)
  */
 void trace_migrate_span(enum trace_type type)
 {
-	struct task *t = current;
+	struct task_struct *t = current;
 	unsigned long gen = __atomic_load_n(&trace_gen, __ATOMIC_RELAXED);
 
 	if (t->migration_disabled != 1 || !trace_enabled())

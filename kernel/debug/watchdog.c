@@ -28,7 +28,7 @@
 
 static volatile unsigned int thresh_ms;    /* 0: off */
 static volatile int stopping;
-static struct task *watchdog_task[NR_CPUS];
+static struct task_struct *watchdog_task[NR_CPUS];
 static int watchdog_state;                 /* its hotplug state, when on */
 static DEFINE_PER_CPU_STAT(uint64_t, watchdog_touch_ts);
 static DEFINE_PER_CPU_STAT(unsigned long, soft_lockups);
@@ -69,7 +69,7 @@ void softlockup_tick(uint64_t now)
 	this_cpu_write(watchdog_touch_ts, now);
 	printk("watchdog: BUG: soft lockup - CPU#%d stuck for %u.%03us! [%s:%d]\n",
 	       raw_smp_processor_id(), thresh_ms / 1000, thresh_ms % 1000,
-	       current->name, current->id);
+	       current->comm, current->pid);
 	dump_stack();
 }
 
@@ -77,7 +77,7 @@ void softlockup_tick(uint64_t now)
  * Until it stamps, the tick does not judge (a stamp of 0). */
 static int watchdog_cpu_online(unsigned int cpu)
 {
-	struct task *t = watchdog_task[cpu];
+	struct task_struct *t = watchdog_task[cpu];
 
 	per_cpu(watchdog_touch_ts, cpu) = 0;
 	if (t) {
@@ -127,7 +127,7 @@ void softlockup_stop(void)
 	cpuhp_remove_state_nocalls(watchdog_state);
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
-		struct task *t = watchdog_task[cpu];
+		struct task_struct *t = watchdog_task[cpu];
 
 		if (!t)
 			continue;
@@ -139,7 +139,7 @@ void softlockup_stop(void)
 	cpus_read_unlock();
 }
 
-struct task *softlockup_task(int cpu)
+struct task_struct *softlockup_task(int cpu)
 {
 	return watchdog_task[cpu];
 }

@@ -18,6 +18,6 @@ void softlockup_tick(uint64_t now);
 /* Reports made for cpu since boot. */
 unsigned long softlockup_reports(int cpu);
 /* cpu's watchdog task while detection is on, else NULL (for tests). */
-struct task *softlockup_task(int cpu);
+struct task_struct *softlockup_task(int cpu);
 
 #endif

@@ -158,7 +158,7 @@ static void print_held(const struct held_lock *h, int i, bool hardirq)
 
 /* The task's locks, then in hardirq context those of its CPU's handlers
  * (which run on top of it). */
-static void print_held_locks(const struct task *t)
+static void print_held_locks(const struct task_struct *t)
 {
 	const struct held_locks *task = &t->lockdep.locks;
 	const struct held_locks *irq = in_irq() ?
@@ -166,11 +166,11 @@ static void print_held_locks(const struct task *t)
 	int depth = task->depth + (irq ? irq->depth : 0);
 
 	if (!depth) {
-		printk("no locks held by %s/%d.\n", t->name, t->id);
+		printk("no locks held by %s/%d.\n", t->comm, t->pid);
 		return;
 	}
 	printk("%d lock%s held by %s/%d:\n", depth, depth > 1 ? "s" : "",
-	       t->name, t->id);
+	       t->comm, t->pid);
 	for (int i = 0; i < task->depth; i++)
 		print_held(&task->held[i], i, false);
 	for (int i = 0; irq && i < irq->depth; i++)
@@ -187,7 +187,7 @@ bool lockdep_report_begin(enum lockdep_report_kind kind, const char *title)
 	       "%s\n"
 	       "------------------------------------------------------\n"
 	       "%s/%d on CPU %d%s:\n",
-	       title, current->name, current->id, raw_smp_processor_id(),
+	       title, current->comm, current->pid, raw_smp_processor_id(),
 	       in_irq() ? " (in hardirq)" : "");
 	return true;
 }
@@ -314,7 +314,7 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
 
 /* ---- the held-lock stacks ---- */
 
-struct held_locks *lockdep_context_locks(struct task *t)
+struct held_locks *lockdep_context_locks(struct task_struct *t)
 {
 	return in_irq() ? raw_cpu_ptr(&hardirq_held_locks) : &t->lockdep.locks;
 }
@@ -330,7 +330,7 @@ static struct held_lock *find_in(struct held_locks *s,
 
 /* Whether t holds map; in hardirq context, or the handlers running on
  * top of it. */
-static bool held_by(struct task *t, const struct lockdep_map *map)
+static bool held_by(struct task_struct *t, const struct lockdep_map *map)
 {
 	return find_in(&t->lockdep.locks, map) ||
 	       (in_irq() && find_in(raw_cpu_ptr(&hardirq_held_locks), map));
@@ -346,7 +346,7 @@ bool lock_is_held(const struct lockdep_map *map)
 void lockdep_assert_held_failed(const struct lockdep_map *map)
 {
 	printk("WARNING: lockdep_assert_held(%s) failed: %s/%d does not hold "
-	       "it\n", map->name, current->name, current->id);
+	       "it\n", map->name, current->comm, current->pid);
 	dump_stack();
 }
 
@@ -373,7 +373,7 @@ static void report_wait_context(struct lockdep_map *map, unsigned long ip,
 
 /* Report what lockdep_wait_context_ok() refuses, or interrupts off that
  * no lock explains, naming the held lock at fault. */
-static void check_wait_context(struct task *t, struct lockdep_map *map,
+static void check_wait_context(struct task_struct *t, struct lockdep_map *map,
 			       unsigned int flags, bool irqs_off,
 			       unsigned long ip)
 {
@@ -418,7 +418,7 @@ static void check_wait_context(struct task *t, struct lockdep_map *map,
 void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 		    unsigned int flags, unsigned long ip)
 {
-	struct task *t;
+	struct task_struct *t;
 	struct held_locks *s;
 	struct held_lock *h;
 	unsigned long irqf;
@@ -504,7 +504,7 @@ static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)
  * context, a per-CPU access pending, or a lock not held. */
 bool __lock_release(struct lockdep_map *map, unsigned long ip)
 {
-	struct task *t;
+	struct task_struct *t;
 	struct held_locks *s;
 	struct held_lock *h;
 	unsigned long irqf;
@@ -548,7 +548,7 @@ bool lockdep_init_ok(struct lockdep_map *map)
 
 /* Preemption and interrupts are off exactly as far as t's held locks
  * turned them off. */
-static bool held_explain_atomic(const struct task *t)
+static bool held_explain_atomic(const struct task_struct *t)
 {
 	int count = preempt_count() & PREEMPT_MASK;
 	bool irqs_off_by_lock = false;
@@ -565,7 +565,7 @@ static bool held_explain_atomic(const struct task *t)
 
 void lockdep_task_exit(void)
 {
-	struct task *t = current;
+	struct task_struct *t = current;
 
 	if (!lockdep_started)
 		return;
@@ -577,7 +577,7 @@ void lockdep_task_exit(void)
 	if (lockdep_report_begin(LOCKDEP_HELD_AT_EXIT, "WARNING: lock held at task "
 			 "exit!")) {
 		printk("%s/%d is exiting with locks still held; they stay "
-		       "locked.\n", t->name, t->id);
+		       "locked.\n", t->comm, t->pid);
 		lockdep_report_end();
 	}
 	/* When the locks left preemption or interrupts off, the schedule()

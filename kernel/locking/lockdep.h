@@ -289,9 +289,9 @@ void lockdep_this_cpu_write(const void *var);
  */
 void lockdep_hb_release(const void *obj);
 void lockdep_hb_acquire(const void *obj);
-struct task;
-void lockdep_hb_wake(struct task *p);
-void lockdep_hb_join(struct task *dead);
+struct task_struct;
+void lockdep_hb_wake(struct task_struct *p);
+void lockdep_hb_join(struct task_struct *dead);
 
 /* Interrupts are about to be turned on (irqflags.h): each lock the task
  * holds is now held with them on. */
@@ -392,11 +392,11 @@ static inline void lockdep_hb_release(const void *obj)
 static inline void lockdep_hb_acquire(const void *obj)
 {
 }
-struct task;
-static inline void lockdep_hb_wake(struct task *p)
+struct task_struct;
+static inline void lockdep_hb_wake(struct task_struct *p)
 {
 }
-static inline void lockdep_hb_join(struct task *dead)
+static inline void lockdep_hb_join(struct task_struct *dead)
 {
 }
 

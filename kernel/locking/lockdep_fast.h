@@ -106,7 +106,7 @@ static __always_inline void lockdep_pop_held(struct held_locks *s, int i)
  * flags and wait_type: those of an acquisition in progress, already
  * applied. The interrupt question assumes they are off, and asks whether
  * a lock turned them off. The task_ forms are for task context. */
-static __always_inline bool lockdep_task_preempt_off(const struct task *t,
+static __always_inline bool lockdep_task_preempt_off(const struct task_struct *t,
 						     unsigned int flags,
 						     int wait_type)
 {
@@ -116,7 +116,7 @@ static __always_inline bool lockdep_task_preempt_off(const struct task *t,
 	return count > t->lockdep.locks.counts.config_preempt_off;
 }
 
-static __always_inline bool lockdep_task_irqs_off(const struct task *t,
+static __always_inline bool lockdep_task_irqs_off(const struct task_struct *t,
 						  unsigned int flags,
 						  int wait_type)
 {
@@ -124,13 +124,13 @@ static __always_inline bool lockdep_task_irqs_off(const struct task *t,
 	       !t->lockdep.locks.counts.config_irqs_off;
 }
 
-static inline bool lockdep_preempt_off(const struct task *t,
+static inline bool lockdep_preempt_off(const struct task_struct *t,
 				       unsigned int flags, int wait_type)
 {
 	return in_irq() || lockdep_task_preempt_off(t, flags, wait_type);
 }
 
-static inline bool lockdep_irqs_off(const struct task *t, unsigned int flags,
+static inline bool lockdep_irqs_off(const struct task_struct *t, unsigned int flags,
 				    int wait_type)
 {
 	return in_irq() || lockdep_task_irqs_off(t, flags, wait_type);
@@ -142,7 +142,7 @@ static inline bool lockdep_irqs_off(const struct task *t, unsigned int flags,
  * spinlock_t/local_lock is held, or preemption is off. (With interrupts
  * off it may not either, unless a lock explains them:
  * lockdep_task_irqs_off().) */
-static __always_inline bool lockdep_wait_context_ok(const struct task *t,
+static __always_inline bool lockdep_wait_context_ok(const struct task_struct *t,
 						    int wt, unsigned int flags)
 {
 	union held_counts n = t->lockdep.locks.counts;
@@ -179,7 +179,7 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 	const struct lock_class *c;
 	struct held_locks *s;
 	struct held_lock *h;
-	struct task *t;
+	struct task_struct *t;
 	unsigned int idx;
 	int depth, wt;
 	uint64_t key;
@@ -223,7 +223,7 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 static __always_inline bool lockdep_release_fast(const struct lockdep_map *map)
 {
 	struct held_locks *s;
-	struct task *t;
+	struct task_struct *t;
 	int depth;
 
 	if (lockdep_off_here())

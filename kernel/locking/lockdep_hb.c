@@ -229,7 +229,7 @@ void lockdep_hb_acquire(const void *obj)
 }
 
 /* The waker, from inside the wake-up of p (p is not running). */
-void lockdep_hb_wake(struct task *p)
+void lockdep_hb_wake(struct task_struct *p)
 {
 	unsigned long flags;
 	struct hb_task *h;
@@ -245,7 +245,7 @@ void lockdep_hb_wake(struct task *p)
 }
 
 /* The joiner, once dead has exited: dead's clock stays in its task. */
-void lockdep_hb_join(struct task *dead)
+void lockdep_hb_join(struct task_struct *dead)
 {
 	unsigned long flags;
 
@@ -258,7 +258,7 @@ void lockdep_hb_join(struct task *dead)
 }
 
 /* The exiting task gives its slot back; its clock stays for the joiner. */
-void lockdep_hb_exit(struct task *t)
+void lockdep_hb_exit(struct task_struct *t)
 {
 	unsigned long flags = hb_lock_irqsave();
 

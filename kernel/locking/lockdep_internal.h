@@ -69,7 +69,7 @@ const char *lockdep_class_name(unsigned int idx);
 
 /* The held locks of the running context: t's, or in hardirq context
  * its CPU's (struct held_locks). */
-struct held_locks *lockdep_context_locks(struct task *t);
+struct held_locks *lockdep_context_locks(struct task_struct *t);
 
 /* The chain cache (lockdep_graph.c): the keys of the held-lock chains
  * already validated, by open addressing; 0 = empty. Read without a lock;
@@ -118,7 +118,7 @@ void lockdep_hb_snapshot(struct hb_clock *dst);
 bool lockdep_hb_ordered(const struct hb_clock *seen,
 			const struct hb_stamp *before);
 /* t exits: its slot goes back to the pool. */
-void lockdep_hb_exit(struct task *t);
+void lockdep_hb_exit(struct task_struct *t);
 /* lockdep_hb.c's part of lockdep_reset(). */
 void lockdep_hb_reset(void);
 
@@ -126,7 +126,7 @@ void lockdep_hb_reset(void);
 DECLARE_PER_CPU_STAT(unsigned long, irqs_on_epoch);
 
 /* t exits: its recorded this_cpu reads are dropped. */
-void lockdep_percpu_task_exit(struct task *t);
+void lockdep_percpu_task_exit(struct task_struct *t);
 
 /* lockdep_percpu.c's part of lockdep_reset() (graph lock held). */
 void lockdep_percpu_reset(void);
@@ -134,7 +134,7 @@ void lockdep_percpu_reset(void);
 /* t's pending unprotected per-CPU access (see struct percpu_access): t is
  * taking the lock at map, which cancels it if the lock lies inside the
  * variable; or t does something else, which reports it. Interrupts off. */
-void lockdep_percpu_pending_lock(struct task *t, const void *map);
-void lockdep_percpu_pending_flush(struct task *t);
+void lockdep_percpu_pending_lock(struct task_struct *t, const void *map);
+void lockdep_percpu_pending_flush(struct task_struct *t);
 
 #endif

@@ -168,7 +168,7 @@ static bool lockset_has(const struct lockset *s, unsigned int id)
 }
 
 /* What protects cpu's copy right now. */
-static void current_lockset(struct task *t, int cpu, bool irqs_off,
+static void current_lockset(struct task_struct *t, int cpu, bool irqs_off,
 			    struct lockset *s)
 {
 	const struct held_locks *held = lockdep_context_locks(t);
@@ -578,7 +578,7 @@ static void record(const struct percpu_access *a, const struct lockset *now,
 
 /* The pending access is the task's: an interrupt handler running on top
  * of it neither reports nor cancels it. */
-void lockdep_percpu_pending_flush(struct task *t)
+void lockdep_percpu_pending_flush(struct task_struct *t)
 {
 	static const struct lockset none;
 	struct percpu_access a = t->lockdep.pending;
@@ -590,7 +590,7 @@ void lockdep_percpu_pending_flush(struct task *t)
 		record(&a, &none, &t->lockdep.pending_seen);
 }
 
-void lockdep_percpu_pending_lock(struct task *t, const void *map)
+void lockdep_percpu_pending_lock(struct task_struct *t, const void *map)
 {
 	const struct percpu_access *a = &t->lockdep.pending;
 	uintptr_t copy = (uintptr_t)a->var + __per_cpu_offset[a->cpu];
@@ -627,7 +627,7 @@ void lockdep_percpu_flush(void)
 
 /* Whether the task holds cpu's copy by holding the CPU: preemption or
  * IRQs off, or a lock inside that CPU's area (a local_lock). */
-static bool pins_cpu(const struct lockset *now, struct task *t, int cpu)
+static bool pins_cpu(const struct lockset *now, struct task_struct *t, int cpu)
 {
 	const struct held_locks *held = lockdep_context_locks(t);
 
@@ -641,7 +641,7 @@ static bool pins_cpu(const struct lockset *now, struct task *t, int cpu)
 
 /* A task access: remember the CPU it holds, or whether a bare access is
  * to the copy of the CPU it held last. */
-static void note_pinned(struct task *t, struct percpu_access *a,
+static void note_pinned(struct task_struct *t, struct percpu_access *a,
 			const struct lockset *now)
 {
 	struct percpu_pinned *p = &t->lockdep.pinned;
@@ -669,7 +669,7 @@ void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
 {
 	struct percpu_access a;
 	struct lockset now;
-	struct task *t;
+	struct task_struct *t;
 	unsigned long irqf;
 	bool irqs_off;
 
@@ -867,7 +867,7 @@ void lockdep_percpu_forget(const void *var, unsigned long size)
 			drop_read(&l->reads[i]);
 }
 
-void lockdep_percpu_task_exit(struct task *t)
+void lockdep_percpu_task_exit(struct task_struct *t)
 {
 	for (int i = 0; i < NR_THIS_CPU_READS; i++)
 		if (t->lockdep.reads[i].var)

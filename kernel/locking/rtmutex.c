@@ -29,7 +29,7 @@
 
 /* One task waiting for one lock; lives on the waiter's stack. */
 struct rt_mutex_waiter {
-	struct task *task;
+	struct task_struct *task;
 	struct rt_mutex *lock;
 	int prio;                    /* the task's, when (re)queued */
 	struct list_head list;       /* on lock->waiters */
@@ -76,7 +76,7 @@ static void enqueue_waiter(struct rt_mutex *lock, struct rt_mutex_waiter *w)
 	list_add_tail(&w->list, &pos->list);
 }
 
-int rt_mutex_effective_prio(struct task *p)
+int rt_mutex_effective_prio(struct task_struct *p)
 {
 	/* LAB4 BEGIN */
 	struct rt_mutex *lock;
@@ -109,7 +109,7 @@ static void mark_waiters(struct rt_mutex *lock)
 /* Keep lock on its owner's pi_locks exactly while it has waiters. */
 static void update_pi_link(struct rt_mutex *lock)
 {
-	struct task *owner = rt_mutex_owner(lock);
+	struct task_struct *owner = rt_mutex_owner(lock);
 	bool waited = !list_empty(&lock->waiters);
 
 	if (!list_empty(&lock->pi_node))
@@ -135,7 +135,7 @@ static void wake_top_of_free_lock(struct rt_mutex *lock)
 }
 
 /* Set p's effective priority (requeueing it where it is queued). */
-static void set_prio(struct task *p, int prio)
+static void set_prio(struct task_struct *p, int prio)
 {
 	arch_spin_lock(&p->pi_lock);
 	set_task_prio(p, prio);
@@ -147,7 +147,7 @@ static void set_prio(struct task *p, int prio)
  * priority re-sorts it among its lock's waiters, which may change that
  * lock owner's priority, and so on. Chain lock held.
  */
-static void propagate(struct task *p)
+static void propagate(struct task_struct *p)
 {
 	/* LAB4 BEGIN */
 	for (int depth = 0; p && depth < MAX_CHAIN; depth++) {
@@ -175,7 +175,7 @@ static void propagate(struct task *p)
 /* Would current waiting on lock close a cycle? Walks the owners. */
 static bool chain_has_cycle(struct rt_mutex *lock)
 {
-	struct task *t = rt_mutex_owner(lock);
+	struct task_struct *t = rt_mutex_owner(lock);
 
 	for (int depth = 0; t && depth < MAX_CHAIN; depth++) {
 		if (t == current)
@@ -187,22 +187,22 @@ static bool chain_has_cycle(struct rt_mutex *lock)
 
 static void report_deadlock(struct rt_mutex *lock)
 {
-	struct task *t = rt_mutex_owner(lock);
+	struct task_struct *t = rt_mutex_owner(lock);
 	unsigned long flags = console_lock();
 
 	printk("\n============================================\n");
 	printk("WARNING: rt_mutex deadlock detected\n");
 	printk("%s/%d would wait for %s (%p), owned by %s/%d; the chain:\n",
-	       current->name, current->id, lock->name, lock, t->name, t->id);
+	       current->comm, current->pid, lock->name, lock, t->comm, t->pid);
 	for (int depth = 0; t && depth < MAX_CHAIN && t != current; depth++) {
 		struct rt_mutex *next = t->pi_blocked_on->lock;
 
 		t = rt_mutex_owner(next);
 		printk("  which waits for %s (%p), owned by %s/%d\n",
-		       next->name, next, t->name, t->id);
+		       next->name, next, t->comm, t->pid);
 	}
 	printk("  and that is %s/%d itself: deadlock; the lock is not "
-	       "taken\n", current->name, current->id);
+	       "taken\n", current->comm, current->pid);
 	dump_stack();
 	console_unlock(flags);
 }
@@ -255,7 +255,7 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 	update_pi_link(lock);
 	propagate(rt_mutex_owner(lock));
 	for (;;) {
-		struct task *owner;
+		struct task_struct *owner;
 
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (try_to_take(lock, &w))
@@ -403,7 +403,7 @@ void rt_mutex_unlock(struct rt_mutex *lock)
 	explore_point(EXPLORE_RT_MUTEX_UNLOCK);
 }
 
-void rt_mutex_adjust_pi(struct task *p)
+void rt_mutex_adjust_pi(struct task_struct *p)
 {
 	unsigned long flags;
 

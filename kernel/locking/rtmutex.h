@@ -12,7 +12,7 @@
 #include "list.h"
 #include "locking/lockdep.h"
 
-struct task;
+struct task_struct;
 
 /*
  * owner: the owning task, with RT_MUTEX_HAS_WAITERS in bit 0 while tasks
@@ -62,9 +62,9 @@ int __rt_mutex_lock(struct rt_mutex *lock);
 bool __rt_mutex_trylock(struct rt_mutex *lock);
 void __rt_mutex_unlock(struct rt_mutex *lock);
 
-static inline struct task *rt_mutex_owner(const struct rt_mutex *lock)
+static inline struct task_struct *rt_mutex_owner(const struct rt_mutex *lock)
 {
-	return (struct task *)(__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) &
+	return (struct task_struct *)(__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) &
 			       ~RT_MUTEX_HAS_WAITERS);
 }
 
@@ -75,10 +75,10 @@ static inline bool rt_mutex_is_locked(const struct rt_mutex *lock)
 
 /* The priority a task runs at: its own or its top waiter's (internal prio
  * numbers: lower is higher). */
-int rt_mutex_effective_prio(struct task *p);
+int rt_mutex_effective_prio(struct task_struct *p);
 
 /* p's own priority changed: re-evaluate p and the chain it is blocked in. */
-void rt_mutex_adjust_pi(struct task *p);
+void rt_mutex_adjust_pi(struct task_struct *p);
 
 /*
  * Adaptive spinning (rtmutex_spin.c). rt_mutex_optimistic_spin(): before
@@ -88,9 +88,9 @@ void rt_mutex_adjust_pi(struct task *p);
  * the owner changed (worth another try), false when it is better to sleep.
  */
 bool rt_mutex_optimistic_spin(struct rt_mutex *lock);
-bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task *owner);
+bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task_struct *owner);
 /* Before t's memory is freed: wait until no spinner may still read it. */
-void rt_mutex_spin_forget(struct task *t);
+void rt_mutex_spin_forget(struct task_struct *t);
 
 /* Tests only: false turns priority inheritance off for every lock, to
  * show the unbounded priority inversion it prevents. */

@@ -38,15 +38,15 @@
 
 /* The task this CPU's spinner may read, or NULL; written by that spinner
  * with preemption off, read by any CPU freeing a task: unchecked. */
-static DEFINE_PER_CPU_UNCHECKED(struct task *, spin_owner);
+static DEFINE_PER_CPU_UNCHECKED(struct task_struct *, spin_owner);
 
 /* Publish owner, then check that it still owns lock: only then may the
  * caller read it, until spin_release(). The full fence orders the
  * publication before the check, against the freeing CPU's release of
  * the lock (long before the free) and its scan in rt_mutex_spin_forget(). */
-static bool spin_protect(struct rt_mutex *lock, struct task *owner)
+static bool spin_protect(struct rt_mutex *lock, struct task_struct *owner)
 {
-	struct task **slot = raw_cpu_ptr(&spin_owner);
+	struct task_struct **slot = raw_cpu_ptr(&spin_owner);
 
 	if (*slot != owner) {
 		__atomic_store_n(slot, owner, __ATOMIC_SEQ_CST);
@@ -60,7 +60,7 @@ static void spin_release(void)
 	__atomic_store_n(raw_cpu_ptr(&spin_owner), 0, __ATOMIC_RELEASE);
 }
 
-void rt_mutex_spin_forget(struct task *t)
+void rt_mutex_spin_forget(struct task_struct *t)
 {
 	int cpu;
 
@@ -73,7 +73,7 @@ void rt_mutex_spin_forget(struct task *t)
 
 /* Whether owner (protected, see above) runs on another CPU, where it
  * will soon release the lock. Preemption off: our CPU stays ours. */
-static bool owner_running_elsewhere(const struct task *owner)
+static bool owner_running_elsewhere(const struct task_struct *owner)
 {
 	return __atomic_load_n(&owner->on_cpu, __ATOMIC_RELAXED) &&
 	       task_cpu(owner) != raw_smp_processor_id();
@@ -86,7 +86,7 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 	preempt_disable(); /* need_resched() ends the spin */
 	while (!need_resched()) {
 		uintptr_t word = __atomic_load_n(&lock->owner, __ATOMIC_RELAXED);
-		struct task *owner = (struct task *)(word & ~RT_MUTEX_HAS_WAITERS);
+		struct task_struct *owner = (struct task_struct *)(word & ~RT_MUTEX_HAS_WAITERS);
 		uintptr_t free = 0;
 
 		if (word & RT_MUTEX_HAS_WAITERS)
@@ -118,7 +118,7 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 	return taken;
 }
 
-bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task *owner)
+bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task_struct *owner)
 {
 	bool changed = false;
 

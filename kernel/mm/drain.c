@@ -23,7 +23,7 @@ bool on_each_cpu_hop_possible(void)
 
 int on_each_cpu_hop(void (*fn)(void *arg), void *arg)
 {
-	struct task *t = current;
+	struct task_struct *t = current;
 	cpumask_t saved;
 	int cpu, missed = 0;
 

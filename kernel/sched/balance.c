@@ -21,7 +21,7 @@ static bool rq_idle(const struct rq *rq)
 /* Whether p may be placed on cpu: its affinity allows it and the CPU
  * takes tasks. A per-CPU thread keeps its CPU until the CPU is gone; the
  * others only go where the scheduler places tasks (cpu_active). */
-bool is_cpu_allowed(const struct task *p, int cpu)
+bool is_cpu_allowed(const struct task_struct *p, int cpu)
 {
 	if (!cpumask_test_cpu(cpu, &p->cpus_mask))
 		return false;
@@ -30,7 +30,7 @@ bool is_cpu_allowed(const struct task *p, int cpu)
 
 /* An allowed CPU whose running task p would preempt, the lowest first;
  * not one where p would wait for its RT tasks to be unthrottled. */
-static int lowest_prio_cpu(const struct task *p)
+static int lowest_prio_cpu(const struct task_struct *p)
 {
 	int cpu, best = -1, best_prio = p->prio;
 
@@ -48,7 +48,7 @@ static int lowest_prio_cpu(const struct task *p)
 }
 
 /* Called with p's pi_lock held, p not queued. */
-int select_task_rq(struct task *p)
+int select_task_rq(struct task_struct *p)
 {
 	int prev = task_cpu(p), cpu;
 
@@ -83,7 +83,7 @@ int select_task_rq(struct task *p)
  * its queue, or the check sees the CPU inactive. pi_lock held, p not
  * queued, interrupts off.
  */
-struct rq *select_task_rq_lock(struct task *p)
+struct rq *select_task_rq_lock(struct task_struct *p)
 {
 	for (;;) {
 		int cpu = select_task_rq(p);
@@ -97,7 +97,7 @@ struct rq *select_task_rq_lock(struct task *p)
 }
 
 /* The allowed CPU with the fewest tasks queued, or -1. */
-static int least_loaded_allowed(const struct task *p)
+static int least_loaded_allowed(const struct task_struct *p)
 {
 	int cpu, best = -1;
 
@@ -122,7 +122,7 @@ static int least_loaded_allowed(const struct task *p)
  * run queue p is queued on, locked (its count of movable tasks follows
  * the new affinity).
  */
-int select_fallback_rq(struct task *p, struct rq *queued_on)
+int select_fallback_rq(struct task_struct *p, struct rq *queued_on)
 {
 	int cpu = least_loaded_allowed(p);
 
@@ -135,7 +135,7 @@ int select_fallback_rq(struct task *p, struct rq *queued_on)
 	p->per_cpu_kthread = false; /* bound to a CPU that is gone: no longer */
 	if (queued_on)
 		account_movable(queued_on, p, 1);
-	printk("process %d (%s) no longer affine to cpu%d\n", p->id, p->name,
+	printk("process %d (%s) no longer affine to cpu%d\n", p->pid, p->comm,
 	       task_cpu(p));
 	cpu = least_loaded_allowed(p);
 	return cpu >= 0 ? cpu : 0; /* the boot CPU never leaves */
@@ -143,11 +143,11 @@ int select_fallback_rq(struct task *p, struct rq *queued_on)
 
 /* The best task on src that could run on dest, not running, and better
  * than limit (an internal priority); NULL if none. src locked. */
-static struct task *pullable_task(struct rq *src, int dest, int limit)
+static struct task_struct *pullable_task(struct rq *src, int dest, int limit)
 {
 	/* RT tasks would only wait on a throttled CPU. */
 	bool rt_ok = !cpu_rq(dest)->rt_throttled;
-	struct task *p;
+	struct task_struct *p;
 
 	for (int prio = 0; rt_ok && prio < MAX_RT_PRIO && prio < limit; prio++) {
 		if (!(src->rt_bitmap[prio / 64] & (1ul << (prio % 64))))
@@ -167,7 +167,7 @@ static struct task *pullable_task(struct rq *src, int dest, int limit)
 /* Try to take one task from src to rq, if it beats what rq would run. */
 static bool pull_from(struct rq *rq, struct rq *src)
 {
-	struct task *p;
+	struct task_struct *p;
 	bool moved = false;
 	int limit;
 
@@ -226,7 +226,7 @@ void push_rt_tasks(struct rq *rq)
 		return;
 	local_irq_save(flags);
 	for (int tries = 0; tries < 4; tries++) {
-		struct task *p, *push = 0;
+		struct task_struct *p, *push = 0;
 		int dest = -1;
 
 		arch_spin_lock(&rq->lock);

@@ -46,10 +46,10 @@ int sched_cpu_activate(unsigned int cpu)
 /* The first task queued on rq (locked) that may move off now: not
  * running, not pinned (told to leave at its migrate_enable() instead),
  * not a per-CPU thread (it parks). */
-static struct task *first_to_push(struct rq *rq)
+static struct task_struct *first_to_push(struct rq *rq)
 {
 	struct list_head *queues[MAX_RT_PRIO + 1];
-	struct task *p;
+	struct task_struct *p;
 
 	for (int i = 0; i < MAX_RT_PRIO; i++)
 		queues[i] = &rq->rt_queue[i];
@@ -73,7 +73,7 @@ static struct task *first_to_push(struct rq *rq)
 static bool push_one_queued(struct rq *rq)
 {
 	unsigned long flags;
-	struct task *p;
+	struct task_struct *p;
 	struct rq *dst;
 
 	local_irq_save(flags);
@@ -166,7 +166,7 @@ int sched_cpu_dying(unsigned int cpu)
 	if (rq->nr_running || rq->curr != rq->idle || rq->nr_pinned_asleep)
 		printk("sched: BUG: CPU %d goes offline with %d task(s) "
 		       "queued, %d asleep pinned, running %s\n", cpu,
-		       rq->nr_running, rq->nr_pinned_asleep, rq->curr->name);
+		       rq->nr_running, rq->nr_pinned_asleep, rq->curr->comm);
 	cpumask_clear_cpu(cpu, &rt_overload_mask);
 	sched_rt_rq_reset(rq);
 	arch_spin_unlock(&rq->lock);

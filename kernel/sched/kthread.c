@@ -28,14 +28,14 @@ static int next_task_id;
 static DEFINE_RAW_SPINLOCK(reap_lock);
 static LIST_HEAD(reap_list);         /* under reap_lock */
 static DECLARE_WAIT_QUEUE_HEAD(reap_wq);
-static struct task *reaper;
+static struct task_struct *reaper;
 
-static void tasklist_add(struct task *t)
+static void tasklist_add(struct task_struct *t)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&tasklist_lock, flags);
-	t->id = ++next_task_id;
+	t->pid = ++next_task_id;
 	list_add_tail(&t->tasks, &all_tasks);
 	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 }
@@ -46,18 +46,18 @@ static void tasklist_add(struct task *t)
  * on_cpu (rtmutex_spin.c); it publishes the task it reads, and the free
  * waits until no CPU does.
  */
-static struct task *task_struct_alloc(void)
+static struct task_struct *task_struct_alloc(void)
 {
-	return kzalloc(sizeof(struct task));
+	return kzalloc(sizeof(struct task_struct));
 }
 
-static void task_struct_free(struct task *t)
+static void task_struct_free(struct task_struct *t)
 {
 	rt_mutex_spin_forget(t);
 	kfree(t);
 }
 
-static void task_free(struct task *t)
+static void task_free(struct task_struct *t)
 {
 	unsigned long flags;
 
@@ -68,9 +68,9 @@ static void task_free(struct task *t)
 	task_struct_free(t);
 }
 
-static struct task *task_alloc(const char *name)
+static struct task_struct *task_alloc(const char *name)
 {
-	struct task *t = task_struct_alloc();
+	struct task_struct *t = task_struct_alloc();
 
 	if (!t)
 		return 0;
@@ -78,7 +78,7 @@ static struct task *task_alloc(const char *name)
 		task_struct_free(t);
 		return 0;
 	}
-	strlcpy(t->name, name, sizeof(t->name));
+	strlcpy(t->comm, name, sizeof(t->comm));
 	INIT_LIST_HEAD(&t->run_list);
 	INIT_LIST_HEAD(&t->reap);
 	INIT_LIST_HEAD(&t->pi_locks);
@@ -88,37 +88,37 @@ static struct task *task_alloc(const char *name)
 	cpumask_copy(&t->cpus_mask, cpu_possible_mask);
 	t->nr_cpus_allowed = cpumask_weight(cpu_possible_mask);
 	t->cpu = raw_smp_processor_id();
-	t->refcount = 2;
+	refcount_set(&t->usage, 2);
 	tasklist_add(t);
 	return t;
 }
 
-struct task *idle_task_alloc(int cpu)
+struct task_struct *idle_task_alloc(int cpu)
 {
-	struct task *t = kzalloc(sizeof(*t));
+	struct task_struct *t = kzalloc(sizeof(*t));
 
 	if (!t)
 		panic("sched: no memory for CPU %d's idle task", cpu);
-	snprintf(t->name, sizeof(t->name), "idle/%d", cpu);
+	snprintf(t->comm, sizeof(t->comm), "idle/%d", cpu);
 	INIT_LIST_HEAD(&t->run_list);
 	INIT_LIST_HEAD(&t->reap);
 	INIT_LIST_HEAD(&t->pi_locks);
-	t->refcount = 1;
+	refcount_set(&t->usage, 1);
 	tasklist_add(t);
 	return t;
 }
 
-__noreturn static void kthread_entry(struct task *prev);
+__noreturn static void kthread_entry(struct task_struct *prev);
 
-struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
+struct task_struct *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
 {
-	struct task *t = task_alloc(name);
+	struct task_struct *t = task_alloc(name);
 
 	if (!t)
 		return 0;
 	t->fn = fn;
 	t->arg = arg;
-	t->state = TASK_NEW;
+	WRITE_ONCE(t->__state, TASK_NEW);
 	/* First switched to with the count __schedule() holds; its
 	 * finish_task_switch() and kthread_entry() drop it. */
 	t->saved_preempt_count = 1;
@@ -127,10 +127,10 @@ struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name)
 	return t;
 }
 
-struct task *kthread_create_on_cpu(int (*fn)(void *arg), void *arg, int cpu,
+struct task_struct *kthread_create_on_cpu(int (*fn)(void *arg), void *arg, int cpu,
 				   const char *name)
 {
-	struct task *t = kthread_create(fn, arg, name);
+	struct task_struct *t = kthread_create(fn, arg, name);
 
 	if (t) {
 		kthread_bind(t, cpu);
@@ -151,7 +151,7 @@ bool kthread_should_park(void)
 /* Sleep until unparked; the first time round, tell kthread_park(). */
 void kthread_parkme(void)
 {
-	struct task *self = current;
+	struct task_struct *self = current;
 
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
@@ -169,7 +169,7 @@ void kthread_parkme(void)
 /* Returns once t has said it parks; it is off its CPU's queue soon after
  * (sched_cpu_wait_empty waits for that). A thread asleep elsewhere
  * parks at its next look at kthread_should_park(). */
-void kthread_park(struct task *t)
+void kthread_park(struct task_struct *t)
 {
 	__atomic_store_n(&t->should_park, true, __ATOMIC_RELEASE);
 	wake_up_process(t);
@@ -178,7 +178,7 @@ void kthread_park(struct task *t)
 
 /* Let t go on, on its CPU. A thread whose CPU is gone (it is being
  * stopped) stops being a per-CPU thread and may run anywhere. */
-void kthread_unpark(struct task *t)
+void kthread_unpark(struct task_struct *t)
 {
 	if (t->per_cpu_kthread && !cpu_online(task_cpu(t))) {
 		t->per_cpu_kthread = false;
@@ -191,9 +191,9 @@ void kthread_unpark(struct task *t)
 	wake_up_process(t);
 }
 
-struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
+struct task_struct *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
 {
-	struct task *t = kthread_create(fn, arg, name);
+	struct task_struct *t = kthread_create(fn, arg, name);
 
 	if (t)
 		wake_up_process(t);
@@ -202,7 +202,7 @@ struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name)
 
 /* Every new task starts here (from task_entry in switch.asm), with the
  * task it was switched from as prev. */
-__noreturn static void kthread_entry(struct task *prev)
+__noreturn static void kthread_entry(struct task_struct *prev)
 {
 	finish_task_switch(prev);
 	local_irq_enable();
@@ -212,7 +212,7 @@ __noreturn static void kthread_entry(struct task *prev)
 
 __noreturn void kthread_exit(int code)
 {
-	struct task *t = current;
+	struct task_struct *t = current;
 
 	t->exit_code = code;
 	lockdep_task_exit();
@@ -220,20 +220,20 @@ __noreturn void kthread_exit(int code)
 	 * (put_dead_task), when our stack may be freed. */
 	set_current_state(TASK_DEAD);
 	schedule();
-	panic("kthread_exit: dead task %s/%d ran again", t->name, t->id);
+	panic("kthread_exit: dead task %s/%d ran again", t->comm, t->pid);
 }
 
 /* t->joiner once the dead task has looked for its joiner: a joiner that
  * comes later must not wait for a wakeup that will not come. */
-#define JOINER_TOO_LATE ((struct task *)1)
+#define JOINER_TOO_LATE ((struct task_struct *)1)
 
 /* From finish_task_switch(): a dead task has switched out for the last
  * time. Take the joiner (marking it taken, atomically, so a joiner cannot
  * slip in unseen), drop the task's own reference, then wake the joiner,
  * which frees the task. */
-void put_dead_task(struct task *t)
+void put_dead_task(struct task_struct *t)
 {
-	struct task *joiner = __atomic_exchange_n(&t->joiner, JOINER_TOO_LATE,
+	struct task_struct *joiner = __atomic_exchange_n(&t->joiner, JOINER_TOO_LATE,
 						  __ATOMIC_SEQ_CST);
 
 	put_task_struct(t);
@@ -241,11 +241,11 @@ void put_dead_task(struct task *t)
 		wake_up_process(joiner);
 }
 
-void put_task_struct(struct task *t)
+void put_task_struct(struct task_struct *t)
 {
 	unsigned long flags;
 
-	if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) > 0)
+	if (!refcount_dec_and_test(&t->usage))
 		return;
 	if (preemptible()) { /* freeing a stack may sleep */
 		task_free(t);
@@ -257,14 +257,14 @@ void put_task_struct(struct task *t)
 	wake_up(&reap_wq);
 }
 
-void kthread_detach(struct task *t)
+void kthread_detach(struct task_struct *t)
 {
 	put_task_struct(t);
 }
 
-int kthread_join(struct task *t)
+int kthread_join(struct task_struct *t)
 {
-	struct task *none = 0;
+	struct task_struct *none = 0;
 	int code;
 
 	/* Publish ourselves; if the dead task already took its look, its
@@ -273,12 +273,12 @@ int kthread_join(struct task *t)
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		if (WARN_ON(none != JOINER_TOO_LATE))
 			return -1; /* one joiner per task */
-		while (__atomic_load_n(&t->refcount, __ATOMIC_SEQ_CST) > 1)
+		while (refcount_read(&t->usage) > 1)
 			cpu_relax();
 	}
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
-		if (__atomic_load_n(&t->refcount, __ATOMIC_SEQ_CST) == 1)
+		if (refcount_read(&t->usage) == 1)
 			break;
 		schedule();
 	}
@@ -299,12 +299,12 @@ static int reaper_fn(void *arg)
 {
 	for (;;) {
 		unsigned long flags;
-		struct task *t = 0;
+		struct task_struct *t = 0;
 
 		wait_event(reap_wq, reap_pending());
 		raw_spin_lock_irqsave(&reap_lock, flags);
 		if (!list_empty(&reap_list)) {
-			t = list_first_entry(&reap_list, struct task, reap);
+			t = list_first_entry(&reap_list, struct task_struct, reap);
 			list_del_init(&t->reap);
 		}
 		raw_spin_unlock_irqrestore(&reap_lock, flags);
@@ -339,9 +339,9 @@ static const char *state_name(int state)
 }
 
 /* The stack of a task that is switched out, from its saved frame. */
-void show_task_stack(struct task *t)
+void show_task_stack(struct task_struct *t)
 {
-	if (t->on_cpu || t->state == TASK_NEW || !t->saved_sp) {
+	if (t->on_cpu || READ_ONCE(t->__state) == TASK_NEW || !t->saved_sp) {
 		printk("  (running, or never ran: no saved stack)\n");
 		return;
 	}
@@ -352,15 +352,15 @@ void show_task_stack(struct task *t)
 void sched_show_all(void)
 {
 	unsigned long flags = console_lock();
-	struct task *t;
+	struct task_struct *t;
 
 	raw_spin_lock(&tasklist_lock);
 	list_for_each_entry(t, &all_tasks, tasks) {
 		printk("task %-15s id %-4d state %s cpu %d prio %d%s%s\n",
-		       t->name, t->id, state_name(t->state), task_cpu(t),
+		       t->comm, t->pid, state_name(READ_ONCE(t->__state)), task_cpu(t),
 		       task_prio(t), t->on_cpu ? " running" : "",
 		       t->migration_disabled ? " migrate-disabled" : "");
-		if (!t->on_cpu && t->state != TASK_RUNNING)
+		if (!t->on_cpu && !task_is_running(t))
 			show_task_stack(t);
 	}
 	raw_spin_unlock(&tasklist_lock);

@@ -19,7 +19,7 @@
 #include "panic.h"
 
 /* May p (queued on rq, rq locked) move to dest_cpu right now? */
-bool task_can_move(struct rq *rq, struct task *p, int dest_cpu)
+bool task_can_move(struct rq *rq, struct task_struct *p, int dest_cpu)
 {
 	/* LAB3 BEGIN */
 	return p->on_rq && rq->curr != p && !p->migration_disabled &&
@@ -29,10 +29,10 @@ bool task_can_move(struct rq *rq, struct task *p, int dest_cpu)
 }
 
 /* Both run queues locked; p queued on src and not running there. */
-void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
+void move_queued_task(struct rq *src, struct rq *dst, struct task_struct *p)
 {
-	trace_event(TRACE_MIGRATE, p->id, (uint64_t)src->cpu << 16 | dst->cpu,
-		    p->name);
+	trace_event(TRACE_MIGRATE, p->pid, (uint64_t)src->cpu << 16 | dst->cpu,
+		    p->comm);
 	dequeue_task(src, p);
 	__atomic_store_n(&p->cpu, dst->cpu, __ATOMIC_RELAXED);
 	enqueue_task(dst, p, false);
@@ -46,7 +46,7 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task *p)
  * pi_lock with interrupts off: there balance_push is read without the
  * run queue lock, and a move that read misses is made when p next
  * switches out, which checks again with the lock held. */
-bool must_move_off(struct rq *rq, struct task *p)
+bool must_move_off(struct rq *rq, struct task_struct *p)
 {
 	if (p->migration_disabled || p == rq->idle)
 		return false;
@@ -58,7 +58,7 @@ bool must_move_off(struct rq *rq, struct task *p)
 /* From finish_task_switch(): p was running and was taken off its queue
  * to leave the CPU (migrating); now that it is off, queue it where
  * allowed, in the state it had (a wakeup meanwhile made it RUNNING). */
-void migrate_switched_out(struct task *p)
+void migrate_switched_out(struct task_struct *p)
 {
 	unsigned long flags;
 	struct rq *rq;
@@ -77,7 +77,7 @@ void migrate_switched_out(struct task *p)
 }
 
 /* Move queued, not running, p off its CPU to dest (pi_lock held). */
-static void move_now(struct task *p, int dest)
+static void move_now(struct task_struct *p, int dest)
 {
 	struct rq *src = cpu_rq(task_cpu(p)), *dst = cpu_rq(dest);
 
@@ -92,7 +92,7 @@ static void move_now(struct task *p, int dest)
 	double_rq_unlock(src, dst);
 }
 
-int set_cpus_allowed(struct task *p, const cpumask_t *mask)
+int set_cpus_allowed(struct task_struct *p, const cpumask_t *mask)
 {
 	unsigned long flags;
 	struct rq *rq;
@@ -137,9 +137,9 @@ int set_cpus_allowed(struct task *p, const cpumask_t *mask)
 	return 0;
 }
 
-void kthread_bind(struct task *p, int cpu)
+void kthread_bind(struct task_struct *p, int cpu)
 {
-	if (WARN_ON(p->state != TASK_NEW))
+	if (WARN_ON(READ_ONCE(p->__state) != TASK_NEW))
 		return; /* only before the first wakeup */
 	cpumask_copy(&p->cpus_mask, cpumask_of(cpu));
 	p->nr_cpus_allowed = 1;
@@ -158,7 +158,7 @@ void kthread_bind(struct task *p, int cpu)
 void migrate_enable_slow(void)
 {
 	/* LAB3 BEGIN */
-	struct task *p = current;
+	struct task_struct *p = current;
 	unsigned long flags;
 	bool leave;
 

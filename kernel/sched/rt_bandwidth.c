@@ -134,7 +134,7 @@ void sched_rt_tick(struct rq *rq)
 				      __ATOMIC_RELAXED);
 	long runtime = __atomic_load_n(&def_rt_bandwidth.rt_runtime,
 				       __ATOMIC_RELAXED);
-	struct task *curr = rq->curr;
+	struct task_struct *curr = rq->curr;
 	bool rt = curr->prio < MAX_RT_PRIO && curr != rq->idle;
 
 	if (rt)

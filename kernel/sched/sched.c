@@ -28,20 +28,20 @@
 #include "cpuhotplug.h"
 
 DEFINE_PER_CPU_UNCHECKED(struct rq, runqueues);
-DEFINE_PER_CPU(struct task *, current_task);
+DEFINE_PER_CPU(struct task_struct *, current_task);
 DEFINE_PER_CPU(bool, need_resched_flag);
 DEFINE_PER_CPU_STAT(unsigned long, nr_switches);
 cpumask_t rt_overload_mask;
 
 /* ---- run queue operations (rq->lock held) ---- */
 
-static bool task_is_rt(const struct task *p)
+static bool task_is_rt(const struct task_struct *p)
 {
 	return p->prio < MAX_RT_PRIO;
 }
 
 /* Count p (queued on rq) in or out of the tasks balancing may move. */
-void account_movable(struct rq *rq, struct task *p, int sign)
+void account_movable(struct rq *rq, struct task_struct *p, int sign)
 {
 	if (p->nr_cpus_allowed > 1) {
 		rq->nr_movable += sign;
@@ -59,7 +59,7 @@ void update_rt_overload(struct rq *rq)
 		cpumask_clear_cpu(rq->cpu, &rt_overload_mask);
 }
 
-void enqueue_task(struct rq *rq, struct task *p, bool head)
+void enqueue_task(struct rq *rq, struct task_struct *p, bool head)
 {
 	struct list_head *q = &rq->normal_queue;
 
@@ -78,7 +78,7 @@ void enqueue_task(struct rq *rq, struct task *p, bool head)
 	update_rt_overload(rq);
 }
 
-void dequeue_task(struct rq *rq, struct task *p)
+void dequeue_task(struct rq *rq, struct task_struct *p)
 {
 	list_del_init(&p->run_list);
 	if (task_is_rt(p)) {
@@ -104,21 +104,21 @@ int rq_best_prio(const struct rq *rq)
 
 /* The best RT task, unless the CPU's RT tasks are throttled
  * (rt_bandwidth.c); then the first NORMAL one; else the idle task. */
-static struct task *pick_next_task(struct rq *rq)
+static struct task_struct *pick_next_task(struct rq *rq)
 {
 	int prio = rq_best_prio(rq);
 
 	if (prio < MAX_RT_PRIO && !rq->rt_throttled)
-		return list_first_entry(&rq->rt_queue[prio], struct task,
+		return list_first_entry(&rq->rt_queue[prio], struct task_struct,
 					run_list);
 	if (!list_empty(&rq->normal_queue))
-		return list_first_entry(&rq->normal_queue, struct task,
+		return list_first_entry(&rq->normal_queue, struct task_struct,
 					run_list);
 	return rq->idle;
 }
 
 /* Lock the run queue p is on (p->cpu may change until we hold it). */
-struct rq *task_rq_lock(struct task *p)
+struct rq *task_rq_lock(struct task_struct *p)
 {
 	for (;;) {
 		struct rq *rq = cpu_rq(task_cpu(p));
@@ -174,7 +174,7 @@ void resched_cpu(int cpu)
 
 /* p was just queued on rq: does it beat what runs there? Not while it
  * may not run there (throttled). */
-void check_preempt_curr(struct rq *rq, struct task *p)
+void check_preempt_curr(struct rq *rq, struct task_struct *p)
 {
 	if (p->prio < rq->curr->prio && !rt_throttled_for(rq, p))
 		resched_curr(rq);
@@ -184,7 +184,7 @@ void check_preempt_curr(struct rq *rq, struct task *p)
 
 /* p went to sleep pinned on rq's CPU (locked) and wakes there. If that
  * CPU is now leaving, p must go at its outermost migrate_enable(). */
-static void pinned_wakes(struct rq *rq, struct task *p)
+static void pinned_wakes(struct rq *rq, struct task_struct *p)
 {
 	p->pinned_asleep = false;
 	rq->nr_pinned_asleep--;
@@ -198,7 +198,7 @@ static void pinned_wakes(struct rq *rq, struct task *p)
  * is still on its queue (it set its state but has not switched out yet)
  * only gets its state back to RUNNING. Returns whether p was woken.
  */
-static int try_to_wake_up(struct task *p, int state_mask)
+static int try_to_wake_up(struct task_struct *p, int state_mask)
 {
 	unsigned long flags;
 	struct rq *rq;
@@ -206,7 +206,7 @@ static int try_to_wake_up(struct task *p, int state_mask)
 
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
-	if (!(p->state & state_mask))
+	if (!(READ_ONCE(p->__state) & state_mask))
 		goto out;
 	/* What the waker did happens before what p does once it runs. */
 	lockdep_hb_wake(p);
@@ -214,9 +214,9 @@ static int try_to_wake_up(struct task *p, int state_mask)
 	if (p->on_rq || p->migrating) {
 		/* Still queued, or on its way to another CPU's queue (the
 		 * move queues it there, pi_lock orders us). */
-		p->state = TASK_RUNNING;
+		WRITE_ONCE(p->__state, TASK_RUNNING);
 		arch_spin_unlock(&rq->lock);
-		trace_event(TRACE_WAKEUP, p->id, task_cpu(p), p->name);
+		trace_event(TRACE_WAKEUP, p->pid, task_cpu(p), p->comm);
 		woke = 1;
 		goto out;
 	}
@@ -228,13 +228,13 @@ static int try_to_wake_up(struct task *p, int state_mask)
 	rq = select_task_rq_lock(p);
 	cpu = rq->cpu;
 	if (cpu != task_cpu(p))
-		trace_event(TRACE_MIGRATE, p->id,
-			    (uint64_t)task_cpu(p) << 16 | cpu, p->name);
-	trace_event(TRACE_WAKEUP, p->id, cpu, p->name);
+		trace_event(TRACE_MIGRATE, p->pid,
+			    (uint64_t)task_cpu(p) << 16 | cpu, p->comm);
+	trace_event(TRACE_WAKEUP, p->pid, cpu, p->comm);
 	if (p->pinned_asleep)
 		pinned_wakes(rq, p);
 	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
-	p->state = TASK_RUNNING;
+	WRITE_ONCE(p->__state, TASK_RUNNING);
 	enqueue_task(rq, p, false);
 	check_preempt_curr(rq, p);
 	arch_spin_unlock(&rq->lock);
@@ -247,7 +247,7 @@ out:
 
 /* The preempt_disable/enable pair makes a wakeup of a higher-priority
  * task on this CPU preempt us right here, not at the next interrupt. */
-int wake_up_process(struct task *p)
+int wake_up_process(struct task_struct *p)
 {
 	int woke;
 
@@ -266,14 +266,14 @@ int wake_up_process(struct task *p)
  * queue still locked by the task switched from (prev): only now is prev's
  * context saved, so only now may another CPU run it or free it.
  */
-void finish_task_switch(struct task *prev)
+void finish_task_switch(struct task_struct *prev)
 {
 	struct rq *rq = this_rq();
 	/* Dead only once off its queue: a task preempted on its way out
 	 * (state already TASK_DEAD) is still queued, or moving, and will
 	 * run again. */
 	bool moving = prev->migrating;
-	bool dead = prev->state == TASK_DEAD && !prev->on_rq && !moving;
+	bool dead = READ_ONCE(prev->__state) == TASK_DEAD && !prev->on_rq && !moving;
 
 	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
 	arch_spin_unlock(&rq->lock);
@@ -286,13 +286,13 @@ void finish_task_switch(struct task *prev)
 	push_rt_tasks(rq);
 }
 
-static void context_switch(struct rq *rq, struct task *prev, struct task *next)
+static void context_switch(struct rq *rq, struct task_struct *prev, struct task_struct *next)
 {
-	struct task *last;
+	struct task_struct *last;
 
 	if (trace_enabled())
-		__trace_event(TRACE_SWITCH, prev->id, next->id, next->name,
-			      prev->state);
+		__trace_event(TRACE_SWITCH, prev->pid, next->pid, next->comm,
+			      READ_ONCE(prev->__state));
 	rq->curr = next;
 	__atomic_store_n(&rq->curr_prio, next->prio, __ATOMIC_RELAXED);
 	__atomic_store_n(&next->on_cpu, true, __ATOMIC_RELAXED);
@@ -317,7 +317,7 @@ static void __schedule(bool preempt)
 {
 	unsigned long flags;
 	struct rq *rq;
-	struct task *prev, *next;
+	struct task_struct *prev, *next;
 
 	local_irq_save(flags);
 	rq = this_rq();
@@ -331,10 +331,10 @@ static void __schedule(bool preempt)
 		if (__builtin_expect(rq->balance_push, 0) &&
 		    prev->migration_disabled)
 			prev->migration_pending = true;
-		if (!preempt && prev->state != TASK_RUNNING) {
+		if (!preempt && !task_is_running(prev)) {
 			dequeue_task(rq, prev); /* it sleeps */
 			if (prev->migration_disabled &&
-			    prev->state != TASK_DEAD) {
+			    READ_ONCE(prev->__state) != TASK_DEAD) {
 				prev->pinned_asleep = true; /* wakes here */
 				rq->nr_pinned_asleep++;
 			}
@@ -368,7 +368,7 @@ static void __schedule(bool preempt)
  * (it runs on the task's stack, but its sleep is a bug of its own). */
 static bool sleep_reported(const struct unwind_state *caller)
 {
-	const struct task *t = current;
+	const struct task_struct *t = current;
 	struct unwind_state s = *caller;
 
 	if (in_interrupt() || !t->sleep_report_frame)
@@ -392,7 +392,7 @@ static void schedule_bug(const struct unwind_state *caller)
 		return;
 	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
 	printk("BUG: scheduling while atomic: %s/%d, preempt count %#x%s\n",
-	       current->name, current->id, preempt_count(),
+	       current->comm, current->pid, preempt_count(),
 	       irqs_disabled() ? ", interrupts off" : "");
 	dump_stack();
 }
@@ -439,7 +439,7 @@ void yield(void)
 {
 	unsigned long flags;
 	struct rq *rq;
-	struct task *p;
+	struct task_struct *p;
 
 	local_irq_save(flags);
 	rq = this_rq();
@@ -459,7 +459,7 @@ void yield(void)
 /* ---- the tick ---- */
 
 /* End a time slice: behind the others of its priority, if any. */
-static void slice_expired(struct rq *rq, struct task *p)
+static void slice_expired(struct rq *rq, struct task_struct *p)
 {
 	struct list_head *q = task_is_rt(p) ? &rq->rt_queue[p->prio]
 					    : &rq->normal_queue;
@@ -494,7 +494,7 @@ static bool work_elsewhere(struct rq *rq)
 void scheduler_tick(void)
 {
 	struct rq *rq = this_rq();
-	struct task *p;
+	struct task_struct *p;
 
 	arch_spin_lock(&rq->lock);
 	p = rq->curr;
@@ -516,7 +516,7 @@ void scheduler_tick(void)
 
 /* ---- policy ---- */
 
-int task_prio(const struct task *t)
+int task_prio(const struct task_struct *t)
 {
 	return t->prio < MAX_RT_PRIO ? MAX_RT_PRIO - 1 - t->prio : 0;
 }
@@ -532,7 +532,7 @@ static int normal_prio_of(int policy, int rt_priority)
  * stays at the head of its new list, a queued one joins the tail. Then
  * preempt whoever should be preempted. Called with p's pi_lock held.
  */
-void set_task_prio(struct task *p, int prio)
+void set_task_prio(struct task_struct *p, int prio)
 {
 	struct rq *rq = task_rq_lock(p);
 	bool running = rq->curr == p;
@@ -561,7 +561,7 @@ bool sched_param_valid(int policy, int rt_priority)
 	       rt_priority >= 1 && rt_priority <= 99;
 }
 
-int sched_setscheduler(struct task *p, int policy, int rt_priority)
+int sched_setscheduler(struct task_struct *p, int policy, int rt_priority)
 {
 	unsigned long flags;
 
@@ -597,7 +597,7 @@ static void might_sleep_report(const struct unwind_state *f)
 	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
 		return;
 	printk("BUG: sleeping function called from invalid context: %s/%d, "
-	       "preempt count %#x, interrupts %s\n", current->name, current->id,
+	       "preempt count %#x, interrupts %s\n", current->comm, current->pid,
 	       preempt_count(), irqs_disabled() ? "off" : "on");
 	dump_stack();
 }
@@ -619,7 +619,7 @@ __attribute__((noinline)) void __might_sleep(void)
  * CPU number it asks about is only stable if it cannot migrate. */
 static void check_preemption_disabled(const char *what)
 {
-	struct task *t = current;
+	struct task_struct *t = current;
 
 	if (t->migration_disabled || t->nr_cpus_allowed == 1)
 		return;
@@ -628,8 +628,8 @@ static void check_preemption_disabled(const char *what)
 	if (__atomic_fetch_add(&smp_processor_id_warnings, 1,
 			       __ATOMIC_RELAXED) >= 10)
 		return;
-	printk("BUG: using %s() in preemptible code: %s/%d\n", what, t->name,
-	       t->id);
+	printk("BUG: using %s() in preemptible code: %s/%d\n", what, t->comm,
+	       t->pid);
 	dump_stack();
 }
 
@@ -659,7 +659,7 @@ static void rq_init(struct rq *rq, int cpu)
 }
 
 /* The code already running on a CPU becomes its idle task. */
-static void idle_init(int cpu, struct task *idle)
+static void idle_init(int cpu, struct task_struct *idle)
 {
 	struct rq *rq = cpu_rq(cpu);
 

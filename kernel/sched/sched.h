@@ -14,6 +14,7 @@
 #include "irqflags.h"
 #include "list.h"
 #include "percpu.h"
+#include "refcount.h"
 #include "preempt.h"
 #include "debug/trace.h"
 #include "asm/spinlock.h"
@@ -30,6 +31,8 @@ enum sched_policy { SCHED_NORMAL = 0, SCHED_FIFO = 1, SCHED_RR = 2 };
 #define RR_TIMESLICE_TICKS 10     /* 10 ms at HZ=1000 */
 #define NORMAL_TIMESLICE_TICKS 4
 
+#define TASK_COMM_LEN 16
+
 enum task_state {
 	TASK_RUNNING = 0,
 	TASK_INTERRUPTIBLE = 1,
@@ -38,14 +41,16 @@ enum task_state {
 	TASK_NEW = 8,          /* created, never woken */
 };
 
-struct task {
+struct task_struct {
 	uint64_t saved_sp;           /* asm/switch_to.h: valid while not running */
 	int saved_preempt_count;     /* the CPU's count while switched out */
 	void *stack;                 /* lowest usable address (stack.h) */
-	volatile int state;          /* enum task_state; written by the task
-				      * itself, or by a waker under pi_lock */
-	int id;
-	char name[16];
+	unsigned int __state;        /* enum task_state; written by the task
+				      * itself, or by a waker under pi_lock;
+				      * read through READ_ONCE()
+				      * (task_is_running()) */
+	int pid;                     /* task id, from 1 */
+	char comm[TASK_COMM_LEN];    /* name, as Linux's comm */
 
 	/* Scheduling. cpu, on_rq, migrating and run_list are under the run
 	 * queue lock of cpu; on_cpu is set by the CPU switching to the task
@@ -90,8 +95,9 @@ struct task {
 	int (*fn)(void *arg);
 	void *arg;
 	int exit_code;
-	struct task *volatile joiner; /* the task in kthread_join(), if any */
-	int refcount;                /* the task's own, and its creator's */
+	struct task_struct *volatile joiner; /* the task in kthread_join(), if any */
+	refcount_t usage;            /* the task's own, and its creator's
+				      * (get_task_struct()) */
 	struct list_head tasks;      /* all tasks: for the timeout report */
 	struct list_head reap;       /* on the reaper's list */
 
@@ -112,7 +118,7 @@ struct task {
 #endif
 };
 
-DECLARE_PER_CPU(struct task *, current_task);
+DECLARE_PER_CPU(struct task_struct *, current_task);
 
 /* Unchecked: a task's own pointer is stable for it wherever it runs (the
  * switch changes it and the task together), and the checker itself asks.
@@ -120,39 +126,54 @@ DECLARE_PER_CPU(struct task *, current_task);
  * (this_cpu_read_stable); the few places that write current_task
  * (context_switch, the idle tasks' set-up) never read it back after the
  * write in the same function. */
-static inline struct task *get_current(void)
+static inline struct task_struct *get_current(void)
 {
 	return this_cpu_read_stable(current_task);
 }
 #define current get_current()
 
+/*
+ * References to a task, as Linux's: a task_struct stays allocated while
+ * anyone holds one. The task holds its own until it has switched out for
+ * the last time; kthread_create() gives its caller one more, dropped by
+ * kthread_join() or kthread_detach(). Anyone else who keeps a pointer to
+ * a task past the lock or section that found it takes one first.
+ */
+static inline struct task_struct *get_task_struct(struct task_struct *t)
+{
+	refcount_inc(&t->usage);
+	return t;
+}
+
+void put_task_struct(struct task_struct *t);
+
 /* Threads. */
-struct task *kthread_create(int (*fn)(void *arg), void *arg, const char *name);
-struct task *kthread_run(int (*fn)(void *arg), void *arg, const char *name);
-int kthread_join(struct task *t);
+struct task_struct *kthread_create(int (*fn)(void *arg), void *arg, const char *name);
+struct task_struct *kthread_run(int (*fn)(void *arg), void *arg, const char *name);
+int kthread_join(struct task_struct *t);
 /* Nobody will join t: it is freed once it has exited (by the reaper). */
-void kthread_detach(struct task *t);
+void kthread_detach(struct task_struct *t);
 __noreturn void kthread_exit(int code);
-int wake_up_process(struct task *t);
-void kthread_bind(struct task *t, int cpu);
+int wake_up_process(struct task_struct *t);
+void kthread_bind(struct task_struct *t, int cpu);
 /* Per-CPU kernel threads, as Linux's: created bound to cpu (and stopped);
  * parked while their CPU is away. kthread_park() returns once t sleeps in
  * kthread_parkme(), which t calls when kthread_should_park() says so;
  * kthread_unpark() lets it go on, on its CPU. */
-struct task *kthread_create_on_cpu(int (*fn)(void *arg), void *arg, int cpu,
+struct task_struct *kthread_create_on_cpu(int (*fn)(void *arg), void *arg, int cpu,
 				   const char *name);
-void kthread_park(struct task *t);
-void kthread_unpark(struct task *t);
+void kthread_park(struct task_struct *t);
+void kthread_unpark(struct task_struct *t);
 bool kthread_should_park(void);
 void kthread_parkme(void);
-int set_cpus_allowed(struct task *t, const cpumask_t *mask);
+int set_cpus_allowed(struct task_struct *t, const cpumask_t *mask);
 /* Any caller may set any policy: the limit on user programs
  * (RLIMIT_RTPRIO) is checked by their system call. */
-int sched_setscheduler(struct task *t, int policy, int rt_priority);
+int sched_setscheduler(struct task_struct *t, int policy, int rt_priority);
 /* Whether policy and rt_priority make a valid pair. */
 bool sched_param_valid(int policy, int rt_priority);
-int task_prio(const struct task *t);
-static inline int task_cpu(const struct task *t)
+int task_prio(const struct task_struct *t);
+static inline int task_cpu(const struct task_struct *t)
 {
 	return __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
 }
@@ -165,10 +186,30 @@ void usleep(unsigned long us);
 /* Sleep in state until woken or timeout_ns passes; returns ns left. */
 uint64_t schedule_timeout(uint64_t timeout_ns);
 
-/* Set the running task's state before deciding to sleep (see wait.h). */
-static inline void set_current_state(int state)
+/*
+ * A task's state, as Linux's: read with READ_ONCE(p->__state) (a waker
+ * may change it at any time), or task_is_running(). The running task sets
+ * its own before deciding to sleep (see wait.h): set_current_state() is
+ * a store and a full barrier, so that the test of the wake-up condition
+ * that follows cannot be done before the store, and a waker that makes
+ * the condition true and then looks at the state sees it; the plain
+ * __set_current_state() is for when no condition test follows.
+ */
+#define task_is_running(p) (READ_ONCE((p)->__state) == TASK_RUNNING)
+
+static inline unsigned int get_current_state(void)
 {
-	__atomic_store_n(&current->state, state, __ATOMIC_SEQ_CST);
+	return READ_ONCE(current->__state);
+}
+
+static inline void __set_current_state(unsigned int state)
+{
+	WRITE_ONCE(current->__state, state);
+}
+
+static inline void set_current_state(unsigned int state)
+{
+	smp_store_mb(current->__state, state);
 }
 
 /*
@@ -196,7 +237,7 @@ void migrate_enable_slow(void);
 
 static inline void migrate_enable(void)
 {
-	struct task *t = current;
+	struct task_struct *t = current;
 
 	barrier();
 	if (trace_migrate_enabled())
@@ -228,7 +269,7 @@ int sched_cpu_deactivate(unsigned int cpu); /* none come; push them off */
 int sched_cpu_wait_empty(unsigned int cpu); /* until none is left there */
 int sched_cpu_starting(unsigned int cpu);   /* on the CPU, IRQs off */
 int sched_cpu_dying(unsigned int cpu);      /* on the CPU, IRQs off */
-void show_task_stack(struct task *t);
+void show_task_stack(struct task_struct *t);
 
 #define SLEEP_REPORTED_ALL (~(uintptr_t)0)
 

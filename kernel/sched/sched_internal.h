@@ -19,13 +19,13 @@ struct rq {
 	int nr_rt;                   /* RT tasks among them */
 	int nr_movable;              /* queued tasks allowed elsewhere too */
 	int nr_rt_movable;           /* RT ones among those */
-	struct task *curr;
+	struct task_struct *curr;
 	/* curr->prio, for other CPUs' unlocked reads (placement): curr may
 	 * switch out, exit and be freed between their loading rq->curr and
 	 * its prio. Written with the lock held, when curr or its prio
 	 * changes. */
 	int curr_prio;
-	struct task *idle;
+	struct task_struct *idle;
 	int cpu;
 	/* The CPU is not active (going down, or not yet up): every task
 	 * that switches out here leaves, but the idle task, per-CPU threads
@@ -48,7 +48,7 @@ struct rq {
  * were it not running. Read without the lock, as a hint. */
 static inline bool movable_curr(const struct rq *rq, bool rt)
 {
-	const struct task *c = rq->curr;
+	const struct task_struct *c = rq->curr;
 
 	return c && c != rq->idle && c->nr_cpus_allowed > 1 &&
 	       (!rt || c->prio < MAX_RT_PRIO);
@@ -63,30 +63,30 @@ DECLARE_PER_CPU_UNCHECKED(struct rq, runqueues);
 /* CPUs with RT tasks queued but not running: candidates for pulling. */
 extern cpumask_t rt_overload_mask;
 
-void enqueue_task(struct rq *rq, struct task *p, bool head);
-void account_movable(struct rq *rq, struct task *p, int sign);
-void dequeue_task(struct rq *rq, struct task *p);
+void enqueue_task(struct rq *rq, struct task_struct *p, bool head);
+void account_movable(struct rq *rq, struct task_struct *p, int sign);
+void dequeue_task(struct rq *rq, struct task_struct *p);
 int rq_best_prio(const struct rq *rq);
 void update_rt_overload(struct rq *rq);
-struct rq *task_rq_lock(struct task *p);
+struct rq *task_rq_lock(struct task_struct *p);
 void double_rq_lock(struct rq *a, struct rq *b);
 void double_rq_unlock(struct rq *a, struct rq *b);
 void resched_curr(struct rq *rq);
-void check_preempt_curr(struct rq *rq, struct task *p);
-void set_task_prio(struct task *p, int prio);
-void finish_task_switch(struct task *prev);
+void check_preempt_curr(struct rq *rq, struct task_struct *p);
+void set_task_prio(struct task_struct *p, int prio);
+void finish_task_switch(struct task_struct *prev);
 
 /* migrate.c */
-bool task_can_move(struct rq *rq, struct task *p, int dest_cpu);
-bool must_move_off(struct rq *rq, struct task *p);
-void move_queued_task(struct rq *src, struct rq *dst, struct task *p);
-void migrate_switched_out(struct task *p);
+bool task_can_move(struct rq *rq, struct task_struct *p, int dest_cpu);
+bool must_move_off(struct rq *rq, struct task_struct *p);
+void move_queued_task(struct rq *src, struct rq *dst, struct task_struct *p);
+void migrate_switched_out(struct task_struct *p);
 
 /* balance.c */
-bool is_cpu_allowed(const struct task *p, int cpu);
-int select_task_rq(struct task *p);
-struct rq *select_task_rq_lock(struct task *p);
-int select_fallback_rq(struct task *p, struct rq *queued_on);
+bool is_cpu_allowed(const struct task_struct *p, int cpu);
+int select_task_rq(struct task_struct *p);
+struct rq *select_task_rq_lock(struct task_struct *p);
+int select_fallback_rq(struct task_struct *p, struct rq *queued_on);
 void pull_tasks(struct rq *rq);
 void push_rt_tasks(struct rq *rq);
 
@@ -100,7 +100,7 @@ void sched_rt_rq_reset(struct rq *rq);
 
 /* Whether p is an RT task (by its effective priority) that rq may not run
  * now because rq's RT tasks are throttled. */
-static inline bool rt_throttled_for(const struct rq *rq, const struct task *p)
+static inline bool rt_throttled_for(const struct rq *rq, const struct task_struct *p)
 {
 	return p->prio < MAX_RT_PRIO &&
 	       __atomic_load_n(&rq->rt_throttled, __ATOMIC_RELAXED);
@@ -113,8 +113,7 @@ static inline int rq_nr_runnable(const struct rq *rq)
 }
 
 /* kthread.c */
-struct task *idle_task_alloc(int cpu);
-void put_task_struct(struct task *t);
-void put_dead_task(struct task *t);
+struct task_struct *idle_task_alloc(int cpu);
+void put_dead_task(struct task_struct *t);
 
 #endif

@@ -175,7 +175,7 @@ uint64_t timers_next_expiry(void)
 
 struct sleeper {
 	struct timer_list timer;
-	struct task *task;
+	struct task_struct *task;
 };
 
 static void sleeper_wake(struct timer_list *t)

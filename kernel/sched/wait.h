@@ -20,7 +20,7 @@ struct wait_queue_head {
 };
 
 struct wait_queue_entry {
-	struct task *task;
+	struct task_struct *task;
 	struct list_head entry;
 };
 

@@ -184,7 +184,7 @@ int process_spawn(const char *path, int argc, char *const argv[],
 		process_free(p);
 		return err ? err : -ENOMEM;
 	}
-	p->pid = p->task->id;
+	p->pid = p->task->pid;
 	p->task->proc = p;
 	p->parent = parent;
 	rlimit_inherit(p, parent);
@@ -308,7 +308,7 @@ static bool exit_family(struct process *p)
 
 __noreturn void process_exit(int status)
 {
-	struct task *t = current;
+	struct task_struct *t = current;
 	struct process *p = t->proc;
 
 	/* From here the task switches as a kernel thread, on the kernel's
@@ -342,13 +342,13 @@ __noreturn void user_exception(unsigned vector, const char *fault,
 	process_exit(WAIT_KILLED | vector);
 }
 
-void process_switch(struct task *prev, struct task *next)
+void process_switch(struct task_struct *prev, struct task_struct *next)
 {
 	struct process *p = prev->proc, *n = next->proc;
 
 	if (p) {
 		p->rseq_event = true;
-		if (prev->state == TASK_RUNNING)
+		if (task_is_running(prev))
 			p->nr_preempted++;
 		save_fpregs_to_fpstate(&p->fpu);
 	}

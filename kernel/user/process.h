@@ -48,7 +48,7 @@ struct process_output {
 struct user_struct;
 
 struct process {
-	struct task *task;
+	struct task_struct *task;
 	struct mm mm;
 	int pid;                     /* its task's id */
 	char name[16];               /* the program's */
@@ -108,7 +108,7 @@ __noreturn void process_exit(int status);
 /* The scheduler, switching from prev to next (interrupts off): next's
  * address space, kernel stack and FPU registers (prev's saved), and
  * prev's rseq event. */
-void process_switch(struct task *prev, struct task *next);
+void process_switch(struct task_struct *prev, struct task_struct *next);
 
 /* A capture with one reference, the caller's; NULL when out of memory. */
 struct process_output *process_output_alloc(void);

@@ -76,7 +76,7 @@ long sys_setrlimit(SYSCALL_ARGS)
 	return err;
 }
 
-bool rt_prio_allowed(const struct task *t, int policy, int rt_priority)
+bool rt_prio_allowed(const struct task_struct *t, int policy, int rt_priority)
 {
 	uint64_t limit;
 

@@ -25,6 +25,6 @@ int process_setrlimit(struct process *p, unsigned resource,
 /* Linux's user_check_sched_setscheduler() for t, a user task (any kernel
  * task may): an RT policy needs a non-zero RLIMIT_RTPRIO, and a priority
  * above the task's present one must not exceed it. Arguments valid. */
-bool rt_prio_allowed(const struct task *t, int policy, int rt_priority);
+bool rt_prio_allowed(const struct task_struct *t, int policy, int rt_priority);
 
 #endif

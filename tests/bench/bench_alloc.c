@@ -111,7 +111,7 @@ static int alloc_worker(void *arg)
 static void run_workers(struct alloc_run *r)
 {
 	static struct worker_arg args[BENCH_CPUS_MAX];
-	struct task *t[BENCH_CPUS_MAX];
+	struct task_struct *t[BENCH_CPUS_MAX];
 
 	for (int i = 0; i < r->ncpus; i++) {
 		args[i] = (struct worker_arg){.run = r, .idx = i};

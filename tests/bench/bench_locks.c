@@ -75,7 +75,7 @@ static int hammer(void *arg)
 
 long lock_bench_contended(enum lock_kind k, int ncpus, int ms)
 {
-	static struct task *t[NR_CPUS]; /* not on the stack; one run at a time */
+	static struct task_struct *t[NR_CPUS]; /* not on the stack; one run at a time */
 	long total = 0;
 
 	lock_kinds[k].init(lock_pool(k, 0), 0);

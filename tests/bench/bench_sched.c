@@ -56,8 +56,8 @@ static int yielder(void *arg)
 
 KBENCH(sched_context_switch)
 {
-	struct task *a = kthread_create(yielder, 0, "yield-a");
-	struct task *b = kthread_create(yielder, 0, "yield-b");
+	struct task_struct *a = kthread_create(yielder, 0, "yield-a");
+	struct task_struct *b = kthread_create(yielder, 0, "yield-b");
 	int cpu = num_online_cpus() - 1;
 	unsigned long s0;
 	uint64_t t0, t1;
@@ -106,7 +106,7 @@ static int ponger(void *arg)
 
 KBENCH(sched_cross_cpu_wakeup)
 {
-	struct task *t;
+	struct task_struct *t;
 
 	if (num_online_cpus() < 2) {
 		kbench_note("sched_cross_cpu_wakeup needs 2 CPUs");

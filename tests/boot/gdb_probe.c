@@ -44,7 +44,7 @@ static int probe_fn(void *arg)
 		mutex_lock(&gdb_probe_inner);
 	}
 	printk("gdb_probe: task %d \"%s\" on CPU %d prio %d preempt_count %d "
-	       "migration_disabled %d holds %s\n", current->id, current->name,
+	       "migration_disabled %d holds %s\n", current->pid, current->comm,
 	       raw_smp_processor_id(), task_prio(current), preempt_count(),
 	       current->migration_disabled,
 	       i == 0 ? "gdb_probe_outer gdb_probe_inner" : "nothing");
@@ -59,7 +59,7 @@ static int probe_fn(void *arg)
 
 KTEST(gdb, probe_on_each_cpu)
 {
-	struct task *t[PROBE_TASKS];
+	struct task_struct *t[PROBE_TASKS];
 	int n = (int)num_online_cpus();
 
 	if (n > PROBE_TASKS)

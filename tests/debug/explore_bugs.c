@@ -46,7 +46,7 @@ static struct {
 	spinlock_t lock;
 	int posted;
 	int timeouts;
-	struct task *consumer;
+	struct task_struct *consumer;
 } lw = {.lock = __SPIN_LOCK_UNLOCKED(lw.lock)};
 
 static bool lw_ready(void)
@@ -83,7 +83,7 @@ KTEST(explore_bugs, lost_wakeup)
 {
 	lw.timeouts = 0;
 	for (int r = 0; r < LW_ROUNDS; r++) {
-		struct task *p;
+		struct task_struct *p;
 
 		lw.posted = 0;
 		lw.consumer = ktest_spawn(lw_consumer, 0, "consumer", -1,
@@ -111,7 +111,7 @@ static DEFINE_SPINLOCK(pc_stat_lock);
 static struct {
 	struct rt_mutex a, b;
 	struct completion l_has_a, start, go_a, check;
-	struct task *m, *h;
+	struct task_struct *m, *h;
 	int l_prio, started;
 } pc;
 
@@ -162,7 +162,7 @@ static int pc_s2(void *arg)
 
 static int pi_chain_round(void)
 {
-	struct task *l, *s1, *s2;
+	struct task_struct *l, *s1, *s2;
 
 	init_completion(&pc.l_has_a);
 	init_completion(&pc.start);

@@ -20,9 +20,9 @@
  * CPU they run one after the other unless something preempts them. */
 static inline void bug_run_pair(int (*fn)(void *))
 {
-	struct task *a = ktest_spawn(fn, (void *)0l, "bug0", -1, SCHED_NORMAL,
+	struct task_struct *a = ktest_spawn(fn, (void *)0l, "bug0", -1, SCHED_NORMAL,
 				     0, true);
-	struct task *b = ktest_spawn(fn, (void *)1l, "bug1", -1, SCHED_NORMAL,
+	struct task_struct *b = ktest_spawn(fn, (void *)1l, "bug1", -1, SCHED_NORMAL,
 				     0, true);
 
 	ktest_join(a);

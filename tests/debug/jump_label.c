@@ -87,7 +87,7 @@ static int prober_fn(void *arg)
 KTEST_CPUS(jump_label, patch_under_a_running_cpu, 2)
 {
 	struct prober p = {.phase = PH_OFF};
-	struct task *t = ktest_spawn_on(last_cpu(), prober_fn, &p, "probe");
+	struct task_struct *t = ktest_spawn_on(last_cpu(), prober_fn, &p, "probe");
 
 	KASSERT_TRUE(t != 0);
 	KEXPECT_TRUE(ktest_poll_long(&p.calls[PH_OFF], PROBES_PER_PHASE,

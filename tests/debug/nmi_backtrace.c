@@ -48,7 +48,7 @@ static int hold_console(void *arg)
 KTEST_CPUS(nmi, backtrace_text_waits_out_of_nmi, 2)
 {
 	struct console_holder h = {.cpu = last_cpu()};
-	struct task *t = kthread_create(hold_console, &h, "console-holder");
+	struct task_struct *t = kthread_create(hold_console, &h, "console-holder");
 	unsigned long flags;
 	bool held, answered = false;
 

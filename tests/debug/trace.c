@@ -38,13 +38,13 @@ static int count_events(enum trace_type type, long a, int pid)
  * CPU; returns that task's id. */
 static int trace_task(int (*fn)(void *), const char *name)
 {
-	struct task *t;
+	struct task_struct *t;
 	int id;
 
 	KASSERT_EQ(trace_start(ENTRIES), 0);
 	t = ktest_spawn_on(last_cpu(), fn, 0, name);
 	KASSERT_TRUE(t != 0);
-	id = t->id;
+	id = t->pid;
 	KEXPECT_EQ(ktest_join(t), 0);
 	trace_stop();
 	return id;
@@ -73,17 +73,17 @@ static int tr_waits(void *arg)
  * when woken: a migration. */
 KTEST_CPUS(trace, records_migration, 2)
 {
-	struct task *t;
+	struct task_struct *t;
 	int id;
 
 	init_completion(&tr_go);
 	KASSERT_EQ(trace_start(ENTRIES), 0);
 	t = ktest_spawn_on(last_cpu(), tr_waits, 0, "tr_waits");
 	KASSERT_TRUE(t != 0);
-	id = t->id;
+	id = t->pid;
 	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) ||
-	       __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == TASK_RUNNING ||
-	       __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == TASK_NEW)
+	       task_is_running(t) ||
+	       READ_ONCE(t->__state) == TASK_NEW)
 		msleep(1);
 	KEXPECT_EQ(set_cpus_allowed(t, cpumask_of(0)), 0);
 	complete(&tr_go);
@@ -134,7 +134,7 @@ static int tr_waiter(void *arg)
  * from CPU 0, blocks on it. Returns the waiter's id. */
 static int contend_tr_mutex(void)
 {
-	struct task *o, *w;
+	struct task_struct *o, *w;
 	int id;
 
 	store_int(&tr_held, 0);
@@ -143,7 +143,7 @@ static int contend_tr_mutex(void)
 	KEXPECT_TRUE(ktest_poll_int(&tr_held, 1, 10000));
 	w = ktest_spawn_on(0, tr_waiter, 0, "tr_waiter");
 	KASSERT_TRUE(w != 0);
-	id = w->id;
+	id = w->pid;
 	KEXPECT_TRUE(ktest_poll_until(__atomic_load_n(&w->pi_blocked_on,
 						      __ATOMIC_ACQUIRE),
 				      10000, POLL_SLEEP));

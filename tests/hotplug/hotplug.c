@@ -70,7 +70,7 @@ KTEST_CPUS(hotplug, last_cpu_and_repeats_refused, 2)
 struct ap_view {
 	int cpu, cpu_number;
 	unsigned long gs_base;
-	struct task *idle, *running;
+	struct task_struct *idle, *running;
 	int ran;
 };
 
@@ -173,7 +173,7 @@ static int down_fn(void *arg)
 KTEST_CPUS(hotplug, reader_holds_cpu_down_off, 2)
 {
 	struct down_job job = {.cpu = last_cpu()};
-	struct task *t;
+	struct task_struct *t;
 
 	cpus_read_lock();
 	t = ktest_spawn(down_fn, &job, "downer", -1, SCHED_NORMAL, 0, true);
@@ -181,7 +181,7 @@ KTEST_CPUS(hotplug, reader_holds_cpu_down_off, 2)
 	KEXPECT_TRUE(ktest_poll_int(&job.started, 1, 10000));
 	/* Asleep waiting for us: off every run queue, state D. */
 	KEXPECT_TRUE(ktest_poll_until(!t->on_rq && !t->on_cpu &&
-				      t->state == TASK_UNINTERRUPTIBLE,
+				      READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE,
 				      10000, POLL_SLEEP));
 	KEXPECT_EQ(load_int(&job.done), 0);
 	KEXPECT_TRUE(cpu_online(job.cpu));
@@ -293,7 +293,7 @@ static struct inflight inflight;
 KTEST_CPUS(hotplug, calls_in_flight_at_offline_released, 2)
 {
 	struct inflight *fp = &inflight;
-	struct task *t;
+	struct task_struct *t;
 	bool started;
 
 	*fp = (struct inflight){.cpu = last_cpu()};

@@ -245,7 +245,7 @@ static void cycle(int cpu, struct op_times *ot)
 KTEST_CPUS(hotplug, offline_online_cycles_under_load, 2)
 {
 	static struct worker workers[WORKERS + 1];
-	struct task *wt[WORKERS + 1], *rt, *shorty = 0;
+	struct task_struct *wt[WORKERS + 1], *rt, *shorty = 0;
 	struct reader rd = {0};
 	struct op_times ot = {0};
 	struct rnd_state rnd;

@@ -75,7 +75,7 @@ static void pinned_delays_down(bool sleeps)
 	struct pin_job pj = {.cpu = last_cpu(), .sleeps = sleeps,
 			     .cpu_after = -1};
 	struct down_job dj = {.cpu = pj.cpu};
-	struct task *pinned, *downer;
+	struct task_struct *pinned, *downer;
 	unsigned long ticks;
 
 	pinned = ktest_spawn_on(pj.cpu, pinned_fn, &pj, "pinned");
@@ -142,7 +142,7 @@ static void bound_task_moved(bool sleeps)
 {
 	struct bound_job bj = {.sleeps = sleeps};
 	int c = last_cpu();
-	struct task *t = ktest_spawn_on(c, bound_fn, &bj, "bound");
+	struct task_struct *t = ktest_spawn_on(c, bound_fn, &bj, "bound");
 	long rounds;
 
 	KASSERT_TRUE(t);
@@ -229,7 +229,7 @@ KTEST_CPUS(hotplug, timers_move_and_fire, 2)
 	struct timer_job later = {.delay_ns = 60000 * NS_PER_MS};
 	struct sleep_job sj = {.cpu = last_cpu()};
 	int c = sj.cpu, here = raw_smp_processor_id();
-	struct task *sleeper;
+	struct task_struct *sleeper;
 
 	KASSERT_EQ(ktest_run_on(c, arm_here, &soon, "arm"), c);
 	KASSERT_EQ(ktest_run_on(c, arm_here, &later, "arm"), c);
@@ -260,7 +260,7 @@ KTEST_CPUS(hotplug, timers_move_and_fire, 2)
 KTEST_CPUS(hotplug, per_cpu_thread_parked_not_moved, 2)
 {
 	int c = last_cpu();
-	struct task *t;
+	struct task_struct *t;
 
 	KASSERT_EQ(softlockup_start(10000), 0);
 	t = softlockup_task(c);

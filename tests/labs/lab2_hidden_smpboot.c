@@ -20,7 +20,7 @@
 struct ap_view {
 	unsigned long gs_base;
 	int cpu_number;
-	struct task *idle;
+	struct task_struct *idle;
 };
 
 static void read_ap_view(void *arg)

@@ -21,11 +21,11 @@
 
 KTEST_CPUS(lab3_hidden, task_can_move_rules, 2)
 {
-	static struct task fake;
+	static struct task_struct fake;
 	struct rq *rq = cpu_rq(0);
 	int dest = last_cpu();
 
-	fake = (struct task){.on_rq = true};
+	fake = (struct task_struct){.on_rq = true};
 	cpumask_copy(&fake.cpus_mask, cpu_online_mask);
 	fake.nr_cpus_allowed = num_online_cpus();
 	KEXPECT_TRUE(task_can_move(rq, &fake, dest));
@@ -69,7 +69,7 @@ static int deferred_fn(void *arg)
 KTEST_CPUS(lab3_hidden, affinity_change_waits_for_outermost_enable, 2)
 {
 	int c = last_cpu();
-	struct task *t;
+	struct task_struct *t;
 
 	deferred = (typeof(deferred)){.cpu = {-1, -1, -1, -1}};
 	t = ktest_spawn(deferred_fn, 0, "deferred", c, SCHED_NORMAL, 0, true);

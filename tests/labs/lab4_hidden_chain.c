@@ -29,7 +29,7 @@ static struct rt_mutex chain_lock[DEPTH];
 struct link {
 	int idx;                    /* holds chain_lock[idx] (if < DEPTH) */
 	volatile int held, go, release, done;
-	struct task *task;
+	struct task_struct *task;
 };
 
 static struct link links[DEPTH + 1];

@@ -122,7 +122,7 @@ static int pkt_sender(void *arg)
 /* Two senders on one CPU; then the totals, read by the test task alone. */
 long lab5_pktstats_run(void)
 {
-	struct task *t[PKT_SENDERS];
+	struct task_struct *t[PKT_SENDERS];
 	long packets = 0, bytes = 0;
 	int cpu;
 
@@ -262,7 +262,7 @@ static int wq_producer(void *arg)
 /* Unbound producers: on two or more CPUs they may run anywhere. */
 long lab5_workqueue_run(void)
 {
-	struct task *t[WQ_PRODUCERS];
+	struct task_struct *t[WQ_PRODUCERS];
 	long items = 0;
 	int cpu;
 

@@ -28,7 +28,7 @@ KTEST(lab7, objcache_converted)
 }
 
 static struct {
-	struct task *high;
+	struct task_struct *high;
 	volatile int high_ran;
 	int polls, ran_inside;
 } cs;

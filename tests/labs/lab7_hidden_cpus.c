@@ -14,7 +14,7 @@
 #define WAIT_MS 2000
 
 static struct {
-	struct task *other;
+	struct task_struct *other;
 	volatile int other_done;
 	int polls, done_inside;
 } two;

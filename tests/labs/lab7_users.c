@@ -77,7 +77,7 @@ static int rx_sender(void *arg)
 
 long lab7_rx_run(void)
 {
-	struct task *t[RX_SENDERS];
+	struct task_struct *t[RX_SENDERS];
 	unsigned long packets = 0, bytes = 0;
 	int cpu;
 
@@ -207,7 +207,7 @@ static int obj_user(void *arg)
 /* Every slot is somewhere after the run: in the pool or in a cache. */
 long lab7_objcache_run(void)
 {
-	struct task *t[OBJ_USERS];
+	struct task_struct *t[OBJ_USERS];
 	int cpu, total;
 
 	for_each_online_cpu(cpu)

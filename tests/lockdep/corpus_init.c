@@ -82,7 +82,7 @@ static int ch_consumer(void *arg)
 
 static long completion_handoff(void)
 {
-	struct task *p, *q;
+	struct task_struct *p, *q;
 
 	init_completion(&ch_done);
 	per_cpu(ch_v, corpus_cpu()) = 0;
@@ -109,7 +109,7 @@ static int wq_consumer(void *arg)
 
 static long waitqueue_handoff(void)
 {
-	struct task *q;
+	struct task_struct *q;
 
 	store_int(&wq_ready, 0);
 	q = corpus_start(wq_consumer, 0, corpus_cpu());
@@ -171,7 +171,7 @@ static int dbj_worker(void *arg)
 static long drain_before_join(void)
 {
 	long drained = 0, x;
-	struct task *w;
+	struct task_struct *w;
 
 	corpus_zero(&dbj_v);
 	store_int(&dbj_done, 0);
@@ -209,7 +209,7 @@ static int cba_consumer(void *arg)
 
 static long complete_before_access(void)
 {
-	struct task *p, *q;
+	struct task_struct *p, *q;
 
 	corpus_zero(&cba_v);
 	init_completion(&cba_done);

@@ -192,7 +192,7 @@ struct context {
 };
 
 static struct context contexts[MAX_CONTEXTS];
-static struct task *context_tasks[MAX_CONTEXTS];
+static struct task_struct *context_tasks[MAX_CONTEXTS];
 static int nr_contexts;
 
 static int context_fn(void *arg)
@@ -275,20 +275,20 @@ void corpus_spin_until(volatile long *v, long want)
 		corpus_broken("a worker made no progress in 3 s");
 }
 
-struct task *corpus_start(int (*fn)(void *), void *arg, int cpu)
+struct task_struct *corpus_start(int (*fn)(void *), void *arg, int cpu)
 {
 	return ktest_spawn(fn, arg, "corpus", cpu, SCHED_NORMAL, 0, true);
 }
 
 /* t is asleep: off its run queue and switched out. */
-static bool asleep(struct task *t)
+static bool asleep(struct task_struct *t)
 {
-	return t->state == TASK_UNINTERRUPTIBLE &&
+	return READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE &&
 	       !__atomic_load_n(&t->on_rq, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE);
 }
 
-bool corpus_wait_asleep(struct task *t)
+bool corpus_wait_asleep(struct task_struct *t)
 {
 	for (int ms = 0; ms < 3000; ms++) {
 		if (asleep(t))

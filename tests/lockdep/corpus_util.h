@@ -98,9 +98,9 @@ extern const struct corpus_side corpus_bare, corpus_preempt_off,
 void corpus_spin_until(volatile long *v, long want);
 
 /* fn(arg) as a task of its own, bound to cpu and started. */
-struct task *corpus_start(int (*fn)(void *), void *arg, int cpu);
+struct task_struct *corpus_start(int (*fn)(void *), void *arg, int cpu);
 /* Wait (bounded) until t sleeps: off its run queue and switched out. */
-bool corpus_wait_asleep(struct task *t);
+bool corpus_wait_asleep(struct task_struct *t);
 
 /* Counters with a lock beside them, for per-CPU structs. */
 struct corpus_counter {

@@ -99,7 +99,7 @@ static void check_unlock_of_held_by_other(struct any_lock l)
 {
 	struct lock_holder h = {.lock = l};
 	struct rt_mutex *rtm = any_lock_rtmutex(&l);
-	struct task *t;
+	struct task_struct *t;
 
 	t = ktest_spawn_on(last_cpu(), lock_holder_fn, &h, "ld-holder");
 	KASSERT_TRUE(t);

@@ -50,15 +50,15 @@ int touch_fn(void *arg)
 
 void touch_against(struct touch_job rival, struct touch_job mine)
 {
-	struct task *t = rival_start(0, touch_fn, &rival);
+	struct task_struct *t = rival_start(0, touch_fn, &rival);
 
 	touch(&mine);
 	ktest_join(t);
 }
 
-struct task *rival_start(int cpu, int (*fn)(void *), void *arg)
+struct task_struct *rival_start(int cpu, int (*fn)(void *), void *arg)
 {
-	struct task *t;
+	struct task_struct *t;
 
 	store_int(&rival_done, 0);
 	t = ktest_spawn(fn, arg, "ld-rival", cpu, SCHED_FIFO, 10, true);
@@ -82,7 +82,7 @@ static DEFINE_PER_CPU(long, pc_unprot);
 
 KTEST(lockdep_percpu, unprotected_preemptible)
 {
-	struct task *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot));
+	struct task_struct *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot));
 
 	TOUCH(this_cpu_ptr(&pc_unprot));
 	ktest_join(t);
@@ -94,7 +94,7 @@ static DEFINE_PER_CPU(long, pc_unprot_once);
 
 KTEST(lockdep_percpu, unprotected_reported_once)
 {
-	struct task *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot_once));
+	struct task_struct *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot_once));
 
 	for (int i = 0; i < 3; i++)
 		TOUCH(this_cpu_ptr(&pc_unprot_once));
@@ -108,7 +108,7 @@ static DEFINE_PER_CPU(long, pc_unprot_own);
 
 KTEST(lockdep_percpu, unprotected_per_cpu_own_copy)
 {
-	struct task *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot_own));
+	struct task_struct *t = rival_start(0, touch_fn, &BARE_JOB(&pc_unprot_own));
 
 	per_cpu(pc_unprot_own, raw_smp_processor_id())++;
 	ktest_join(t);
@@ -128,7 +128,7 @@ static int handoff_worker(void *arg)
 
 KTEST(lockdep_percpu, owned_and_handed_on_silent)
 {
-	static struct task *t[NR_CPUS];
+	static struct task_struct *t[NR_CPUS];
 	long sum = 0;
 	int cpu;
 
@@ -150,7 +150,7 @@ static DEFINE_PER_CPU(long, pc_migr);
 
 KTEST(lockdep_percpu, unprotected_migrate_disable_only)
 {
-	struct task *t = rival_start(0, touch_fn, &MIGRATE_OFF_JOB(&pc_migr));
+	struct task_struct *t = rival_start(0, touch_fn, &MIGRATE_OFF_JOB(&pc_migr));
 
 	migrate_disable();
 	TOUCH(this_cpu_ptr(&pc_migr));
@@ -165,7 +165,7 @@ static DEFINE_PER_CPU(long, pc_migr_id);
 
 KTEST_CPUS(lockdep_percpu, unprotected_after_cpu_id_migrate_disabled, 2)
 {
-	struct task *t;
+	struct task_struct *t;
 	int cpu;
 
 	KEXPECT_EQ(set_cpus_allowed(current, cpu_online_mask), 0);
@@ -187,7 +187,7 @@ static DEFINE_PER_CPU(long, pc_remote);
  * enough on its CPU and nothing against another CPU. */
 KTEST_CPUS(lockdep_percpu, unprotected_remote, 2)
 {
-	struct task *t = rival_start(last_cpu(), touch_fn,
+	struct task_struct *t = rival_start(last_cpu(), touch_fn,
 				     &PREEMPT_OFF_JOB(&pc_remote));
 
 	per_cpu(pc_remote, last_cpu())++;
@@ -199,7 +199,7 @@ static DEFINE_PER_CPU(long, pc_remote_preempt);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_preempt_disabled, 2)
 {
-	struct task *t = rival_start(last_cpu(), touch_fn,
+	struct task_struct *t = rival_start(last_cpu(), touch_fn,
 				     &PREEMPT_OFF_JOB(&pc_remote_preempt));
 
 	preempt_disable();
@@ -213,7 +213,7 @@ static DEFINE_PER_CPU(long, pc_remote_irqs);
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_irqs_disabled, 2)
 {
-	struct task *t = rival_start(last_cpu(), touch_fn,
+	struct task_struct *t = rival_start(last_cpu(), touch_fn,
 				     &PREEMPT_OFF_JOB(&pc_remote_irqs));
 	unsigned long flags;
 
@@ -241,7 +241,7 @@ static int sl_wrong_owner(void *arg)
 KTEST_CPUS(lockdep_percpu, unprotected_remote_other_cpus_lock, 2)
 {
 	int c = 0, d = last_cpu();
-	struct task *t = rival_start(d, sl_wrong_owner, 0);
+	struct task_struct *t = rival_start(d, sl_wrong_owner, 0);
 
 	spin_lock(per_cpu_ptr(&pc_sl_wrong.lock, c));
 	per_cpu(pc_sl_wrong, d).n++;
@@ -266,7 +266,7 @@ static int ll_remote_owner(void *arg)
 
 KTEST_CPUS(lockdep_percpu, unprotected_remote_under_local_lock, 2)
 {
-	struct task *t = rival_start(last_cpu(), ll_remote_owner, 0);
+	struct task_struct *t = rival_start(last_cpu(), ll_remote_owner, 0);
 
 	local_lock(&pc_ll_remote.lock);
 	per_cpu(pc_ll_remote, last_cpu()).n++;
@@ -291,7 +291,7 @@ static int held_back_owner(void *arg)
 
 KTEST_CPUS(lockdep_percpu, unprotected_then_unrelated_lock, 2)
 {
-	struct task *t = rival_start(last_cpu(), held_back_owner, 0);
+	struct task_struct *t = rival_start(last_cpu(), held_back_owner, 0);
 	struct sl_counter *p;
 
 	p = &per_cpu(pc_sl_held_back, last_cpu());
@@ -318,7 +318,7 @@ static int wrong_copy_rival(void *arg)
 KTEST_CPUS(lockdep_percpu, lock_of_another_copy_reported, 2)
 {
 	spinlock_t *other = per_cpu_ptr(&pc_sl_wrong_copy.lock, last_cpu());
-	struct task *t = rival_start(0, wrong_copy_rival, 0);
+	struct task_struct *t = rival_start(0, wrong_copy_rival, 0);
 	struct sl_counter *mine;
 
 	migrate_disable();
@@ -348,7 +348,7 @@ static int unprotected_then_complete_fn(void *arg)
 
 KTEST_CPUS(lockdep_percpu, unprotected_counted_at_wakeup, 2)
 {
-	struct task *t, *r;
+	struct task_struct *t, *r;
 
 	init_completion(&pc_done);
 	init_completion(&pc_release);

@@ -84,7 +84,7 @@ void touch_against(struct touch_job rival, struct touch_job mine);
  * is made (waiting by spinning, which orders nothing). touch_fn() is the
  * usual body, with a touch job as arg.
  */
-struct task *rival_start(int cpu, int (*fn)(void *), void *arg);
+struct task_struct *rival_start(int cpu, int (*fn)(void *), void *arg);
 /* A rival that runs a whole path of the test's own (arg: this). */
 struct rival_path {
 	void (*path)(void);

@@ -28,7 +28,7 @@ static void irq_touch(void *arg)
 static void run_against(void (*rival)(void), void (*mine)(void))
 {
 	struct rival_path p = {rival};
-	struct task *t = rival_start(0, rival_run_path, &p);
+	struct task_struct *t = rival_start(0, rival_run_path, &p);
 
 	mine();
 	ktest_join(t);
@@ -110,7 +110,7 @@ static void narrow_to_a(void)
 KTEST(lockdep_percpu, inconsistent_after_narrowing)
 {
 	struct rival_path p = {narrow_to_a};
-	struct task *t = rival_start(0, rival_run_path, &p);
+	struct task_struct *t = rival_start(0, rival_run_path, &p);
 
 	touch_narrow(true, true);
 	KEXPECT_LOCKDEP_NONE();
@@ -264,7 +264,7 @@ KTEST_CPUS(lockdep_percpu, inconsistent_across_cpus, 2)
 {
 	struct touch_job jb =
 		LOCKED_JOB(&pc_cpus_ab, ANY_LOCK(LOCK_SPIN, &pc_cpus_ab_b));
-	struct task *t = rival_start(last_cpu(), touch_fn, &jb);
+	struct task_struct *t = rival_start(last_cpu(), touch_fn, &jb);
 
 	spin_lock(&pc_cpus_ab_a);
 	per_cpu(pc_cpus_ab, last_cpu())++;
@@ -285,8 +285,8 @@ KTEST_CPUS(lockdep_percpu, copies_are_separate_silent, 2)
 					 ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_a));
 	struct touch_job jb = LOCKED_JOB(&pc_cpus_apart,
 					 ANY_LOCK(LOCK_SPIN, &pc_cpus_apart_b));
-	struct task *a = rival_start(0, touch_fn, &ja);
-	struct task *b = ktest_spawn_on(last_cpu(), touch_fn, &jb, "ld-apart");
+	struct task_struct *a = rival_start(0, touch_fn, &ja);
+	struct task_struct *b = ktest_spawn_on(last_cpu(), touch_fn, &jb, "ld-apart");
 
 	ktest_join(a);
 	ktest_join(b);

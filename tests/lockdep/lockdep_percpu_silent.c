@@ -95,7 +95,7 @@ static int ll_all_fn(void *arg)
 
 KTEST_CPUS(lockdep_percpu, local_lock_all_cpus_silent, 2)
 {
-	static struct task *t[NR_CPUS];
+	static struct task_struct *t[NR_CPUS];
 	int cpu;
 
 	for_each_online_cpu(cpu)

@@ -67,7 +67,7 @@ static int owner_sleeping(void *arg)
 	return 0;
 }
 
-static bool queued_asleep(struct task *t)
+static bool queued_asleep(struct task_struct *t)
 {
 	return __atomic_load_n(&t->pi_blocked_on, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE);
@@ -100,7 +100,7 @@ static int waiter(void *arg)
  * until the running owner releases, and takes the lock unqueued. */
 static void check_waiter_spins(enum lock_kind k)
 {
-	struct task *o, *w;
+	struct task_struct *o, *w;
 
 	ls_reset(k);
 	o = ktest_spawn(owner_running, 0, "ls_owner", 1, SCHED_FIFO, 10, true);
@@ -120,7 +120,7 @@ KTEST_CPUS(lock_spin, waiter_spins_while_owner_runs, 2)
  * off its CPU, until the owner releases. */
 KTEST_CPUS(lock_spin, waiter_sleeps_while_owner_sleeps, 2)
 {
-	struct task *o, *w;
+	struct task_struct *o, *w;
 	bool queued;
 
 	ls_reset(LOCK_RTMUTEX);
@@ -139,7 +139,7 @@ KTEST_CPUS(lock_spin, waiter_sleeps_while_owner_sleeps, 2)
  * Both spin: the test watches from a third CPU. */
 KTEST_CPUS(lock_spin, higher_prio_waiter_boosts_running_owner, 3)
 {
-	struct task *o, *w;
+	struct task_struct *o, *w;
 	bool boosted;
 
 	ls_reset(LOCK_RTMUTEX);
@@ -168,7 +168,7 @@ static int urgent(void *arg)
  * kept spinning would never get the lock (the test would time out). */
 KTEST_CPUS(lock_spin, spinner_yields_to_urgent_task, 3)
 {
-	struct task *o, *w, *u;
+	struct task_struct *o, *w, *u;
 
 	ls_reset(LOCK_RTMUTEX);
 	o = ktest_spawn(owner_running, (void *)1, "ls_owner", 2, SCHED_FIFO,

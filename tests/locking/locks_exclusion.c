@@ -45,7 +45,7 @@ static struct {
 } ex;
 
 struct excl_worker {
-	struct task *task;
+	struct task_struct *task;
 	int cpu;
 	long count;
 	long wrong_cpu;
@@ -252,7 +252,7 @@ static int race_trylocker(void *arg)
 
 KTEST_CPUS(locks, rt_mutex_fast_paths_race_slow_paths, 2)
 {
-	static struct task *t[RACE_BLOCKERS + RACE_TRYLOCKERS];
+	static struct task_struct *t[RACE_BLOCKERS + RACE_TRYLOCKERS];
 	int n = 0, cpu;
 	long total = 0, tried = 0;
 

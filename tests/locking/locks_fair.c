@@ -102,7 +102,7 @@ static int fair_first_break(int n, int total)
  * ticket lock then serves them strictly in turn. */
 KTEST_CPUS(locks, raw_spinlock_fair_no_starvation, 2)
 {
-	struct task *t[FAIR_MAX_TASKS];
+	struct task_struct *t[FAIR_MAX_TASKS];
 	int n = (int)num_online_cpus(), brk, total;
 
 	if (n > FAIR_MAX_TASKS)

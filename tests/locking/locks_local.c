@@ -45,7 +45,7 @@ static struct {
 } ll;
 
 struct ll_worker {
-	struct task *task;
+	struct task_struct *task;
 	int cpu;                      /* -1: the roamer */
 	int idx;
 	long count;

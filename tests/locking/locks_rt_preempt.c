@@ -40,7 +40,7 @@ static struct {
 	struct any_lock lock;
 	int cpu;
 	uint64_t hold_ns;            /* how long low waits for high, at most */
-	struct task *low, *high;
+	struct task_struct *low, *high;
 	volatile int held, high_ran, low_unlocked;
 	volatile int low_inside;     /* set after the lock, cleared before
 				      * the unlock */

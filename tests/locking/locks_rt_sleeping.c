@@ -48,7 +48,7 @@ static void spin_ns(uint64_t ns)
 /* ---- spinlock_t inherits priority ---- */
 
 static struct {
-	struct task *high;
+	struct task_struct *high;
 	volatile int held, done;
 	int boosted, after, high_prio, high_md, high_pc;
 } inh;
@@ -81,7 +81,7 @@ static int inh_high(void *arg)
  * runs at 50 until it unlocks (spinlock_t is an rt_mutex on RT). */
 KTEST(locks_rt, spinlock_holder_inherits_priority)
 {
-	struct task *low;
+	struct task_struct *low;
 	int cpu = last_cpu();
 
 	inh = (typeof(inh)){.boosted = -1, .after = -1, .high_prio = -1};
@@ -156,7 +156,7 @@ static int lp_worker(void *arg)
 KTEST(locks_rt, local_lock_data_consistent_under_preemption)
 {
 	static const int prio[PRE_TASKS] = {0, 20, 40};
-	struct task *t[PRE_TASKS];
+	struct task_struct *t[PRE_TASKS];
 	struct pcp_counter *p;
 	long total = 0, found = 0, inside = 0;
 
@@ -254,7 +254,7 @@ static int st_preempter(void *arg)
  * complain) until the unlock, and leaves for its new CPU right there. */
 KTEST_CPUS(locks_rt, spinlock_holder_never_changes_cpu, 2)
 {
-	struct task *holder, *preempter = 0;
+	struct task_struct *holder, *preempter = 0;
 	bool held;
 
 	st = (typeof(st)){.cpu0 = -1, .after_cpu = -1};

@@ -30,7 +30,7 @@ static void check_trylock_held_by_other(struct any_lock *h,
 {
 	struct lock_holder hd = {.lock = *h};
 	struct rt_mutex *rtm = any_lock_rtmutex(h);
-	struct task *t = ktest_spawn(lock_holder_fn, &hd, "holder", last_cpu(),
+	struct task_struct *t = ktest_spawn(lock_holder_fn, &hd, "holder", last_cpu(),
 				     SCHED_NORMAL, 0, true);
 	bool held = ktest_poll_int(&hd.held, 1, 5000), got;
 

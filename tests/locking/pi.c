@@ -82,7 +82,7 @@ KTEST(pi, deboost_stepwise_per_released_lock)
 {
 	struct actor *M = actor(0, "M", 30, 0, &lock_a);
 	struct actor *H = actor(1, "H", 60, 0, &lock_b), *all[] = {M, H};
-	struct task *L;
+	struct task_struct *L;
 	int seen[5];
 
 	rt_mutex_init(&lock_a);

@@ -125,10 +125,10 @@ void orchestrate_begin(void)
 	KEXPECT_EQ(sched_setscheduler(current, SCHED_FIFO, MAIN_PRIO), 0);
 }
 
-struct task *pi_start(int (*fn)(void *), void *arg, const char *name,
+struct task_struct *pi_start(int (*fn)(void *), void *arg, const char *name,
 		      int prio)
 {
-	struct task *t = kthread_create(fn, arg, name);
+	struct task_struct *t = kthread_create(fn, arg, name);
 
 	if (!t) {
 		ktest_fail_msg(__FILE__, __LINE__, "kthread_create(%s) failed",
@@ -142,7 +142,7 @@ struct task *pi_start(int (*fn)(void *), void *arg, const char *name,
 	return t;
 }
 
-bool task_blocked(struct task *t)
+bool task_blocked(struct task_struct *t)
 {
 	return t && __atomic_load_n(&t->pi_blocked_on, __ATOMIC_ACQUIRE) != 0;
 }

@@ -53,7 +53,7 @@ struct actor {
 	uintptr_t next_word;      /* next's owner word when that failed */
 	bool blocked_after_fail;
 	int prio_after;
-	struct task *task;
+	struct task_struct *task;
 };
 
 /* Actor i of the scenario: name at prio (also its log id), holding own
@@ -70,14 +70,14 @@ extern struct rt_mutex lock_a, lock_b, lock_c;
  * is emptied. */
 void orchestrate_begin(void);
 /* fn(arg) as a task bound to that CPU, at SCHED_FIFO prio (0: NORMAL). */
-struct task *pi_start(int (*fn)(void *), void *arg, const char *name,
+struct task_struct *pi_start(int (*fn)(void *), void *arg, const char *name,
 		      int prio);
 /* Start the actor, and wait until it holds its own lock, or, if it goes
  * for next at once, until it is blocked on it (a failure is recorded). */
 void actor_enter(struct actor *a);
 bool actor_reached(struct actor *a, int st);
 bool actor_blocked(struct actor *a);
-bool task_blocked(struct task *t);
+bool task_blocked(struct task_struct *t);
 int prio_of(struct actor *a);
 /* Release everything, wait for the actors to finish, drop back to
  * SCHED_NORMAL and join them. */

@@ -68,7 +68,7 @@ static int inv_medium(void *arg)
  * lock, all on one CPU. Returns low's priority while high waits. */
 static int run_inversion(bool pi)
 {
-	struct task *low, *medium, *high;
+	struct task_struct *low, *medium, *high;
 	int low_prio = -1;
 
 	rt_mutex_init(&inv.lock);

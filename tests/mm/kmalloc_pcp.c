@@ -282,7 +282,7 @@ KTEST_CPUS(kmalloc_pcp, drain_cpu_from_another_cpu, 2)
 {
 	int cpu = last_cpu();
 	struct quiet_cpu q = {0};
-	struct task *t;
+	struct task_struct *t;
 	size_t before;
 
 	before = drained_free_pages();

@@ -264,7 +264,7 @@ static void add_counts(struct counts *sum, const struct counts *c)
  * page count is back exactly. */
 static void run_storm(const char *path, int bursts)
 {
-	struct task *t[STORM_MAX_WORKERS];
+	struct task_struct *t[STORM_MAX_WORKERS];
 	long in_use[KMALLOC_NR_CLASSES + 1], dups = 0, moves = 0, irqs = 0;
 	unsigned long bad = kmalloc_bad_frees();
 	struct counts sum = {0};

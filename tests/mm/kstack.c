@@ -63,7 +63,7 @@ KTEST_CPUS(mm, kstack_drain_rt_waiter_preempted_drainer, 2)
 {
 	struct drain_race r = {0};
 	int cpu = last_cpu();
-	struct task *drainer, *rt;
+	struct task_struct *drainer, *rt;
 
 	drainer = ktest_spawn(drainer_fn, &r, "drainer", cpu, SCHED_NORMAL, 0,
 			      true);

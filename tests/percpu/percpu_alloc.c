@@ -275,7 +275,7 @@ static int alloc_storm(void *arg)
 
 KTEST(percpu_alloc, concurrent_alloc_free_no_overlap)
 {
-	static struct task *t[2 * NR_CPUS];
+	static struct task_struct *t[2 * NR_CPUS];
 	struct percpu_alloc_info before, after;
 	int n = 2 * (int)num_online_cpus();
 

@@ -33,7 +33,7 @@ static void irq_touch(void *arg)
 static void run_against(void (*path)(void), void (*mine)(void))
 {
 	struct rival_path p = {path};
-	struct task *t = rival_start(0, rival_run_path, &p);
+	struct task_struct *t = rival_start(0, rival_run_path, &p);
 
 	mine();
 	ktest_join(t);
@@ -44,7 +44,7 @@ static void run_against(void (*path)(void), void (*mine)(void))
 KTEST(lockdep_percpu_dynamic, unprotected_reported)
 {
 	struct touch_job rival;
-	struct task *t;
+	struct task_struct *t;
 
 	KASSERT_NE(dyn_alloc(), 0);
 	rival = BARE_JOB(dyn);
@@ -108,7 +108,7 @@ KTEST(lockdep_percpu_dynamic, hardirq_and_task_irqs_on)
 KTEST(lockdep_percpu_dynamic, preempt_disabled_silent)
 {
 	struct touch_job rival;
-	struct task *t;
+	struct task_struct *t;
 
 	KASSERT_NE(dyn_alloc(), 0);
 	rival = PREEMPT_OFF_JOB(dyn);
@@ -176,7 +176,7 @@ KTEST(lockdep_percpu_dynamic, hardirq_and_task_irqs_off_silent)
 static void race_on(long *p)
 {
 	struct touch_job rival = BARE_JOB(p);
-	struct task *t = rival_start(0, touch_fn, &rival);
+	struct task_struct *t = rival_start(0, touch_fn, &rival);
 
 	TOUCH(this_cpu_ptr(p));
 	ktest_join(t);
@@ -219,7 +219,7 @@ static int old_owner(void *arg)
 KTEST(lockdep_percpu_dynamic, reallocated_address_starts_unowned)
 {
 	long *p = alloc_percpu(long), *q;
-	struct task *t;
+	struct task_struct *t;
 
 	KASSERT_NE(p, 0);
 	store_int(&old_owner_release, 0);
@@ -270,7 +270,7 @@ KTEST_CPUS(lockdep_percpu_dynamic, other_cpus_lock_does_not_protect, 2)
 {
 	struct dyn_sl *p = dyn_sl_alloc();
 	int d = last_cpu();
-	struct task *t;
+	struct task_struct *t;
 
 	KASSERT_NE(p, 0);
 	t = rival_start(d, dyn_sl_owner, p);
@@ -287,7 +287,7 @@ KTEST_CPUS(lockdep_percpu_dynamic, own_cpus_lock_protects, 2)
 {
 	struct dyn_sl *p = dyn_sl_alloc();
 	int d = last_cpu();
-	struct task *t;
+	struct task_struct *t;
 
 	KASSERT_NE(p, 0);
 	t = rival_start(d, dyn_sl_owner, p);

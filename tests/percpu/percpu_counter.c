@@ -174,7 +174,7 @@ static int adder(void *arg)
 
 KTEST(percpu_counter, sum_exact_under_concurrent_adds)
 {
-	static struct task *t[2 * NR_CPUS];
+	static struct task_struct *t[2 * NR_CPUS];
 	static struct storm s;
 	int n = 2 * (int)num_online_cpus(), cpu;
 	int64_t per_task = 0, sum, read;
@@ -249,7 +249,7 @@ KTEST_CPUS(percpu_counter, cpu_dead_folds_every_counter, 2)
 {
 	struct percpu_counter a, b, gone;
 	int d = last_cpu();
-	struct task *t;
+	struct task_struct *t;
 
 	KASSERT_EQ(percpu_counter_init(&a, 0), 0);
 	KASSERT_EQ(percpu_counter_init(&b, 10), 0);

@@ -140,7 +140,7 @@ static int adder(void *arg)
  */
 KTEST_CPUS(percpu_hotplug, counter_exact_under_offline_cycles, 2)
 {
-	static struct task *t[ADDERS_PER_CPU * NR_CPUS];
+	static struct task_struct *t[ADDERS_PER_CPU * NR_CPUS];
 	static struct add_storm s;
 	int n = ADDERS_PER_CPU * nr_cpu_ids, cycles = 0;
 	struct rnd_state rnd;

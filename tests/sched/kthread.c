@@ -28,8 +28,8 @@ KTEST(sched, kthread_join_returns_result)
 
 	for (unsigned i = 0; i < ARRAY_SIZE(values); i++) {
 		void *arg = (void *)(long)values[i];
-		struct task *r = kthread_run(return_arg, arg, "ret");
-		struct task *e = kthread_run(exit_with_arg, arg, "exit");
+		struct task_struct *r = kthread_run(return_arg, arg, "ret");
+		struct task_struct *e = kthread_run(exit_with_arg, arg, "exit");
 
 		KASSERT_TRUE(r && e);
 		KEXPECT_EQ(kthread_join(r), values[i]);
@@ -52,7 +52,7 @@ static int count_and_return(void *arg)
  * each giving its own result. */
 KTEST(sched, kthread_run_many_all_joined)
 {
-	static struct task *t[MANY_THREADS];
+	static struct task_struct *t[MANY_THREADS];
 	int created = 0;
 
 	many_ran = 0;
@@ -88,7 +88,7 @@ static int trivial(void *arg)
  */
 #define UNBOUND_EVERY 50
 
-static struct task *cycle_thread(int i, long *ran, const char *name)
+static struct task_struct *cycle_thread(int i, long *ran, const char *name)
 {
 	if (i % UNBOUND_EVERY == 0)
 		return kthread_run(trivial, ran, name);
@@ -100,7 +100,7 @@ KTEST(sched, create_exit_cycles_free_every_page)
 	long ran = 0;
 	int bad = 0, unbound = 0;
 	size_t before, after;
-	struct task *t;
+	struct task_struct *t;
 	uint64_t t0;
 
 	for (int i = 0; i < 2; i++) {
@@ -150,7 +150,7 @@ KTEST(sched, detached_tasks_reaped)
 	before = page_free_count();
 	ran = 0;
 	for (i = 0; i < 50; i++) {
-		struct task *t = kthread_run(count_and_exit, (void *)&ran,
+		struct task_struct *t = kthread_run(count_and_exit, (void *)&ran,
 					     "detached");
 
 		KASSERT_TRUE(t);
@@ -190,7 +190,7 @@ static int wait_for_stop(void *arg)
 /* Start ALIVE_AT_ONCE tasks, then let them end and join them. */
 static void alive_round(void)
 {
-	static struct task *t[ALIVE_AT_ONCE];
+	static struct task_struct *t[ALIVE_AT_ONCE];
 	int created = 0;
 
 	store_int(&alive_stop, 0);

@@ -41,14 +41,14 @@ static int sleeper_fn(void *arg)
 }
 
 /* Asleep: off every run queue and switched out for good. */
-static bool asleep(struct task *t)
+static bool asleep(struct task_struct *t)
 {
-	return t->state == TASK_UNINTERRUPTIBLE &&
+	return READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE &&
 	       !__atomic_load_n(&t->on_rq, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE);
 }
 
-static bool wait_asleep(struct task *t)
+static bool wait_asleep(struct task_struct *t)
 {
 	return ktest_poll_until(asleep(t), 3000, POLL_SLEEP);
 }
@@ -63,7 +63,7 @@ static bool wait_asleep(struct task *t)
 KTEST_CPUS(migrate, affinity_of_sleeping_tasks, 2)
 {
 	int a = last_cpu(), b = 0;
-	struct task *s, *p, *n;
+	struct task_struct *s, *p, *n;
 	bool s_asleep, p_asleep;
 	int s_cpu_asleep, p_cpu_asleep;
 

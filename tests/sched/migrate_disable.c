@@ -48,7 +48,7 @@ KTEST(migrate, disable_nests)
 {
 	static const int want_depth[NEST_STEPS] = {0, 1, 2, 2, 1, 0};
 	struct nest_record r = {.preemptible_inside = false};
-	struct task *me = current;
+	struct task_struct *me = current;
 	int cpu = raw_smp_processor_id();
 
 	KASSERT_EQ(me->migration_disabled, 0);
@@ -205,7 +205,7 @@ KTEST(migrate, get_cpu_var_updates_exact)
 		{false, SCHED_NORMAL, 0, 1000, PAIR_NORMAL_ITERS},
 	};
 	static struct pair_arg args[ARRAY_SIZE(cfg)];
-	struct task *t[ARRAY_SIZE(cfg)];
+	struct task_struct *t[ARRAY_SIZE(cfg)];
 	long want = 0, sum_a = 0, sum_b = 0, uneven = 0;
 	int cpu;
 

@@ -16,7 +16,7 @@ MIGRATE_OP_FN void migrate_op_enable(void) { migrate_enable(); }
 /* The checked functions count, and nest. */
 KTEST(migrate, op_functions_nest)
 {
-	struct task *me = current;
+	struct task_struct *me = current;
 
 	KASSERT_EQ(me->migration_disabled, 0);
 	migrate_op_disable();

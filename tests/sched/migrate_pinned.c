@@ -51,7 +51,7 @@ static int hold_fn(void *arg)
 KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 {
 	struct pin_watch *w = &hold.w;
-	struct task *load[HOLD_LOAD];
+	struct task_struct *load[HOLD_LOAD];
 	int c = last_cpu(), changes = 0, pending_seen = 0;
 	cpumask_t away, other;
 	uint64_t t0;

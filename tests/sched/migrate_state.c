@@ -61,7 +61,7 @@ static int unlock_in_state(void *arg)
 	if (sc->pinned)
 		migrate_enable();
 	sc->cpu_after = raw_smp_processor_id();
-	sc->state_after = current->state;
+	sc->state_after = get_current_state();
 	store_int(&sc->unlocked, 1);
 	schedule(); /* the sleep the task asked for */
 	store_int(&sc->woken, 1);
@@ -70,7 +70,7 @@ static int unlock_in_state(void *arg)
 
 /* Wake t until it says so: a broken kernel may have put it to sleep at
  * an earlier place, and the test must still end. */
-static void wake_until(struct task *t, volatile int *flag)
+static void wake_until(struct task_struct *t, volatile int *flag)
 {
 	for (int i = 0; i < 10000 && !load_int(flag); i++) {
 		wake_up_process(t);
@@ -83,7 +83,7 @@ static void run_case(enum lock_kind kind, bool pinned)
 	struct state_case sc = {.lock = ANY_LOCK(kind, ms_locks[kind]),
 				.pinned = pinned, .cpu_after = -1};
 	const struct lock_kind_ops *ops = &lock_kinds[kind];
-	struct task *t;
+	struct task_struct *t;
 
 	t = ktest_spawn(unlock_in_state, &sc, "unlock-state", last_cpu(),
 			SCHED_NORMAL, 0, true);
@@ -100,7 +100,7 @@ static void run_case(enum lock_kind kind, bool pinned)
 	KEXPECT_EQ(sc.cpu_after, 0);
 	KEXPECT_EQ(sc.state_after, TASK_UNINTERRUPTIBLE);
 	KEXPECT_EQ(task_cpu(t), 0);
-	KEXPECT_EQ(t->state, TASK_UNINTERRUPTIBLE);
+	KEXPECT_EQ(READ_ONCE(t->__state), TASK_UNINTERRUPTIBLE);
 	KEXPECT_EQ(load_int(&sc.woken), 0);
 	if (ops->is_locked)
 		KEXPECT_FALSE(ops->is_locked(ms_locks[kind]));

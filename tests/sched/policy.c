@@ -60,7 +60,7 @@ static int probe_fifo(void *arg)
  */
 static bool preempt_try(int cpu, unsigned long *ipis)
 {
-	struct task *spinner, *fifo;
+	struct task_struct *spinner, *fifo;
 	unsigned long ipi0 = 0;
 	bool ran;
 
@@ -170,7 +170,7 @@ KTEST_CPUS(sched, remote_wakeup_preempts_by_ipi, 2)
 /* n tasks fn((void *)i) bound to cpu with policy and prio, created first
  * and then woken together (the caller is above them on its own CPU, so
  * that they start together). */
-static void start_group(struct task **t, int n, int (*fn)(void *),
+static void start_group(struct task_struct **t, int n, int (*fn)(void *),
 			const char *name, int cpu, int policy, int prio)
 {
 	for (int i = 0; i < n; i++)
@@ -212,7 +212,7 @@ static int ordered_worker(void *arg)
  * before the others of its priority. */
 KTEST(sched, fifo_equal_priority_in_wakeup_order)
 {
-	struct task *t[ORDER_TASKS];
+	struct task_struct *t[ORDER_TASKS];
 	int cpu = last_cpu();
 	bool done;
 
@@ -271,7 +271,7 @@ static int rr_worker(void *arg)
  * would not allow. */
 KTEST(sched, rr_tasks_share_cpu)
 {
-	struct task *t[2];
+	struct task_struct *t[2];
 	int cpu = last_cpu();
 
 	rr = (typeof(rr)){.count = {0}};
@@ -292,7 +292,7 @@ KTEST(sched, rr_tasks_share_cpu)
  * round of 4 ms slices; up to 5 s are allowed for a descheduled vCPU). */
 KTEST(sched, normal_tasks_all_progress)
 {
-	static struct task *t[MAX_BUSY_TASKS];
+	static struct task_struct *t[MAX_BUSY_TASKS];
 	int n, cpu = last_cpu();
 	long lo = -1, hi = 0;
 
@@ -326,7 +326,7 @@ struct setscheduler_step {
 	int policy, prio, ret, task_prio;
 };
 
-static void expect_steps(struct task *t, const struct setscheduler_step *s,
+static void expect_steps(struct task_struct *t, const struct setscheduler_step *s,
 			 int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -360,7 +360,7 @@ KTEST(sched, setscheduler_checks_args_task_prio_reports)
 		{SCHED_RR, 5, 0, 5}, {SCHED_NORMAL, 0, 0, 0},
 	};
 	struct completion go;
-	struct task *t;
+	struct task_struct *t;
 
 	init_completion(&go);
 	t = kthread_create(wait_for_go, &go, "policy");

@@ -78,7 +78,7 @@ KTEST(sched, rt_throttle_leaves_room_for_normal)
 {
 	int cpu = last_cpu();
 	struct rt_bandwidth_stat s0, s1;
-	struct task *fifo, *normal;
+	struct task_struct *fifo, *normal;
 	long c0, c1, permille;
 	bool periods;
 

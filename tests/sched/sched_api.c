@@ -15,7 +15,7 @@ static int api_child(void *arg)
 KTEST(sched_api, names_from_sched_h)
 {
 	int cpu = (int)num_online_cpus() - 1;
-	struct task *t = kthread_create(api_child, &cpu, "api_child");
+	struct task_struct *t = kthread_create(api_child, &cpu, "api_child");
 
 	KASSERT_TRUE(t != 0);
 	kthread_bind(t, cpu);

@@ -51,7 +51,7 @@ static volatile int background_stop;
  */
 KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 {
-	struct task *t[2], *bg[2] = {0, 0};
+	struct task_struct *t[2], *bg[2] = {0, 0};
 	uint64_t t0, t1 = 0, spent, progress;
 	bool done, stalled = false;
 	long last;
@@ -130,7 +130,7 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
  * meanwhile) every CPU has run at least one of them. */
 KTEST(sched, cpu_bound_tasks_spread_over_cpus)
 {
-	static struct task *t[MAX_BUSY_TASKS];
+	static struct task_struct *t[MAX_BUSY_TASKS];
 	int n = busy_start(t, num_online_cpus(), "spread", -1);
 
 	msleep(300);
@@ -147,7 +147,7 @@ KTEST(sched, cpu_bound_tasks_spread_over_cpus)
  * anywhere: the idle CPUs pull them until each CPU runs one. */
 KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 {
-	static struct task *t[MAX_BUSY_TASKS];
+	static struct task_struct *t[MAX_BUSY_TASKS];
 	cpumask_t on;
 	int n;
 	uint64_t t0, t1;
@@ -204,7 +204,7 @@ KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 struct aff_task {
 	cpumask_t ring[AFF_RING];
 	volatile long gen, applied;
-	struct task *task;
+	struct task_struct *task;
 	volatile long iters, checks, violations;
 	volatile int cpu;                /* last seen on, with ... */
 	volatile long cpu_gen;           /* ... gen read right after */
@@ -300,7 +300,7 @@ static void random_mask(cpumask_t *m, int n, int cur)
 static bool runs_inside(struct aff_task *a, long g, const cpumask_t *m,
 			int stuck_before)
 {
-	struct task *p = a->task;
+	struct task_struct *p = a->task;
 
 	if (ktest_poll_until(load_long(&a->cpu_gen) >= g &&
 			     cpumask_test_cpu(load_int(&a->cpu), m),
@@ -309,8 +309,8 @@ static bool runs_inside(struct aff_task *a, long g, const cpumask_t *m,
 	ktest_log("task %d (id %d) not seen inside its new mask %#lx within "
 		  "%d ms: last seen on CPU %d at generation %ld; now state %d "
 		  "cpu %d on_rq %d on_cpu %d pending %d mask %#lx",
-		  (int)(a - aff.t), p->id, m->bits[0], AFF_MOVE_BOUND_MS,
-		  load_int(&a->cpu), load_long(&a->cpu_gen), p->state,
+		  (int)(a - aff.t), p->pid, m->bits[0], AFF_MOVE_BOUND_MS,
+		  load_int(&a->cpu), load_long(&a->cpu_gen), READ_ONCE(p->__state),
 		  task_cpu(p), p->on_rq, p->on_cpu, p->migration_pending,
 		  p->cpus_mask.bits[0]);
 	if (!stuck_before)

@@ -25,7 +25,7 @@ static int busy_fn(void *arg)
 	return 0;
 }
 
-int busy_start(struct task **t, int n, const char *name, int cpu)
+int busy_start(struct task_struct **t, int n, const char *name, int cpu)
 {
 	if (n > MAX_BUSY_TASKS)
 		n = MAX_BUSY_TASKS;

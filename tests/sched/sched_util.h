@@ -55,7 +55,7 @@ extern struct busy_tasks {
 
 /* n of them (at most MAX_BUSY_TASKS: returns how many), bound to cpu or,
  * with -1, free to go anywhere. */
-int busy_start(struct task **t, int n, const char *name, int cpu);
+int busy_start(struct task_struct **t, int n, const char *name, int cpu);
 /* Whether each of the n has counted at least once. */
 bool busy_all_counted(int n);
 
@@ -74,7 +74,7 @@ struct preemptor {
 	volatile long runs_while;        /* ... while *watch was non-zero */
 	volatile int *watch;
 	int cpu;
-	struct task *task;               /* NULL: it could not start */
+	struct task_struct *task;               /* NULL: it could not start */
 };
 
 /* How long a test may keep preempting before it gives up on its count:
@@ -112,7 +112,7 @@ struct pin_watch {
 	unsigned long switches;          /* its CPU's, at the last look */
 	long runs;                       /* the preemptor's, at the last look */
 	struct preemptor k;
-	struct task *task;
+	struct task_struct *task;
 };
 
 /* For a pin watch task's body: pin and look until told to stop. It

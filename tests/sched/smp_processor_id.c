@@ -76,7 +76,7 @@ KTEST(sched, smp_processor_id_silent_when_bound)
 KTEST(migrate, same_cpu_id_across_preemptions)
 {
 	static struct pin_watch w;
-	struct task *busy;
+	struct task_struct *busy;
 
 	w = (struct pin_watch){.cpu = -1, .bad_cpu = -1, .checked_id = true};
 	KASSERT_TRUE(pin_watch_start(&w, pin_watch_fn, "stable-id",

@@ -37,7 +37,7 @@ KTEST(sched, sleep_wait_and_completion)
 {
 	static const unsigned long ms[] = {1, 2, 5, 10, 20};
 	static const unsigned long us[] = {1, 50, 500, 1500};
-	struct task *w, *c;
+	struct task_struct *w, *c;
 	uint64_t t0, spent;
 	bool timed_out_ok;
 

@@ -46,7 +46,7 @@ static struct {
 	 * the spinner's process, the NORMAL counter, its count at the
 	 * watch's start and end. */
 	struct process *p[NR_CPUS];
-	struct task *counter[NR_CPUS];
+	struct task_struct *counter[NR_CPUS];
 	long c0[NR_CPUS], c1[NR_CPUS];
 } rs;
 
@@ -110,7 +110,7 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 	struct rlimit rt99 = {99, 99};
 	struct process_output *out = process_output_alloc();
 	struct process **p = rs.p;
-	struct task **counter = rs.counter;
+	struct task_struct **counter = rs.counter;
 	long *c0 = rs.c0, *c1 = rs.c1;
 	char slot[8];
 	int cpu;

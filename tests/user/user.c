@@ -153,7 +153,7 @@ KTEST(user, umip_hides_descriptor_tables)
  * program (in ring 3 and in its system calls). */
 struct gs_probe {
 	int cpu;
-	struct task *target;         /* the program's task */
+	struct task_struct *target;         /* the program's task */
 	struct process *proc;        /* the program */
 	volatile long hits;          /* IPIs that interrupted it */
 	volatile long bad;           /* IPIs that found a GS base wrong */
@@ -247,7 +247,7 @@ KTEST_CPUS(user, swapgs_under_ipis, 2)
  */
 static bool poison_user_rip(struct gs_probe *g)
 {
-	struct task *t = g->target;
+	struct task_struct *t = g->target;
 	struct trap_frame *top = (struct trap_frame *)((char *)t->stack +
 						       KSTACK_SIZE) - 1;
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-struct task;
+struct task_struct;
 
 /*
  * The frame __switch_to leaves on a task's stack when it switches away,
@@ -31,8 +31,8 @@ _Static_assert(sizeof(struct inactive_task_frame) == 7 * 8,
  * as the outgoing side passed it), which the incoming task finishes
  * switching. Interrupts are off across it.
  */
-struct task *__switch_to(uint64_t *prev_sp, uint64_t next_sp,
-			 struct task *prev);
+struct task_struct *__switch_to(uint64_t *prev_sp, uint64_t next_sp,
+			 struct task_struct *prev);
 
 /*
  * Lay out on a new, empty stack whose top (16-byte aligned) is stack_top
@@ -40,6 +40,6 @@ struct task *__switch_to(uint64_t *prev_sp, uint64_t next_sp,
  * for __switch_to: the first switch to it calls fn(prev), which never
  * returns. Its call trace ends there.
  */
-uint64_t arch_setup_task_stack(void *stack_top, void (*fn)(struct task *prev));
+uint64_t arch_setup_task_stack(void *stack_top, void (*fn)(struct task_struct *prev));
 
 #endif
