@@ -33,7 +33,7 @@ EXPLORE      ?= 0
 EXPLORE_BUGS ?= 0
 # TSAN=1 (LOCKDEP=1 builds only): the tests' loads and stores go through
 # GCC's -fsanitize=thread hooks to the per-CPU checker
-# (kernel/locking/lockdep_tsan.c); TSAN=0 builds without them.
+# (kernel/locking/lockdep_percpu_tsan.c); TSAN=0 builds without them.
 TSAN         ?= 1
 TSAN_ON      := $(and $(filter 1,$(LOCKDEP)),$(filter 1,$(TSAN)))
 

@@ -206,7 +206,7 @@ static void cpus_write_unlock(void)
 /* ---- the ends of the ladder that touch the CPU ---- */
 
 /* Before cpu runs: what we did so far happens before what it does, in
- * the per-CPU checker's view of bring-up (lockdep_hb.c); ap_main()
+ * the per-CPU checker's view of bring-up (lockdep_percpu_hb.c); ap_main()
  * acquires. */
 static void cpuhp_kick_prepare(int cpu)
 {

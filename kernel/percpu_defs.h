@@ -47,7 +47,7 @@
  * that is handed over at a context switch or taken for another CPU's
  * copy on purpose, and read without it where a stale value is
  * harmless. Reached only with raw_cpu_ptr()/raw_per_cpu_ptr(); the
- * compiler's hooks (lockdep_tsan.c) skip them like the statistics. */
+ * compiler's hooks (lockdep_percpu_tsan.c) skip them like the statistics. */
 #define DEFINE_PER_CPU_UNCHECKED(type, name)                                  \
 	__attribute__((section(".percpu.unchecked"))) __typeof__(type) name
 #define DECLARE_PER_CPU_UNCHECKED(type, name)                                 \

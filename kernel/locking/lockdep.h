@@ -153,7 +153,7 @@ struct held_locks {
 	struct held_lock held[MAX_LOCK_DEPTH];
 };
 
-/* An access's place in its context's history (lockdep_hb.c): the
+/* An access's place in its context's history (lockdep_percpu_hb.c): the
  * context's slot and its own clock value at the access. */
 struct hb_stamp {
 	uint16_t slot;
@@ -182,7 +182,7 @@ struct percpu_access {
 };
 
 /*
- * Happens-before (lockdep_hb.c): a vector clock per context (each task,
+ * Happens-before (lockdep_percpu_hb.c): a vector clock per context (each task,
  * and each CPU's hardirq context). A context gets a slot the first time
  * it reaches per-CPU data; c[s] is the latest clock value of slot s's
  * context that this context has synchronized with (its own entry is its
@@ -231,7 +231,7 @@ struct lockdep_task {
 	struct percpu_pinned pinned;
 	struct hb_clock pending_seen; /* the clock at the pending access */
 	struct this_cpu_read_rec reads[NR_THIS_CPU_READS];
-	struct hb_task hb;         /* happens-before clock (lockdep_hb.c) */
+	struct hb_task hb;         /* happens-before clock (lockdep_percpu_hb.c) */
 };
 
 void lockdep_init_map(struct lockdep_map *map, const char *name,
@@ -251,12 +251,13 @@ void lockdep_assert_held_failed(const struct lockdep_map *map);
 void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 			   unsigned long ip);
 /* The same, for a load (write false) or a store seen by the compiler's
- * instrumentation (lockdep_tsan.c): two loads never race. */
+ * instrumentation (lockdep_percpu_tsan.c): two loads never race. */
 void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
 			      unsigned long ip, bool write);
 #ifdef CONFIG_LOCKDEP_TSAN
 /* The per-CPU areas of CPUs 0..nr_cpus-1 exist: the compiler's hooks
- * (lockdep_tsan.c) start telling the checker about accesses inside them. */
+ * (lockdep_percpu_tsan.c) start telling the checker about accesses
+ * inside them. */
 void lockdep_tsan_areas_ready(int nr_cpus);
 #endif
 /* Dynamic per-CPU memory (percpu_alloc.c): the size bytes at template

@@ -119,7 +119,7 @@ bool lockdep_hb_ordered(const struct hb_clock *seen,
 			const struct hb_stamp *before);
 /* t exits: its slot goes back to the pool. */
 void lockdep_hb_exit(struct task_struct *t);
-/* lockdep_hb.c's part of lockdep_reset(). */
+/* lockdep_percpu_hb.c's part of lockdep_reset(). */
 void lockdep_hb_reset(void);
 
 /* How many times this CPU has turned interrupts on (lockdep.c). */

@@ -8,7 +8,7 @@
  * Each access through per_cpu(), this_cpu_ptr() or get_cpu_var() names a
  * variable (its template address) and the CPU whose copy is reached; so
  * does each load and store the compiler's hooks see (TSAN=1,
- * lockdep_tsan.c), told apart: a copy is reported only when a store is
+ * lockdep_percpu_tsan.c), told apart: a copy is reported only when a store is
  * among its concurrent accesses.
  * The protections in force are collected: the locks held (by class; a lock
  * inside a per-CPU area only protects the same CPU's copy), and, for the
@@ -17,7 +17,7 @@
  * does not count; in hardirq context only "IRQs off", since preemption off
  * does not keep an interrupt out). Then, per copy (struct percpu_copy):
  *   - a copy reached by one context, or handed from one to the next along
- *     an ordering the kernel creates (lockdep_hb.c: creation, wake-ups,
+ *     an ordering the kernel creates (lockdep_percpu_hb.c: creation, wake-ups,
  *     completions, joins, waited-for cross-CPU calls, bring-up), is owned
  *     by that context and nothing is reported;
  *   - an access with no ordering to the copy's earlier ones is concurrent

@@ -146,7 +146,7 @@ static void report(enum lock_kind k, const char *path,
 
 /*
  * Per-CPU accesses through a plain pointer, which only the compiler's
- * hooks see (TSAN=1, kernel/locking/lockdep_tsan.c): ACCESS_ITERS
+ * hooks see (TSAN=1, kernel/locking/lockdep_percpu_tsan.c): ACCESS_ITERS
  * volatile increments, a load and a store each, of this CPU's copy with
  * preemption off (the checker's common case: the owner again, checked
  * without its lock), and of memory outside the per-CPU areas (the hooks'

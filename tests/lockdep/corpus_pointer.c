@@ -1,7 +1,7 @@
 /*
  * The detector corpus (percpu_corpus.h): per-CPU data reached through
  * plain pointers, which only the compiler's hooks see (TSAN=1,
- * kernel/locking/lockdep_tsan.c; corpus_tables[] lists this table only
+ * kernel/locking/lockdep_percpu_tsan.c; corpus_tables[] lists this table only
  * then). per_cpu_ptr() forms the address and is no access; the loads and
  * stores through it are. The shapes: a remote sum racing an owner, a
  * pointer saved and used after the CPU was given back, a pointer handed
