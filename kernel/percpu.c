@@ -2,12 +2,15 @@
  * Per-CPU areas (see percpu.h and docs/percpu.md). The template section
  * .percpu holds every DEFINE_PER_CPU variable with its initial value; each
  * possible CPU gets a page-aligned copy, and __per_cpu_offset[cpu] is the
- * distance from the template to that copy.
+ * distance from the template to that copy. The copies live at fixed
+ * addresses, CPU c's at PERCPU_REGION + c * PERCPU_AREA_STRIDE
+ * (asm/page.h), backed by pages of the page allocator.
  */
 #include "percpu.h"
 #include "preempt.h"
 #include "irqflags.h"
 #include "asm/page.h"
+#include "asm/pgtable.h"
 #include "mm/page_alloc.h"
 #include "panic.h"
 #include "string.h"
@@ -25,15 +28,34 @@ static size_t percpu_size(void)
 	return PAGE_ALIGN((size_t)(__per_cpu_end - __per_cpu_start));
 }
 
+_Static_assert((unsigned long)NR_CPUS * PERCPU_AREA_STRIDE <=
+		       -(unsigned long)PERCPU_REGION,
+	       "every CPU's slot fits in the per-CPU region");
+
+/* Pages for the address va .. va + size, mapped there: CPU c's area.
+ * Not zeroed. */
+void *percpu_map_pages(uintptr_t va, size_t size, const char *what, int cpu)
+{
+	size_t pages = PAGE_ALIGN(size) / PAGE_SIZE;
+	char *mem = pages_alloc(pages);
+
+	if (!mem)
+		panic("percpu: no memory for CPU %d's %s (%lu pages)", cpu,
+		      what, (unsigned long)pages);
+	for (size_t i = 0; i < pages; i++)
+		if (!paging_map_page(va + i * PAGE_SIZE,
+				     virt_to_phys(mem + i * PAGE_SIZE),
+				     PTE_W | PTE_G | PTE_NX))
+			panic("percpu: no page table for CPU %d's %s", cpu,
+			      what);
+	return (void *)va;
+}
+
 static char *percpu_area_alloc(int cpu)
 {
-	size_t pages = percpu_size() / PAGE_SIZE;
-	char *area = pages_alloc(pages);
-
-	if (!area)
-		panic("percpu: no memory for CPU %d's area (%lu pages)", cpu,
-		      (unsigned long)pages);
-	return area;
+	return percpu_map_pages(PERCPU_REGION +
+				(uintptr_t)cpu * PERCPU_AREA_STRIDE,
+				percpu_size(), "area", cpu);
 }
 
 /*
@@ -45,6 +67,11 @@ void setup_per_cpu_areas(int nr_cpus)
 {
 	unsigned long flags;
 
+	if (percpu_size() > PERCPU_AREA_MAX)
+		panic("percpu: the template (%lu bytes) is larger than an "
+		      "area's slot allows (PERCPU_AREA_MAX, %lu bytes)",
+		      (unsigned long)percpu_size(),
+		      (unsigned long)PERCPU_AREA_MAX);
 	local_irq_save(flags);
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
 		char *area = percpu_area_alloc(cpu);

@@ -21,6 +21,7 @@
 #define PERCPU_DEFS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "debug/explore.h"
 #include "locking/lockdep.h"
@@ -143,5 +144,9 @@ void setup_per_cpu_areas(int nr_cpus);
 
 /* Point this CPU's GS base at its area (APs, on the way in). */
 void percpu_enter(int cpu);
+
+/* Map fresh pages (not zeroed) at va .. va + size inside CPU cpu's slot
+ * of the per-CPU region (asm/page.h); what names them if that fails. */
+void *percpu_map_pages(uintptr_t va, size_t size, const char *what, int cpu);
 
 #endif

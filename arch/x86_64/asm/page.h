@@ -7,11 +7,29 @@
  *   0xffffc90000000000  kernel stacks, each with an unmapped guard page
  *                       (kernel/mm/stack.c)
  *   0xffffffff80000000  the kernel image, linked at KERNEL_VMA + physical
+ *   0xffffffffc0000000  the per-CPU areas (kernel/percpu.c): CPU c's at
+ *                       PERCPU_REGION + c * PERCPU_AREA_STRIDE
  *
  * The lower half is empty once boot is over (it is kept for user mode).
+ *
+ * The per-CPU areas have the top GiB to themselves, so that "is this
+ * address in some CPU's area?" is one comparison with a constant, which
+ * the per-CPU checker's compiler hooks make before every instrumented
+ * load and store, and "whose, and where?" is a shift and a mask. The
+ * constants below are also for the assembler, hence no C suffixes: an
+ * unsuffixed hex constant too large for long is unsigned long in C.
  */
 #ifndef _ASM_X86_PAGE_H
 #define _ASM_X86_PAGE_H
+
+#define PERCPU_REGION      0xffffffffc0000000
+/* Each CPU's slot: its area, then (LOCKDEP=1) the checker's shadow of it
+ * (kernel/locking/lockdep_percpu.c) at half the slot; unmapped past each. */
+#define PERCPU_AREA_SHIFT  20
+#define PERCPU_AREA_STRIDE (1 << PERCPU_AREA_SHIFT)
+#define PERCPU_AREA_MAX    (PERCPU_AREA_STRIDE / 2)
+
+#ifndef __ASSEMBLER__
 
 #include <stdint.h>
 
@@ -43,5 +61,7 @@ static inline uint64_t virt_to_phys(const void *va)
 extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
 extern char __data_start[], __bss_start[], __bss_end[], _end[];
 extern char __boot_start[], __boot_end[];
+
+#endif /* !__ASSEMBLER__ */
 
 #endif
