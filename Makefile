@@ -76,9 +76,13 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 KERNEL_SUBDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard kernel/*/*.h))))
 TEST_INCLUDES  := -Itests $(addprefix -I,$(KERNEL_SUBDIRS))
 # KCSAN's instrumentation without function entry/exit hooks; volatile
-# accesses are not told apart: the checker checks them like the others.
+# accesses (READ_ONCE()/WRITE_ONCE()) get hooks of their own, which the
+# assembler drops, and the others an inline address filter before the
+# call: arch/x86_64/tsan_call.S, preprocessed into the build directory and
+# given to the assembler before GCC's output.
+TSAN_CALL   := $(B)/tsan_call.s
 TSAN_CFLAGS := -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 \
-	-Wno-tsan
+	--param=tsan-distinguish-volatile=1 -Wno-tsan -Wa,$(TSAN_CALL)
 NASMFLAGS := -f elf64 -g -F dwarf -w+all -Werror
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
@@ -136,6 +140,10 @@ TSAN_DIRS    ?= tests kernel
 TSAN_EXCLUDE ?= kernel/locking kernel/debug kernel/sched kernel/mm
 TSAN_OBJS := $(filter-out $(TSAN_EXCLUDE:%=$(B)/%/%),$(filter $(TSAN_DIRS:%=$(B)/%/%),$(OBJS)))
 $(if $(TSAN_ON),$(TSAN_OBJS)): CFLAGS += $(TSAN_CFLAGS)
+$(if $(TSAN_ON),$(TSAN_OBJS)): $(TSAN_CALL)
+$(TSAN_CALL): arch/x86_64/tsan_call.S arch/x86_64/asm/page.h $(B)/config
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -E -P -x assembler-with-cpp -Iarch/x86_64 $< -o $@
 $(B)/%.o: %.c $(B)/config
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")

@@ -673,7 +673,8 @@ void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
 	unsigned long irqf;
 	bool irqs_off;
 
-	if (!lockdep_on || in_nmi())
+	/* No task yet: a CPU on its way in, before its idle task. */
+	if (!lockdep_on || in_nmi() || !current)
 		return;
 	if (stat_var(var))
 		return;

@@ -1,27 +1,30 @@
 /*
  * The compiler's eyes for the per-CPU checker (docs/lockdep.md, "Seen by
- * the compiler"). With TSAN=1 (a LOCKDEP=1 build), the tests are compiled
- * with GCC's -fsanitize=thread, as Linux's KCSAN compiles the kernel:
- * each plain load and store becomes a call to __tsan_readN/__tsan_writeN
- * with its address, each __atomic builtin a call to __tsan_atomicN_*
- * that must do the operation itself. The hooks are filters: an address
- * outside every CPU's per-CPU area (nearly all of them) returns at once;
- * one inside CPU c's area at template offset var is CPU c's copy of the
- * variable at var, whatever pointer reached it, and goes to the checker
- * (lockdep_percpu_access_rw()) as a load or a store.
+ * the compiler"). With TSAN=1 (a LOCKDEP=1 build), the core and the tests
+ * are compiled with GCC's -fsanitize=thread, as Linux's KCSAN compiles
+ * the kernel: each plain load and store becomes a call to
+ * __tsan_readN/__tsan_writeN with its address, each __atomic builtin a
+ * call to __tsan_atomicN_* that must do the operation itself.
  *
- * Not checked: atomics (one indivisible operation each: no protection
- * is needed, as for one this_cpu_* instruction), the template itself (no
- * CPU runs on it after boot) and DEFINE_PER_CPU_STAT data (the checker
- * skips it). Volatile accesses are checked: unlike KCSAN, which looks
- * for torn accesses, the checker looks for missing protection, and a
- * volatile read-modify-write of a copy loses an update like any other.
+ * The assembler has already filtered the calls (arch/x86_64/tsan_call.S):
+ * an address below the per-CPU region (nearly all of them) makes no
+ * call, and a READ_ONCE()/WRITE_ONCE() (a volatile access, a marked one
+ * in KCSAN's words: racy on purpose) none at all. What reaches the hooks
+ * below is an address in the top GiB, where CPU c's area is slot c
+ * (asm/page.h): the slot and the offset in it name CPU c's copy of the
+ * variable at that template offset, whatever pointer reached it, and
+ * goes to the checker (lockdep_percpu_access_rw()) as a load or a store.
+ *
+ * Not checked: atomics (one indivisible operation each: no protection is
+ * needed, as for one this_cpu_* instruction), marked accesses, the
+ * template itself (not in the region: no CPU runs on it after boot) and
+ * DEFINE_PER_CPU_STAT and _UNCHECKED data (the checker skips them).
  *
  * Re-entry: this file, the validator and the locks are not instrumented
- * (the Makefile instruments tests/ only), so the checker never calls a
- * hook; a hook called from an interrupt that came in the middle of a
- * hook reaches the checker, which runs with interrupts off, only
- * between two of its calls; NMIs are turned away by the checker.
+ * (the Makefile's TSAN_EXCLUDE), so the checker never calls a hook; a
+ * hook called from an interrupt that came in the middle of a hook
+ * reaches the checker, which runs with interrupts off, only between two
+ * of its calls; NMIs are turned away by the checker.
  */
 #ifdef CONFIG_LOCKDEP_TSAN
 
@@ -29,63 +32,41 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "asm/page.h"
 #include "locking/lockdep.h"
 #include "percpu.h"
-#include "sched/sched.h"
+#include "rwonce.h"
 
-/* [lo, hi): every CPU's area lies inside (0, 0 until they exist). */
-static uintptr_t tsan_lo, tsan_hi;
-static int tsan_nr_cpus;
+/* CPUs whose areas exist: an address in any other CPU's slot is not
+ * looked at. */
+static unsigned int tsan_nr_areas;
 
-/* setup_per_cpu_areas(): the areas exist; the filter opens. A CPU with
- * no offset has no area (the template is no CPU's copy): then the filter
- * stays shut. */
 void lockdep_tsan_areas_ready(int nr_cpus)
 {
-	uintptr_t size = (uintptr_t)(__per_cpu_end - __per_cpu_start);
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-
-	for (int cpu = 0; cpu < nr_cpus; cpu++) {
-		uintptr_t start = (uintptr_t)__per_cpu_start +
-				  __per_cpu_offset[cpu];
-
-		if (!__per_cpu_offset[cpu])
-			return;
-		lo = start < lo ? start : lo;
-		hi = start + size > hi ? start + size : hi;
-	}
-	tsan_nr_cpus = nr_cpus;
-	tsan_lo = lo;
-	tsan_hi = hi;
+	WRITE_ONCE(tsan_nr_areas, nr_cpus);
 }
 
-/* The address is inside the span of the areas: whose, if anyone's. */
-static __attribute__((noinline)) void tsan_percpu(uintptr_t a,
-						  unsigned long size,
-						  bool write, unsigned long ip)
-{
-	uintptr_t tsize = (uintptr_t)(__per_cpu_end - __per_cpu_start);
-
-	if (!current)
-		return; /* a CPU on its way in, before its first task */
-	for (int cpu = 0; cpu < tsan_nr_cpus; cpu++) {
-		uintptr_t var = a - __per_cpu_offset[cpu];
-
-		if (var - (uintptr_t)__per_cpu_start < tsize) {
-			lockdep_percpu_access_rw((const void *)var, size, cpu,
-						 ip, write);
-			return;
-		}
-	}
-}
-
-static __always_inline void tsan_access(const void *p, unsigned long size,
+/*
+ * An address at or above PERCPU_REGION (the inline filter let it
+ * through): CPU cpu's area at byte off of the template, if that CPU has
+ * an area and the byte is checked data (not the statistics and unchecked
+ * data, not past the template), goes to the checker.
+ */
+static __always_inline void tsan_access(void *p, unsigned long size,
 					bool write, unsigned long ip)
 {
-	uintptr_t a = (uintptr_t)p;
+	uintptr_t a = (uintptr_t)p, rel = a - PERCPU_REGION;
+	uintptr_t off = rel & (PERCPU_AREA_STRIDE - 1);
+	uintptr_t stat = (uintptr_t)(__per_cpu_stat_start - __per_cpu_start);
+	uintptr_t nr_stat = (uintptr_t)(__per_cpu_stat_end -
+					__per_cpu_stat_start);
+	unsigned int cpu = rel >> PERCPU_AREA_SHIFT;
 
-	if (unlikely(a - tsan_lo < tsan_hi - tsan_lo))
-		tsan_percpu(a, size, write, ip);
+	if ((cpu >= READ_ONCE(tsan_nr_areas)) |
+	    (off >= (uintptr_t)(__per_cpu_end - __per_cpu_start)) |
+	    (off - stat < nr_stat))
+		return;
+	lockdep_percpu_access_rw(__per_cpu_start + off, size, cpu, ip, write);
 }
 
 #define TSAN_RW(n)                                                            \
@@ -96,16 +77,6 @@ static __always_inline void tsan_access(const void *p, unsigned long size,
 	}                                                                     \
 	void __tsan_write##n(void *p);                                        \
 	void __tsan_write##n(void *p)                                         \
-	{                                                                     \
-		tsan_access(p, n, true, _RET_IP_);                            \
-	}                                                                     \
-	void __tsan_unaligned_read##n(void *p);                               \
-	void __tsan_unaligned_read##n(void *p)                                \
-	{                                                                     \
-		tsan_access(p, n, false, _RET_IP_);                           \
-	}                                                                     \
-	void __tsan_unaligned_write##n(void *p);                              \
-	void __tsan_unaligned_write##n(void *p)                               \
 	{                                                                     \
 		tsan_access(p, n, true, _RET_IP_);                            \
 	}

@@ -45,12 +45,17 @@ void corpus_widen(void)
 		cpu_relax();
 }
 
+/* Plain accesses, which the compiler's hooks check (a volatile one is
+ * marked, as READ_ONCE() is, and never checked); the barriers keep the
+ * load and the store apart across the window. */
 void corpus_rmw(long *p)
 {
-	long x = *(volatile long *)p;
+	long x = *p;
 
+	barrier();
 	corpus_widen();
-	*(volatile long *)p = x + 1;
+	barrier();
+	*p = x + 1;
 }
 
 void corpus_rmw_per_cpu(long *var, int cpu)

@@ -15,9 +15,10 @@
  * The per-CPU areas have the top GiB to themselves, so that "is this
  * address in some CPU's area?" is one comparison with a constant, which
  * the per-CPU checker's compiler hooks make before every instrumented
- * load and store, and "whose, and where?" is a shift and a mask. The
- * constants below are also for the assembler, hence no C suffixes: an
- * unsuffixed hex constant too large for long is unsigned long in C.
+ * load and store (arch/x86_64/tsan_call.S), and "whose, and where?" is a
+ * shift and a mask. The constants below are also read by the assembler,
+ * hence no C suffixes: an unsuffixed hex constant too large for long is
+ * unsigned long in C.
  */
 #ifndef _ASM_X86_PAGE_H
 #define _ASM_X86_PAGE_H
