@@ -71,7 +71,7 @@ static __always_inline void this_cpu_read_hook(const void *var)
 
 static __always_inline void this_cpu_write_hook(const void *var)
 {
-	if (__atomic_load_n(&lockdep_this_cpu_reads, __ATOMIC_RELAXED))
+	if (atomic_read(&lockdep_this_cpu_reads))
 		lockdep_this_cpu_write(var);
 }
 

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "atomic.h"
 
 enum lockdep_report_kind {
 	LOCKDEP_RECURSIVE,          /* same class acquired twice */
@@ -277,7 +278,7 @@ void lockdep_trylock(struct lockdep_map *map);
 /* this_cpu_* sequences (percpu.h calls these): a read made preemptible,
  * and a write operation of a task that has such a read recorded (how
  * many tasks have one: the write hook's fast test). */
-extern unsigned int lockdep_this_cpu_reads;
+extern atomic_t lockdep_this_cpu_reads;
 void lockdep_this_cpu_read(const void *var);
 void lockdep_this_cpu_write(const void *var);
 

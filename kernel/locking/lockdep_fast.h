@@ -21,7 +21,9 @@
 #ifdef CONFIG_LOCKDEP
 
 #include "compiler.h"
+#include "asm/barrier.h"
 #include "locking/lockdep_internal.h"
+#include "rwonce.h"
 
 /* An address inside the code that expands it: where a lock was taken. */
 #define _THIS_IP_                                                             \
@@ -188,16 +190,20 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 	 * block: where the order does not matter, one branch for many. */
 	if (lockdep_off_here())
 		return false;
-	c = __atomic_load_n(&map->class_cache, __ATOMIC_ACQUIRE);
+	/* The map's fields are the lock's, not data it protects: marked
+	 * accesses, which the per-CPU checker's compiler hooks skip (a
+	 * local_lock_t's map lies in per-CPU memory). The acquire pairs
+	 * with get_class()'s release: the class is filled in first. */
+	c = smp_load_acquire(&map->class_cache);
 	t = current;
 	s = &t->lockdep.locks;
 	depth = s->depth;
-	wt = map->wait_type;
+	wt = READ_ONCE(map->wait_type);
 	if (!c | (subclass != 0) | ((flags & LOCK_TRYLOCK) != 0) |
 	    (depth >= MAX_LOCK_DEPTH) | (t->lockdep.pending.var != 0))
 		return false;
-	if (!(c->usage & ENABLED_HARDIRQ) && !(flags & LOCK_IRQS_OFF) &&
-	    !irqs_disabled())
+	if (!(READ_ONCE(c->usage) & ENABLED_HARDIRQ) &&
+	    !(flags & LOCK_IRQS_OFF) && !irqs_disabled())
 		return false; /* the class's first use with interrupts on */
 	/* The interrupt flag last, and only when no lock explains it off:
 	 * under TCG reading it costs a helper call. */
@@ -212,7 +218,7 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 	h = &s->held[depth];
 	*h = (struct held_lock){.map = map, .ip = ip, .chain_key = key,
 				.class_idx = idx, .flags = flags,
-				.cpu = map->cpu,
+				.cpu = READ_ONCE(map->cpu),
 				.share = lockdep_share(wt, flags)};
 	lockdep_push_held(s);
 	return true;

@@ -6,6 +6,7 @@
 #define LOCKDEP_INTERNAL_H
 
 #include "locking/lockdep.h"
+#include "rwonce.h"
 #include "sched/sched.h"
 
 #define MAX_LOCKDEP_CLASSES 1024   /* index 0 means "no class" */
@@ -91,11 +92,12 @@ static inline bool lockdep_chain_cached(uint64_t key)
 }
 
 /* The fast path's question: whether key is in the chain cache at its
- * own slot. A key that a collision moved on is for the slow path. */
+ * own slot. A key that a collision moved on is for the slow path. A
+ * marked load: the inline fast path is compiled into instrumented code,
+ * whose plain loads each pay the per-CPU checker's address filter. */
 static inline bool lockdep_chain_cached_fast(uint64_t key)
 {
-	return __atomic_load_n(&lockdep_chain_hash[key % CHAINHASH_SIZE],
-			       __ATOMIC_RELAXED) == key;
+	return READ_ONCE(lockdep_chain_hash[key % CHAINHASH_SIZE]) == key;
 }
 
 /* lockdep_graph.c: validate a held-lock chain not seen before (next is

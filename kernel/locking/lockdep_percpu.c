@@ -109,7 +109,7 @@ static int nr_copies;
 static struct percpu_var vars[MAX_PERCPU_VARS];
 static int nr_vars;
 
-unsigned int lockdep_this_cpu_reads;
+atomic_t lockdep_this_cpu_reads;
 DEFINE_PER_CPU_STAT(unsigned long, preemptible_epoch);
 DEFINE_PER_CPU_STAT(unsigned long, irqs_on_epoch);
 
@@ -731,7 +731,7 @@ static void report_lost_update(const struct this_cpu_read_rec *r,
 static void drop_read(struct this_cpu_read_rec *r)
 {
 	r->var = 0;
-	__atomic_fetch_sub(&lockdep_this_cpu_reads, 1, __ATOMIC_RELAXED);
+	atomic_dec(&lockdep_this_cpu_reads);
 }
 
 /* Called in task context (percpu.h): remember the read, newest first. */
@@ -756,8 +756,7 @@ void lockdep_this_cpu_read(const void *var)
 			drop_read(&l->reads[NR_THIS_CPU_READS - 1]);
 		for (int i = NR_THIS_CPU_READS - 1; i > 0; i--)
 			l->reads[i] = l->reads[i - 1];
-		__atomic_fetch_add(&lockdep_this_cpu_reads, 1,
-				   __ATOMIC_RELAXED);
+		atomic_inc(&lockdep_this_cpu_reads);
 	}
 	*r = (struct this_cpu_read_rec){
 		.var = var, .ip = ip, .cpu = raw_smp_processor_id(),

@@ -171,8 +171,7 @@ bool lockdep_hb_ordered(const struct hb_clock *seen,
 {
 	/* Read without the lock: an entry only grows, and a stale value
 	 * can only make an ordered pair look concurrent. */
-	return seen && __atomic_load_n(&seen->c[before->slot],
-				       __ATOMIC_RELAXED) >= before->clock;
+	return seen && READ_ONCE(seen->c[before->slot]) >= before->clock;
 }
 
 static struct hb_sync *sync_find(const void *obj, bool create)

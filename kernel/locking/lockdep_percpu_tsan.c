@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atomic.h"
 #include "compiler.h"
 #include "asm/page.h"
 #include "locking/lockdep.h"
@@ -119,13 +120,30 @@ void __tsan_init(void)
 
 /*
  * The atomics: the operation itself, sequentially consistent whatever
- * order was asked (stronger is always correct), and not checked.
+ * order was asked (stronger is always correct; on x86 every locked
+ * instruction is a full barrier, and a plain load is as strong as a
+ * sequentially consistent one), and not checked. GCC still emits these
+ * for an __atomic builtin left in instrumented code; the kernel's own
+ * atomics are inline assembly (asm/atomic.h, asm/cmpxchg.h), which the
+ * compiler does not instrument.
  */
-#define TSAN_ATOMIC_OP(n, T, op)                                              \
+#define TSAN_ATOMIC_XADD(n, T, op, sign)                                     \
 	T __tsan_atomic##n##_##op(volatile T *p, T v, int mo);                \
 	T __tsan_atomic##n##_##op(volatile T *p, T v, int mo)                 \
 	{                                                                     \
-		return __atomic_##op(p, v, __ATOMIC_SEQ_CST);                 \
+		return arch_xadd((T *)p, (T)(sign v));                        \
+	}
+
+/* The bitwise ones are compare-and-exchange loops, as Linux's generic
+ * atomic fallbacks. */
+#define TSAN_ATOMIC_LOOP(n, T, op, expr)                                      \
+	T __tsan_atomic##n##_##op(volatile T *p, T v, int mo);                \
+	T __tsan_atomic##n##_##op(volatile T *p, T v, int mo)                 \
+	{                                                                     \
+		T old = READ_ONCE(*(T *)p);                                   \
+		while (!try_cmpxchg((T *)p, &old, (T)(expr)))                 \
+			;                                                     \
+		return old;                                                   \
 	}
 
 /* Weak or strong, the same strong compare-and-exchange: a weak one may
@@ -136,32 +154,30 @@ void __tsan_init(void)
 	int __tsan_atomic##n##_compare_exchange_##kind(volatile T *p, T *old, \
 						       T v, int mo, int fmo)  \
 	{                                                                     \
-		return __atomic_compare_exchange_n(p, old, v, false,          \
-						   __ATOMIC_SEQ_CST,          \
-						   __ATOMIC_SEQ_CST);         \
+		return try_cmpxchg((T *)p, old, v);                           \
 	}
 
 #define TSAN_ATOMIC(n, T)                                                     \
 	T __tsan_atomic##n##_load(const volatile T *p, int mo);               \
 	T __tsan_atomic##n##_load(const volatile T *p, int mo)                \
 	{                                                                     \
-		return __atomic_load_n(p, __ATOMIC_SEQ_CST);                  \
+		return smp_load_acquire((const T *)p);                        \
 	}                                                                     \
 	void __tsan_atomic##n##_store(volatile T *p, T v, int mo);            \
 	void __tsan_atomic##n##_store(volatile T *p, T v, int mo)             \
 	{                                                                     \
-		__atomic_store_n(p, v, __ATOMIC_SEQ_CST);                     \
+		smp_store_mb(*(T *)p, v);                                     \
 	}                                                                     \
-	TSAN_ATOMIC_OP(n, T, fetch_add)                                       \
-	TSAN_ATOMIC_OP(n, T, fetch_sub)                                       \
-	TSAN_ATOMIC_OP(n, T, fetch_and)                                       \
-	TSAN_ATOMIC_OP(n, T, fetch_or)                                        \
-	TSAN_ATOMIC_OP(n, T, fetch_xor)                                       \
-	TSAN_ATOMIC_OP(n, T, fetch_nand)                                      \
+	TSAN_ATOMIC_XADD(n, T, fetch_add, +)                                  \
+	TSAN_ATOMIC_XADD(n, T, fetch_sub, -)                                  \
+	TSAN_ATOMIC_LOOP(n, T, fetch_and, old & v)                            \
+	TSAN_ATOMIC_LOOP(n, T, fetch_or, old | v)                             \
+	TSAN_ATOMIC_LOOP(n, T, fetch_xor, old ^ v)                            \
+	TSAN_ATOMIC_LOOP(n, T, fetch_nand, ~(old & v))                        \
 	T __tsan_atomic##n##_exchange(volatile T *p, T v, int mo);            \
 	T __tsan_atomic##n##_exchange(volatile T *p, T v, int mo)             \
 	{                                                                     \
-		return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);           \
+		return xchg((T *)p, v);                                       \
 	}                                                                     \
 	TSAN_CMPXCHG(n, T, strong)                                            \
 	TSAN_CMPXCHG(n, T, weak)                                              \
@@ -170,10 +186,7 @@ void __tsan_init(void)
 	T __tsan_atomic##n##_compare_exchange_val(volatile T *p, T old, T v,  \
 						  int mo, int fmo)            \
 	{                                                                     \
-		__atomic_compare_exchange_n(p, &old, v, false,                \
-					    __ATOMIC_SEQ_CST,                 \
-					    __ATOMIC_SEQ_CST);                \
-		return old;                                                   \
+		return cmpxchg((T *)p, old, v);                               \
 	}
 
 TSAN_ATOMIC(8, uint8_t)
@@ -184,13 +197,13 @@ TSAN_ATOMIC(64, uint64_t)
 void __tsan_atomic_thread_fence(int mo);
 void __tsan_atomic_thread_fence(int mo)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	smp_mb();
 }
 
 void __tsan_atomic_signal_fence(int mo);
 void __tsan_atomic_signal_fence(int mo)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	barrier();
 }
 
 #endif /* CONFIG_LOCKDEP_TSAN */

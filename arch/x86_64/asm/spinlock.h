@@ -11,12 +11,21 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "asm/atomic.h"
+#include "asm/barrier.h"
+#include "asm/cmpxchg.h"
 #include "asm/processor.h"
 
 /*
  * next: the ticket the next arriving CPU takes (fetch-and-add by arrivals).
  * owner: the ticket now served; written only by the holder, at release.
  * The lock is free when owner == next.
+ *
+ * Every access to the lock word is an atomic or a marked one
+ * (READ_ONCE()/smp_load_acquire()/smp_store_release()): the word is the
+ * lock's, not data it protects, and the per-CPU checker's compiler hooks,
+ * which see the plain accesses of code that inlines these, must not
+ * check a ticket lock inside a per-CPU struct as per-CPU data.
  */
 typedef struct {
 	union {
@@ -33,44 +42,40 @@ typedef struct {
 
 static inline void arch_spin_lock(arch_spinlock_t *l)
 {
-	/* Acquire ordering on the loads that see our turn come: nothing in
-	 * the critical section may be read before the lock is ours. */
-	uint32_t old = __atomic_fetch_add(&l->val, TICKET_NEXT_ONE,
-					  __ATOMIC_ACQUIRE);
+	/* A locked xadd takes the ticket; it is a full barrier on x86, and
+	 * the acquire load that sees our turn come keeps the critical
+	 * section after it: nothing in it may be read before the lock is
+	 * ours. */
+	uint32_t old = arch_xadd(&l->val, TICKET_NEXT_ONE);
 	uint16_t ticket = (uint16_t)(old >> 16);
 
 	if ((uint16_t)old == ticket)
 		return;
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
-		cpu_relax();
+	smp_cond_load_acquire(&l->owner, VAL == ticket);
 }
 
 static inline bool arch_spin_trylock(arch_spinlock_t *l)
 {
-	uint32_t old = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
+	uint32_t old = READ_ONCE(l->val);
 
 	if ((uint16_t)old != (uint16_t)(old >> 16))
 		return false;
-	return __atomic_compare_exchange_n(&l->val, &old, old + TICKET_NEXT_ONE,
-					   false, __ATOMIC_ACQUIRE,
-					   __ATOMIC_RELAXED);
+	/* Locked cmpxchg: a full barrier, so acquire ordering on success. */
+	return arch_try_cmpxchg(&l->val, &old, old + TICKET_NEXT_ONE);
 }
 
 static inline void arch_spin_unlock(arch_spinlock_t *l)
 {
 	/* Only the holder writes owner, so a load and a store are safe; the
-	 * release store keeps every critical-section access before it. The
-	 * load is atomic too: the lock word is the lock's, not data it
-	 * protects, and the per-CPU checker's compiler hooks (which see
-	 * plain accesses in code that inlines this) must not check it. */
-	uint16_t owner = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+	 * release store keeps every critical-section access before it. */
+	uint16_t owner = READ_ONCE(l->owner);
 
-	__atomic_store_n(&l->owner, (uint16_t)(owner + 1), __ATOMIC_RELEASE);
+	smp_store_release(&l->owner, (uint16_t)(owner + 1));
 }
 
 static inline bool arch_spin_is_locked(arch_spinlock_t *l)
 {
-	uint32_t v = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
+	uint32_t v = READ_ONCE(l->val);
 	return (uint16_t)v != (uint16_t)(v >> 16);
 }
 
