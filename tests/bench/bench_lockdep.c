@@ -147,10 +147,12 @@ static void report(enum lock_kind k, const char *path,
 /*
  * Per-CPU accesses through a plain pointer, which only the compiler's
  * hooks see (TSAN=1, kernel/locking/lockdep_percpu_tsan.c): ACCESS_ITERS
- * volatile increments, a load and a store each, of this CPU's copy with
- * preemption off (the checker's common case: the owner again, checked
- * without its lock), and of memory outside the per-CPU areas (the hooks'
- * address filter alone). Hundredths of a cycle per access.
+ * increments, a plain load and a plain store each (a compiler barrier
+ * between iterations keeps both: a volatile access would be a marked one,
+ * which the hooks never check), of this CPU's copy with preemption off
+ * (the checker's common case: the owner again, a settled repeat), and of
+ * memory outside the per-CPU areas (the inline address filter alone).
+ * Hundredths of a cycle per access.
  */
 #define ACCESS_ITERS 2000
 static DEFINE_PER_CPU(long, bench_pcp);
@@ -158,15 +160,17 @@ static long bench_plain;
 
 static uint64_t access_cost(enum lock_kind unused, bool percpu)
 {
-	volatile long *p;
+	long *p;
 	uint64_t t0, t1;
 
 	preempt_disable();
 	p = percpu ? per_cpu_ptr(&bench_pcp, raw_smp_processor_id())
 		   : &bench_plain;
 	t0 = rdtsc();
-	for (int i = 0; i < ACCESS_ITERS; i++)
+	for (int i = 0; i < ACCESS_ITERS; i++) {
 		(*p)++;
+		barrier();
+	}
 	t1 = rdtsc();
 	preempt_enable();
 	return (t1 - t0) * 100 / (2 * ACCESS_ITERS);
