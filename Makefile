@@ -140,6 +140,11 @@ TSAN_DIRS    ?= tests kernel
 TSAN_EXCLUDE ?= kernel/locking kernel/debug kernel/sched kernel/mm
 TSAN_OBJS := $(filter-out $(TSAN_EXCLUDE:%=$(B)/%/%),$(filter $(TSAN_DIRS:%=$(B)/%/%),$(OBJS)))
 $(if $(TSAN_ON),$(TSAN_OBJS)): CFLAGS += $(TSAN_CFLAGS)
+# The hooks themselves: a settled access returns from a leaf with no
+# frame, anything else jumps on (a sibling call) to the checker, whose
+# frame then names the instrumented caller (lockdep_percpu_tsan.c).
+$(B)/kernel/locking/lockdep_percpu_tsan.o: CFLAGS += -fomit-frame-pointer \
+	-momit-leaf-frame-pointer -foptimize-sibling-calls
 $(if $(TSAN_ON),$(TSAN_OBJS)): $(TSAN_CALL)
 $(TSAN_CALL): arch/x86_64/tsan_call.S arch/x86_64/asm/page.h $(B)/config
 	@mkdir -p $(dir $@)

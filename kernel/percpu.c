@@ -32,8 +32,8 @@ _Static_assert((unsigned long)NR_CPUS * PERCPU_AREA_STRIDE <=
 		       -(unsigned long)PERCPU_REGION,
 	       "every CPU's slot fits in the per-CPU region");
 
-/* Pages for the address va .. va + size, mapped there: CPU c's area.
- * Not zeroed. */
+/* Pages for the address va .. va + size, mapped there: CPU c's area (and
+ * the lock validator's shadow of it, lockdep_percpu.c). Not zeroed. */
 void *percpu_map_pages(uintptr_t va, size_t size, const char *what, int cpu)
 {
 	size_t pages = PAGE_ALIGN(size) / PAGE_SIZE;
@@ -86,9 +86,7 @@ void setup_per_cpu_areas(int nr_cpus)
 		/* LAB1 STUB: (void)area; */
 		/* LAB1 END */
 	}
-#ifdef CONFIG_LOCKDEP_TSAN
-	lockdep_tsan_areas_ready(nr_cpus);
-#endif
+	lockdep_percpu_areas_ready(nr_cpus);
 	percpu_enter(0);
 	local_irq_restore(flags);
 }

@@ -151,6 +151,10 @@ struct held_locks {
 	union held_counts counts;
 	uint64_t seed;             /* the chain key of the empty stack: 0
 				    * for a task, 1 for hardirq context */
+	uint64_t shadow_key;       /* a task's: its lockdep_task.percpu_key
+				    * plus lockdep_lock_key() of each entry,
+				    * what the per-CPU checker's shadow
+				    * knows of the task (lockdep_percpu.h) */
 	struct held_lock held[MAX_LOCK_DEPTH];
 };
 
@@ -230,6 +234,10 @@ struct lockdep_task {
 	struct held_locks locks;   /* what it holds in task context */
 	struct percpu_access pending;
 	struct percpu_pinned pinned;
+	uint64_t percpu_key;       /* its clock, pending and pinned, hashed,
+				    * for the per-CPU checker's shadow
+				    * (locks.shadow_key has it); written
+				    * only by the task */
 	struct hb_clock pending_seen; /* the clock at the pending access */
 	struct this_cpu_read_rec reads[NR_THIS_CPU_READS];
 	struct hb_task hb;         /* happens-before clock (lockdep_percpu_hb.c) */
@@ -255,12 +263,11 @@ void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
  * instrumentation (lockdep_percpu_tsan.c): two loads never race. */
 void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
 			      unsigned long ip, bool write);
-#ifdef CONFIG_LOCKDEP_TSAN
-/* The per-CPU areas of CPUs 0..nr_cpus-1 exist: the compiler's hooks
- * (lockdep_percpu_tsan.c) start telling the checker about accesses
- * inside them. */
-void lockdep_tsan_areas_ready(int nr_cpus);
-#endif
+/* The per-CPU areas of CPUs 0..nr_cpus-1 exist (setup_per_cpu_areas()):
+ * the checker maps its shadow of each (lockdep_percpu.c), and the
+ * compiler's hooks (lockdep_percpu_tsan.c) start telling it about
+ * accesses inside them. */
+void lockdep_percpu_areas_ready(int nr_cpus);
 /* Dynamic per-CPU memory (percpu_alloc.c): the size bytes at template
  * address var now hold a new variable, or none (alloc_percpu() and
  * free_percpu() call it). The checker forgets what it knew of the range:
@@ -368,6 +375,9 @@ static inline void lockdep_percpu_access(const void *var, unsigned long size,
 {
 }
 static inline void lockdep_percpu_forget(const void *var, unsigned long size)
+{
+}
+static inline void lockdep_percpu_areas_ready(int nr_cpus)
 {
 }
 static inline void lockdep_percpu_flush(void)

@@ -79,10 +79,23 @@ static __always_inline uint32_t lockdep_share(int wt, unsigned int flags)
 	return c.all;
 }
 
+/* What a held lock adds to held_locks.shadow_key: its class, for a lock
+ * in a per-CPU area whose copy (cpu -1 otherwise), and its share of the
+ * wait-type counts (how it left preemption and interrupts). A sum, so
+ * that a release from the middle of the stack subtracts its own part. */
+static __always_inline uint64_t lockdep_lock_key(const struct held_lock *h)
+{
+	return lockdep_chain_mix((uint64_t)h->share << 16 | (uint16_t)h->cpu,
+				 h->class_idx);
+}
+
 /* The entry filled in at s->held[s->depth] becomes the top. */
 static __always_inline void lockdep_push_held(struct held_locks *s)
 {
-	s->counts.all += s->held[s->depth].share;
+	const struct held_lock *h = &s->held[s->depth];
+
+	s->counts.all += h->share;
+	s->shadow_key += lockdep_lock_key(h);
 	barrier(); /* a reader on this CPU sees the entry before the depth */
 	s->depth++;
 }
@@ -92,6 +105,7 @@ static __always_inline void lockdep_push_held(struct held_locks *s)
 static __always_inline void lockdep_pop_held(struct held_locks *s, int i)
 {
 	s->counts.all -= s->held[i].share;
+	s->shadow_key -= lockdep_lock_key(&s->held[i]);
 	for (; i < s->depth - 1; i++) {
 		s->held[i] = s->held[i + 1];
 		s->held[i].chain_key = lockdep_chain_key_of(s, i);

@@ -48,9 +48,11 @@
 #ifdef CONFIG_LOCKDEP
 
 #include "locking/lockdep_fast.h"
+#include "locking/lockdep_percpu.h"
 #include "ksyms.h"
 #include "percpu_alloc.h"
 #include "printk.h"
+#include "string.h"
 
 /* Protection ids: lock classes by index, and these two. */
 #define PROT_PREEMPT 0xfffe
@@ -74,13 +76,12 @@ struct lockset {
 	bool overflow;               /* more protections than MAX_LOCKSET */
 };
 
-/* One checked CPU copy of a variable. Written under the graph lock,
- * inside a seq section (seq odd while it changes) so that an access that
- * changes nothing can be checked without the lock (access_settled()). */
+/* One checked CPU copy of a variable. Read and written under the graph
+ * lock; an access that would change nothing is told by the copy's
+ * shadow instead (lockdep_percpu.h), which is cleared before any change. */
 struct percpu_copy {
 	const void *var;             /* template address; 0: a free slot */
 	int cpu;
-	unsigned int seq;            /* even: stable; odd: being written */
 	uint8_t state;               /* enum copy_state; 0 before any access */
 	uint8_t nr;                  /* entries in set */
 	uint8_t nr_recent;
@@ -108,33 +109,46 @@ static struct percpu_copy copies[MAX_PERCPU_COPIES];
 static int nr_copies;
 static struct percpu_var vars[MAX_PERCPU_VARS];
 static int nr_vars;
+unsigned int lockdep_percpu_nr_areas;
 
 atomic_t lockdep_this_cpu_reads;
 DEFINE_PER_CPU_STAT(unsigned long, preemptible_epoch);
 DEFINE_PER_CPU_STAT(unsigned long, irqs_on_epoch);
 
-static void write_begin(struct percpu_copy *c)
+/* Each CPU's shadow (lockdep_percpu.h): zeroes (nothing settled), mapped
+ * beside its area; then the compiler's hooks look at the areas. */
+void lockdep_percpu_areas_ready(int nr_cpus)
 {
-	__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	size_t size = (size_t)(__per_cpu_end - __per_cpu_start);
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		uintptr_t area = (uintptr_t)__per_cpu_start +
+				 __per_cpu_offset[cpu];
+
+		memset(percpu_map_pages((uintptr_t)percpu_shadow(area), size,
+					"per-CPU checker's shadow", cpu),
+		       0, size);
+	}
+	WRITE_ONCE(lockdep_percpu_nr_areas, nr_cpus);
 }
 
-static void write_end(struct percpu_copy *c)
+/* Clear the shadow word of c's granule: first thing before c changes
+ * (an access that reads it after this goes the slow way, to the graph
+ * lock). A copy of a CPU without an area has none. */
+static void copy_unsettle(const struct percpu_copy *c)
 {
-	__atomic_store_n(&c->seq, c->seq + 1, __ATOMIC_RELEASE);
+	if ((unsigned int)c->cpu < lockdep_percpu_nr_areas)
+		WRITE_ONCE(*percpu_shadow((uintptr_t)c->var +
+					  __per_cpu_offset[c->cpu]), 0);
 }
 
-/* Graph lock held; the seq numbers go on, so that a lock-free reader in
- * the middle sees the change. */
+/* Graph lock held. */
 void lockdep_percpu_reset(void)
 {
 	for (int i = 0; i < MAX_PERCPU_COPIES; i++) {
-		struct percpu_copy *c = &copies[i];
-		unsigned int seq = c->seq;
-
-		write_begin(c);
-		*c = (struct percpu_copy){.seq = seq + 1};
-		write_end(c);
+		if (copies[i].var)
+			copy_unsettle(&copies[i]);
+		copies[i] = (struct percpu_copy){0};
 	}
 	nr_copies = 0;
 	for (int i = 0; i < MAX_PERCPU_VARS; i++)
@@ -167,12 +181,11 @@ static bool lockset_has(const struct lockset *s, unsigned int id)
 	return false;
 }
 
-/* What protects cpu's copy right now. */
-static void current_lockset(struct task_struct *t, int cpu, bool irqs_off,
-			    struct lockset *s)
+/* The locks that protect cpu's copy: all the context holds, but a lock
+ * in another CPU's area. */
+static void held_lockset(const struct held_locks *held, int cpu,
+			 struct lockset *s)
 {
-	const struct held_locks *held = lockdep_context_locks(t);
-
 	s->nr = 0;
 	s->overflow = false;
 	for (int i = 0; i < held->depth; i++) {
@@ -181,16 +194,40 @@ static void current_lockset(struct task_struct *t, int cpu, bool irqs_off,
 		if (h->class_idx && (h->cpu < 0 || h->cpu == cpu))
 			lockset_add(s, h->class_idx);
 	}
+}
+
+/* A task's own CPU's copy is also protected by its level. */
+static void add_level(struct lockset *s, enum percpu_level level)
+{
+	if (level == PERCPU_LEVEL_IRQS)
+		lockset_add(s, PROT_IRQS); /* no interrupt, no preemption */
+	if (level >= PERCPU_LEVEL_PREEMPT)
+		lockset_add(s, PROT_PREEMPT);
+}
+
+/* The level of task t now, counted as on PREEMPT_RT (see above). */
+static enum percpu_level task_level(const struct task_struct *t,
+				    bool irqs_off)
+{
+	if (irqs_off && lockdep_irqs_off(t, 0, 0))
+		return PERCPU_LEVEL_IRQS;
+	return lockdep_preempt_off(t, 0, 0) ? PERCPU_LEVEL_PREEMPT :
+					      PERCPU_LEVEL_NONE;
+}
+
+/* What protects cpu's copy right now. */
+static void current_lockset(struct task_struct *t, int cpu, bool irqs_off,
+			    struct lockset *s)
+{
+	const struct held_locks *held = lockdep_context_locks(t);
+
+	held_lockset(held, cpu, s);
 	if (cpu != raw_smp_processor_id())
 		return; /* no CPU-local state protects another CPU's copy */
-	if (held->hardirq) {
+	if (held->hardirq)
 		lockset_add(s, PROT_IRQS); /* not PROT_PREEMPT: see above */
-	} else if (irqs_off && lockdep_irqs_off(t, 0, 0)) {
-		lockset_add(s, PROT_IRQS);
-		lockset_add(s, PROT_PREEMPT); /* no interrupt, no preemption */
-	} else if (lockdep_preempt_off(t, 0, 0)) {
-		lockset_add(s, PROT_PREEMPT);
-	}
+	else
+		add_level(s, task_level(t, irqs_off));
 }
 
 static void print_lockset(const char *prefix, const uint16_t *id, int nr)
@@ -240,21 +277,8 @@ static struct percpu_copy *find_copy(const void *var, int cpu)
 	}
 	nr_copies++;
 	copies[s].cpu = cpu;
-	__atomic_store_n(&copies[s].var, var, __ATOMIC_RELEASE);
+	copies[s].var = var;
 	return &copies[s];
-}
-
-/* Without the lock: the copy's record, or 0 when it has none yet. */
-static struct percpu_copy *lookup_copy(const void *var, int cpu)
-{
-	unsigned int s = slot_of(var, cpu, MAX_PERCPU_COPIES);
-	const void *in;
-
-	for (; (in = __atomic_load_n(&copies[s].var, __ATOMIC_ACQUIRE));
-	     s = (s + 1) % MAX_PERCPU_COPIES)
-		if (in == var && copies[s].cpu == cpu)
-			return &copies[s];
-	return 0;
 }
 
 /* The running access: its stamp, and the clock its context had then
@@ -279,30 +303,6 @@ static bool all_before(const struct percpu_copy *c, const struct now_clock *n)
 		if (!stamp_before(&c->recent[i], n))
 			return false;
 	return true;
-}
-
-/* Whether this access would change nothing in c's record: the owner's
- * again, in the same clock period, with the recorded protections among
- * its own and its IRQ use already noted. Read without the lock; false
- * when a writer was busy, and the caller takes the lock. */
-static bool access_settled(struct percpu_copy *c,
-			   const struct percpu_access *a,
-			   const struct lockset *now, const struct hb_stamp *me)
-{
-	unsigned int seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
-	bool settled = !(seq & 1) && c->state == COPY_OWNED &&
-		       c->recent[0].slot == me->slot &&
-		       c->recent[0].clock == me->clock && !now->overflow;
-
-	for (int i = 0; settled && i < c->nr; i++)
-		settled = lockset_has(now, c->set[i]);
-	settled = settled && (!a->write || c->written) &&
-		  (!a->after_put || c->put_ip);
-	if (settled && a->local)
-		settled = a->hardirq ? c->hardirq_ip != 0 :
-				       !a->irqs_on || c->irqs_on_ip != 0;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return settled && __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq;
 }
 
 /* A per-CPU variable's name: its symbol, or for dynamic per-CPU memory
@@ -554,26 +554,125 @@ static void check_access(struct percpu_copy *c, const struct percpu_access *a,
 	c->last_ip = a->ip;
 }
 
-/* Check the access against its copy's record. Interrupts off. */
-static void record(const struct percpu_access *a, const struct lockset *now,
-		   const struct hb_clock *seen)
+/* Whether t last held cpu (struct percpu_pinned). */
+static bool pinned_on(const struct task_struct *t, int cpu)
 {
-	struct percpu_copy *c = lookup_copy(a->var, a->cpu);
-	const struct now_clock n = {.me = a->when, .seen = seen};
-	unsigned long flags;
+	const struct percpu_pinned *p = &t->lockdep.pinned;
 
-	if (c && access_settled(c, a, now, &n.me)) {
-		__atomic_store_n(&c->last_ip, a->ip, __ATOMIC_RELAXED);
+	return p->cpu == cpu + 1 && p->gen == lockdep_reset_gen;
+}
+
+static bool pins_cpu(const struct lockset *now, struct task_struct *t,
+		     int cpu);
+
+/* Whether t repeating its access a with the protections now (of level
+ * level) would leave c and t as they are: an owner's access under all the
+ * protections recorded, its IRQ use noted, the CPU it holds the one t
+ * holds already. A bare one would be held back instead. */
+static bool settled_at(const struct percpu_copy *c,
+		       const struct percpu_access *a, const struct lockset *now,
+		       enum percpu_level level, struct task_struct *t)
+{
+	if (!now->nr || now->overflow)
+		return false;
+	for (int i = 0; i < c->nr; i++)
+		if (!lockset_has(now, c->set[i]))
+			return false;
+	if (!a->local)
+		return true;
+	if (level != PERCPU_LEVEL_IRQS && !c->irqs_on_ip)
+		return false;
+	return !pins_cpu(now, t, a->cpu) || pinned_on(t, a->cpu);
+}
+
+/*
+ * After t's access a, checked as it happened with the locks held (its
+ * lockset without the level): tell the copy's shadow which repeats of a
+ * are settled (lockdep_percpu.h), at each level for a's own CPU's copy,
+ * loads only or stores too. Only while c is t's with a's stamp: then a
+ * repeat with the same shadow value (the same epoch and state of t, the
+ * same locks, the same byte) meets what settled_at() saw.
+ */
+static void settle(const struct percpu_copy *c, const struct percpu_access *a,
+		   const struct lockset *held, struct task_struct *t)
+{
+	uintptr_t addr = (uintptr_t)a->var + __per_cpu_offset[a->cpu];
+	const union held_counts *n = &t->lockdep.locks.counts;
+	unsigned int code = 0;
+
+	if (c->state != COPY_OWNED || c->recent[0].slot != a->when.slot ||
+	    c->recent[0].clock != a->when.clock ||
+	    (unsigned int)a->cpu >= lockdep_percpu_nr_areas)
 		return;
+	for (int level = PERCPU_LEVEL_NONE; level <= PERCPU_LEVEL_IRQS;
+	     level++) {
+		struct lockset now = *held;
+
+		if (a->local)
+			add_level(&now, level);
+		if (settled_at(c, a, &now, level, t))
+			code |= PERCPU_SETTLED_AT(level);
 	}
-	flags = lockdep_graph_lock();
-	c = lockdep_on ? find_copy(a->var, a->cpu) : 0;
+	if (!code)
+		return;
+	if (c->written)
+		code |= PERCPU_SETTLED_STORE;
+	code |= n->config_preempt_off << PERCPU_CODE_PREEMPT_SHIFT;
+	if (n->config_irqs_off)
+		code |= PERCPU_CODE_IRQS_UNCOUNTED;
+	WRITE_ONCE(*percpu_shadow(addr),
+		   t->lockdep.locks.shadow_key ^
+		   percpu_shadow_bits(addr, a->local) ^ code);
+}
+
+/*
+ * Check the access against its copy's record. Interrupts off. The copy's
+ * shadow is cleared before anything changes; held, for a task's access
+ * checked as it happens (not one held back), is its locks' part of now,
+ * and the shadow learns the repeats that are settled.
+ */
+static void record(const struct percpu_access *a, const struct lockset *now,
+		   const struct hb_clock *seen, const struct lockset *held)
+{
+	const struct now_clock n = {.me = a->when, .seen = seen};
+	unsigned long flags = lockdep_graph_lock();
+	struct percpu_copy *c = lockdep_on ? find_copy(a->var, a->cpu) : 0;
+
 	if (c) {
-		write_begin(c);
+		copy_unsettle(c);
 		check_access(c, a, now, &n);
-		write_end(c);
+		if (held)
+			settle(c, a, held, current);
 	}
 	lockdep_graph_unlock(flags);
+}
+
+/* t's part of its shadow values (lockdep_percpu.h): its place in its
+ * history, whether an access is held back, the CPU it held last, the
+ * reset era; hashed. Refreshed by t whenever one of them changes. */
+static uint64_t fmix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	return k ^ k >> 33;
+}
+
+void lockdep_percpu_key_refresh(struct task_struct *t)
+{
+	const struct percpu_pinned *p = &t->lockdep.pinned;
+	struct hb_stamp st = {0};
+	uint64_t when = 0, state, key;
+
+	if (lockdep_hb_peek(t, &st))
+		when = (uint64_t)(st.slot + 1) << 32 | st.clock;
+	state = (uint64_t)lockdep_reset_gen << 16 |
+		(uint64_t)(p->gen == lockdep_reset_gen ? p->cpu : 0) << 1 |
+		(t->lockdep.pending.var != 0);
+	key = fmix64(fmix64(when) + state);
+	t->lockdep.locks.shadow_key += key - t->lockdep.percpu_key;
+	t->lockdep.percpu_key = key;
 }
 
 /* The pending access is the task's: an interrupt handler running on top
@@ -586,8 +685,9 @@ void lockdep_percpu_pending_flush(struct task_struct *t)
 	if (!a.var || in_irq() || in_nmi())
 		return;
 	t->lockdep.pending.var = 0;
+	lockdep_percpu_key_refresh(t);
 	if (a.gen == lockdep_reset_gen) /* else made before a reset */
-		record(&a, &none, &t->lockdep.pending_seen);
+		record(&a, &none, &t->lockdep.pending_seen, 0);
 }
 
 void lockdep_percpu_pending_lock(struct task_struct *t, const void *map)
@@ -597,10 +697,12 @@ void lockdep_percpu_pending_lock(struct task_struct *t, const void *map)
 
 	if (in_irq() || in_nmi())
 		return;
-	if (a->var && (uintptr_t)map >= copy && (uintptr_t)map < copy + a->size)
+	if (a->var && (uintptr_t)map >= copy && (uintptr_t)map < copy + a->size) {
 		t->lockdep.pending.var = 0; /* the address of a lock in it */
-	else
+		lockdep_percpu_key_refresh(t);
+	} else {
 		lockdep_percpu_pending_flush(t);
+	}
 }
 
 void lockdep_trylock(struct lockdep_map *map)
@@ -656,12 +758,17 @@ static void note_pinned(struct task_struct *t, struct percpu_access *a,
 		a->after_put = true;
 }
 
+/* A macro's access (per_cpu(), this_cpu_ptr()): a store, as far as the
+ * checker can tell; a settled repeat costs no more than the compiler's
+ * hooks' (lockdep_percpu_tsan.c). */
 void lockdep_percpu_access(const void *var, unsigned long size, int cpu,
 			   unsigned long ip)
 {
-	if (!ip)
-		ip = _RET_IP_;
-	lockdep_percpu_access_rw(var, size, cpu, ip, true);
+	if ((unsigned int)cpu < READ_ONCE(lockdep_percpu_nr_areas) &&
+	    lockdep_percpu_settled((uintptr_t)var + __per_cpu_offset[cpu], cpu,
+				   true))
+		return;
+	lockdep_percpu_access_rw(var, size, cpu, ip ? ip : _RET_IP_, true);
 }
 
 void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
@@ -694,13 +801,20 @@ void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
 	}
 	current_lockset(t, cpu, irqs_off, &now);
 	note_pinned(t, &a, &now);
-	if (now.nr || a.hardirq) {
-		record(&a, &now, lockdep_hb_clock());
+	if (a.hardirq) {
+		record(&a, &now, lockdep_hb_clock(), 0);
+	} else if (now.nr) {
+		struct lockset held;
+
+		held_lockset(&t->lockdep.locks, cpu, &held);
+		lockdep_percpu_key_refresh(t);
+		record(&a, &now, lockdep_hb_clock(), &held);
 	} else {
 		/* Checked unless a lock in it follows: against what the task
 		 * knows now, not what it will have learnt by then. */
 		t->lockdep.pending = a;
 		lockdep_hb_snapshot(&t->lockdep.pending_seen);
+		lockdep_percpu_key_refresh(t);
 	}
 	raw_local_irq_restore(irqf);
 }
@@ -823,17 +937,15 @@ static bool in_range(const void *var, uintptr_t lo, uintptr_t hi)
 }
 
 /* Graph lock held: the copy as if never accessed. Its key (var, cpu)
- * stays, so a lock-free lookup never sees the slot change hands; the
- * seq section sends a reader in the middle to the lock. */
+ * stays, so the tables keep their shape; its shadow settles nothing. */
 static void copy_forget(struct percpu_copy *c)
 {
-	write_begin(c);
+	copy_unsettle(c);
 	c->state = 0;
 	c->nr = 0;
 	c->nr_recent = 0;
 	c->bare = false;
 	c->last_ip = c->hardirq_ip = c->irqs_on_ip = 0;
-	write_end(c);
 }
 
 /*
@@ -860,18 +972,24 @@ void lockdep_percpu_forget(const void *var, unsigned long size)
 	if (!current)
 		return;
 	l = &current->lockdep;
-	if (in_range(l->pending.var, lo, hi))
+	if (in_range(l->pending.var, lo, hi)) {
 		l->pending.var = 0;
+		lockdep_percpu_key_refresh(current);
+	}
 	for (int i = 0; i < NR_THIS_CPU_READS; i++)
 		if (in_range(l->reads[i].var, lo, hi))
 			drop_read(&l->reads[i]);
 }
 
+/* The task's shadow key leaves with it: locks.shadow_key is the sum of
+ * what its locks add from here on (lockdep_task_exit() may empty them). */
 void lockdep_percpu_task_exit(struct task_struct *t)
 {
 	for (int i = 0; i < NR_THIS_CPU_READS; i++)
 		if (t->lockdep.reads[i].var)
 			drop_read(&t->lockdep.reads[i]);
+	t->lockdep.locks.shadow_key -= t->lockdep.percpu_key;
+	t->lockdep.percpu_key = 0;
 }
 
 #endif /* CONFIG_LOCKDEP */

@@ -27,6 +27,7 @@
 
 #include "locking/lockdep.h"
 #include "locking/lockdep_internal.h"
+#include "locking/lockdep_percpu.h"
 #include "string.h"
 #include "asm/spinlock.h"
 
@@ -59,9 +60,13 @@ static unsigned long hb_lock_irqsave(void)
 	return flags;
 }
 
+/* The running context's clock may have ticked or restarted: a task
+ * tells its shadow key (lockdep_percpu.h), a hardirq context has none. */
 static void hb_unlock_irqrestore(unsigned long flags)
 {
 	arch_spin_unlock(&hb_lock);
+	if (!in_irq() && current)
+		lockdep_percpu_key_refresh(current);
 	raw_local_irq_restore(flags);
 }
 
@@ -147,6 +152,17 @@ bool lockdep_hb_stamp(struct hb_stamp *st)
 	if (!ok)
 		lockdep_overflow("HB_SLOTS");
 	return ok;
+}
+
+bool lockdep_hb_peek(const struct task_struct *t, struct hb_stamp *st)
+{
+	const struct hb_task *h = &t->lockdep.hb;
+
+	if (h->gen != hb_gen || !h->slot)
+		return false;
+	st->slot = h->slot - 1;
+	st->clock = h->vc.c[st->slot];
+	return true;
 }
 
 const struct hb_clock *lockdep_hb_clock(void)

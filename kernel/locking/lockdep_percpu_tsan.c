@@ -12,8 +12,9 @@
  * in KCSAN's words: racy on purpose) none at all. What reaches the hooks
  * below is an address in the top GiB, where CPU c's area is slot c
  * (asm/page.h): the slot and the offset in it name CPU c's copy of the
- * variable at that template offset, whatever pointer reached it, and
- * goes to the checker (lockdep_percpu_access_rw()) as a load or a store.
+ * variable at that template offset, whatever pointer reached it. A
+ * settled repeat (lockdep_percpu.h) ends here; the rest goes to the
+ * checker (lockdep_percpu_access_rw()) as a load or a store.
  *
  * Not checked: atomics (one indivisible operation each: no protection is
  * needed, as for one this_cpu_* instruction), marked accesses, the
@@ -33,53 +34,65 @@
 
 #include "atomic.h"
 #include "compiler.h"
-#include "asm/page.h"
 #include "locking/lockdep.h"
+#include "locking/lockdep_percpu.h"
 #include "percpu.h"
-#include "rwonce.h"
-
-/* CPUs whose areas exist: an address in any other CPU's slot is not
- * looked at. */
-static unsigned int tsan_nr_areas;
-
-void lockdep_tsan_areas_ready(int nr_cpus)
-{
-	WRITE_ONCE(tsan_nr_areas, nr_cpus);
-}
 
 /*
- * An address at or above PERCPU_REGION (the inline filter let it
- * through): CPU cpu's area at byte off of the template, if that CPU has
- * an area and the byte is checked data (not the statistics and unchecked
- * data, not past the template), goes to the checker.
+ * Not a settled repeat: CPU cpu's area at byte off of the template, if
+ * that CPU has an area and the byte is checked data (not the statistics
+ * and unchecked data, not past the template), goes to the checker. The
+ * hooks jump here (a sibling call, the Makefile's flags for this file),
+ * so the return address is the instrumented access's and the hook leaves
+ * no frame in a report's backtrace.
  */
-static __always_inline void tsan_access(void *p, unsigned long size,
-					bool write, unsigned long ip)
+static __attribute__((noinline)) void tsan_check(uintptr_t a,
+						 unsigned long size,
+						 bool write)
 {
-	uintptr_t a = (uintptr_t)p, rel = a - PERCPU_REGION;
+	uintptr_t rel = a - PERCPU_REGION;
 	uintptr_t off = rel & (PERCPU_AREA_STRIDE - 1);
 	uintptr_t stat = (uintptr_t)(__per_cpu_stat_start - __per_cpu_start);
 	uintptr_t nr_stat = (uintptr_t)(__per_cpu_stat_end -
 					__per_cpu_stat_start);
 	unsigned int cpu = rel >> PERCPU_AREA_SHIFT;
 
-	if ((cpu >= READ_ONCE(tsan_nr_areas)) |
+	if ((cpu >= READ_ONCE(lockdep_percpu_nr_areas)) |
 	    (off >= (uintptr_t)(__per_cpu_end - __per_cpu_start)) |
 	    (off - stat < nr_stat))
 		return;
-	lockdep_percpu_access_rw(__per_cpu_start + off, size, cpu, ip, write);
+	lockdep_percpu_access_rw(__per_cpu_start + off, size, cpu, _RET_IP_,
+				 write);
+}
+
+/*
+ * An address at or above PERCPU_REGION (the inline filter let it
+ * through), so in CPU (a - PERCPU_REGION) / PERCPU_AREA_STRIDE's slot: a
+ * settled repeat ends here, in a leaf with no frame of its own; anything
+ * else is looked at closely. An address in the slot of a CPU without an
+ * area is a wild pointer, which faults here, reading the shadow, rather
+ * than at its own access.
+ */
+static __always_inline void tsan_access(void *p, unsigned long size,
+					bool write)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	if (unlikely(!lockdep_percpu_settled(a, (a - PERCPU_REGION) >>
+						  PERCPU_AREA_SHIFT, write)))
+		return tsan_check(a, size, write);
 }
 
 #define TSAN_RW(n)                                                            \
 	void __tsan_read##n(void *p);                                         \
 	void __tsan_read##n(void *p)                                          \
 	{                                                                     \
-		tsan_access(p, n, false, _RET_IP_);                           \
+		tsan_access(p, n, false);                           \
 	}                                                                     \
 	void __tsan_write##n(void *p);                                        \
 	void __tsan_write##n(void *p)                                         \
 	{                                                                     \
-		tsan_access(p, n, true, _RET_IP_);                            \
+		tsan_access(p, n, true);                            \
 	}
 
 TSAN_RW(1)
@@ -91,13 +104,13 @@ TSAN_RW(16)
 void __tsan_read_range(void *p, unsigned long size);
 void __tsan_read_range(void *p, unsigned long size)
 {
-	tsan_access(p, size, false, _RET_IP_);
+	tsan_access(p, size, false);
 }
 
 void __tsan_write_range(void *p, unsigned long size);
 void __tsan_write_range(void *p, unsigned long size)
 {
-	tsan_access(p, size, true, _RET_IP_);
+	tsan_access(p, size, true);
 }
 
 /* Entry and exit hooks are turned off (the Makefile's TSAN_CFLAGS);
