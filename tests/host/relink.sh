@@ -30,7 +30,10 @@ rm -rf "$dir" && mkdir -p "$dir/src/build" || exit 1
 git ls-files -z --cached --others --exclude-standard |
 	while IFS= read -r -d '' f; do [[ -f $f ]] && printf '%s\0' "$f"; done |
 	tar --null -T - -cf - | tar -xf - -C "$dir/src" || exit 1
-cp -a "$objdir" "$dir/src/build/$config" || exit 1
+# The build directory without the ISOs a concurrent `make test` writes
+# there (they are large, and come and go while it runs).
+tar -C "$objdir/.." --exclude='*.iso' --exclude='.mkiso.*' -cf - "$config" |
+	tar -C "$dir/src/build" -xf - || exit 1
 src=$dir/src elf=$dir/src/build/$config/kernel.elf
 
 # build STEP: make the copy's kernel; prints what was compiled.
