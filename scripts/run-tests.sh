@@ -186,15 +186,17 @@ kernel_dir() {
 }
 
 # build RT (a job): build the kernel and the ISOs that run the selected
-# tests.
+# tests. The compiler's lines go to $LOGDIR/build-rtRT.log, shown when
+# the build fails.
 build() {
-	local dir=${KDIR[$1]} makeflags
+	local dir=${KDIR[$1]} log=$LOGDIR/build-rt$1.log makeflags
 	# Our -j replaces the jobserver of a parent `make test`, which would
 	# otherwise warn "-jN forced in submake".
 	makeflags=$(sed -E 's/--jobserver-(auth|fds)=[^ ]*//g' <<<"${MAKEFLAGS:-}")
-	if ! MAKEFLAGS=$makeflags make -s -j"$JOBS" O="$O" RT="$1" LOCKDEP="$LOCKDEP" elf ||
-		[[ ! -f $dir/kernel.elf ]]; then
-		echo "FAIL [rt$1] kernel build failed (no $dir/kernel.elf)"
+	if ! MAKEFLAGS=$makeflags make -s -j"$JOBS" O="$O" RT="$1" LOCKDEP="$LOCKDEP" \
+		elf >"$log" 2>&1 || [[ ! -f $dir/kernel.elf ]]; then
+		echo "FAIL [rt$1] kernel build failed; the end of $log:"
+		tail -n 30 "$log" | sed 's/^/    | /'
 		return 2
 	fi
 	# The trailing comma keeps a glob that names one panic test exactly

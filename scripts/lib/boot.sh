@@ -1,5 +1,9 @@
 # A boot under the host's bounds, and what its exit status means
 # (sourced by scripts/run-tests.sh). Uses SILENCE, TIMEOUT and MACHINE.
+#
+# Run as a script, one boot: scripts/lib/boot.sh ISO CPUS LOG, with the
+# bounds from the environment (the grader's use, scripts/grade); the exit
+# status is QEMU's, or BOOT_LIMIT with the reason in LOG.limit.
 
 # QEMU exit codes: the guest writes 0x10/0x11/0x12 to isa-debug-exit.
 QEMU_ALL_PASSED=33 QEMU_SOME_FAILED=35 QEMU_PANIC=37
@@ -61,3 +65,10 @@ abnormal_exit() {
 	*) echo "QEMU or guest crash (exit $1)" ;;
 	esac
 }
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+	cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+	SILENCE=${SILENCE:-300} TIMEOUT=${TIMEOUT:-3600} MACHINE=${MACHINE:-pc}
+	boot "$@"
+	exit "$BOOT_RC"
+fi
