@@ -230,13 +230,15 @@ check_trace() {
 	fi
 }
 
-# run_config RT CPUS [TAG ISO [MACHINE]] (a job): boot the test ISO (by
-# default the matrix's, on $MACHINE; TAG names another configuration in
-# the label and the log) and report; the counts, the panic and
-# expected-failure tests listed and whether the report was complete go
-# to job_ended as @ lines.
+# run_config RT CPUS [TAG ISO [MACHINE [FIRMWARE]]] (a job): boot the
+# test ISO (by default the matrix's, on $MACHINE and $FIRMWARE; TAG names
+# another configuration in the label and the log) and report; the counts,
+# the panic and expected-failure tests listed and whether the report was
+# complete go to job_ended as @ lines.
 run_config() {
 	local iso=${4:-${KDIR[$1]}/test.iso} machine=${5:-$MACHINE}
+	local FIRMWARE=${6:-${FIRMWARE:-bios}}
+	export FIRMWARE
 	local label="[rt$1${3:+ $3} cpus$2]" log=$LOGDIR/rt$1${3:+-$3}-cpus$2.log
 	local start=$SECONDS pass=0 fail=0 skip=0 line reason
 	boot "$iso" "$2" "$log" "$machine"
@@ -406,7 +408,7 @@ for b in "${BOOTS[@]}"; do
 			MATRIX_LEFT[$rt]=$((${MATRIX_LEFT[$rt]:-0} + 1)) ;;
 		uefi)
 			id=boot-rt$rt-uefi-cpus$cpus label="[rt$rt uefi cpus$cpus]"
-			args=(uefi "${KDIR[$rt]}/test-uefi.iso") ;;
+			args=(uefi "${KDIR[$rt]}/test-uefi.iso" "$MACHINE" uefi) ;;
 		*)
 			id=boot-rt$rt-$kind-cpus$cpus label="[rt$rt $kind cpus$cpus]"
 			args=("$kind" "${KDIR[$rt]}/test-extra.iso" "$kind") ;;
