@@ -120,11 +120,25 @@ iso: $(B)/kernel.iso
 builddir:
 	@echo $(B)
 
+# Stamps: a file that holds what a target was made from (a list of
+# files, the build switches, a command line) and is rewritten only when
+# that changes. A target's own prerequisites cannot show every change: a
+# list that lost a member makes nothing newer, so a link whose inputs
+# are only the objects would keep a deleted test in kernel.elf. Linux's
+# kbuild records each command line in a .cmd file for the same reason.
+# $(call stamp,TEXT) is the recipe of a stamp holding TEXT.
+stamp = @mkdir -p $(dir $@); echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
+FORCE:
+
 # Build-config stamp: a change of RT/LOCKDEP rebuilds everything.
 $(B)/config: FORCE
-	@mkdir -p $(B)
-	@echo '$(CONFIG_DEFS) $(CC) $(TSAN_CFLAGS) $(TSAN_DIRS) -$(TSAN_EXCLUDE)' | cmp -s - $@ || echo '$(CONFIG_DEFS) $(CC) $(TSAN_CFLAGS) $(TSAN_DIRS) -$(TSAN_EXCLUDE)' > $@
-FORCE:
+	$(call stamp,$(CONFIG_DEFS) $(CC) $(TSAN_CFLAGS) $(TSAN_DIRS) -$(TSAN_EXCLUDE))
+# The objects the link takes and the user programs the image embeds:
+# adding, deleting or renaming a source relinks.
+$(B)/objects: FORCE
+	$(call stamp,$(OBJS))
+$(B)/user/programs: FORCE
+	$(call stamp,$(USER_PROGS))
 
 $(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
 # What the compiler's hooks see (TSAN=1): the tests and the core, not the
@@ -175,7 +189,7 @@ $(B)/user/%.elf: $(B)/user/%.o $(ULIB_OBJS) user/user.ld
 	$(Q)$(LD) -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 		-T user/user.ld -o $@ $(ULIB_OBJS) $<
 .SECONDARY: $(ULIB_OBJS) $(USER_PROGS:.elf=.o)
-$(B)/user/programs.asm: $(USER_PROGS) scripts/build/genuser.sh
+$(B)/user/programs.asm: $(USER_PROGS) $(B)/user/programs scripts/build/genuser.sh
 	$(Q)bash scripts/build/genuser.sh $(USER_PROGS) > $@
 $(B)/user/programs.o: $(B)/user/programs.asm
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
@@ -188,7 +202,7 @@ $(B)/ksyms0.asm: scripts/build/gensyms.sh
 	$(Q)bash scripts/build/gensyms.sh $(NM) > $@
 $(B)/ksyms0.o $(B)/ksyms.o: $(B)/%.o: $(B)/%.asm
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
-$(B)/kernel.stage1.elf: $(OBJS) $(B)/ksyms0.o linker.ld
+$(B)/kernel.stage1.elf: $(OBJS) $(B)/objects $(B)/ksyms0.o linker.ld
 	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS) $(B)/ksyms0.o
 $(B)/ksyms.asm: $(B)/kernel.stage1.elf scripts/build/gensyms.sh
 	$(Q)bash scripts/build/gensyms.sh $(NM) $< > $@
@@ -211,7 +225,7 @@ $(B)/includes.ok: $(CSRCS) $(HDRS) scripts/build/includes.sh
 # short list (scripts/build/boundary.sh).
 CORE_OBJS := $(filter $(B)/kernel/%,$(OBJS))
 ARCH_OBJS := $(filter $(B)/arch/% $(B)/boot/%,$(OBJS))
-$(B)/boundary.ok: $(CORE_OBJS) $(ARCH_OBJS) $(wildcard arch/x86_64/asm/*.h) scripts/build/boundary.sh
+$(B)/boundary.ok: $(CORE_OBJS) $(ARCH_OBJS) $(B)/objects $(wildcard arch/x86_64/asm/*.h) scripts/build/boundary.sh
 	$(Q)NM=$(NM) CC=$(CC) CPPFLAGS='$(CONFIG_DEFS)' bash scripts/build/boundary.sh \
 		--core $(CORE_OBJS) --arch $(ARCH_OBJS) && touch $@
 
@@ -248,8 +262,7 @@ $(B)/nofpu.ok: $(B)/kernel.elf scripts/build/check-nofpu.sh
 # The command line the ISO carries: a change of KTEST or CMDLINE remakes it.
 ISO_CMDLINE := $(strip $(if $(KTEST),ktest=$(KTEST)) $(CMDLINE))
 $(B)/cmdline: FORCE
-	@mkdir -p $(B)
-	@echo '$(ISO_CMDLINE)' | cmp -s - $@ || echo '$(ISO_CMDLINE)' > $@
+	$(call stamp,$(ISO_CMDLINE))
 
 $(B)/kernel.iso: $(B)/kernel.elf $(B)/percpu-ops.ok $(B)/migrate-ops.ok $(B)/nofpu.ok scripts/build/mkiso.sh $(B)/cmdline
 	@$(if $(Q),echo "  ISO     $@")
@@ -285,8 +298,13 @@ gdb:
 # (scripts/run-tests.sh).
 TEST_CPUS ?= 1 2 4 8
 TEST_RT   ?= 0 1
+# LOAD=N: N busy loops on the host for the whole of `make test`, `make
+# grade` or `make labs-check` (scripts/load.sh): no test may depend on
+# how fast the host is.
+LOAD ?= 0
+WITH_LOAD := $(if $(filter-out 0,$(LOAD)),bash scripts/load.sh $(LOAD))
 test:
-	CPUS_LIST="$(TEST_CPUS)" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) \
+	$(WITH_LOAD) env CPUS_LIST="$(TEST_CPUS)" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) \
 	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh
 
 # The per-CPU/SMP scaling, lock and allocator benchmarks: tables and JSON
@@ -330,7 +348,7 @@ explore-eval:
 # counts 3, 5 and 6 on both boards (the machine's suites, EXTRA_KTEST).
 TEST_BIG_EXTRA ?= q35:3 pc:5 q35:6
 test-big:
-	CPUS_LIST="32 64" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) TIMEOUT=900 \
+	$(WITH_LOAD) env CPUS_LIST="32 64" RT_LIST="$(TEST_RT)" LOCKDEP=$(LOCKDEP) \
 	EXTRA_CONFIGS="$(TEST_BIG_EXTRA)" \
 	KTEST='$(or $(KTEST),*)' O=$(O) bash scripts/run-tests.sh
 
@@ -344,9 +362,9 @@ lab-starter:
 	python3 scripts/lab-starter $(LAB) $(O)
 grade:
 	@test -n "$(LAB)" || { echo "usage: make grade LAB=n [HIDDEN=tree]"; exit 2; }
-	O=$(O) python3 scripts/grade $(LAB) $(if $(HIDDEN),--hidden $(HIDDEN))
+	$(WITH_LOAD) env O=$(O) python3 scripts/grade $(LAB) $(if $(HIDDEN),--hidden $(HIDDEN))
 labs-check:
-	O=$(O) bash tests/host/labs.sh
+	$(WITH_LOAD) env O=$(O) bash tests/host/labs.sh
 
 clean:
 	rm -rf $(O)

@@ -8,10 +8,15 @@
 #   RT_LIST    values of the RT build option, e.g. "0 1"     (default "1")
 #   LOCKDEP    LOCKDEP build option                          (default 1)
 #   KTEST      glob of suite.name tests to run               (default '*')
-#   TIMEOUT    seconds allowed per QEMU boot                 (default 300)
+#   SILENCE    seconds a boot may go without printing before the runner
+#              ends it (default 300: more than the kernel's own bound on
+#              a test, 120 s, after which the kernel prints a report)
+#   TIMEOUT    seconds any one boot may take in all          (default 3600)
 #   O          build root, relative to the repository root   (default build)
-#   JOBS       parallel make jobs                            (default nproc)
-#   PANIC_JOBS panic-test QEMUs run at the same time         (default 2)
+#   CORES      host cores the runner keeps busy: boots, builds and host
+#              tests run side by side while their weights fit (default
+#              nproc); CORES=1 runs one thing at a time
+#   JOBS       parallel make jobs of a build                 (default CORES)
 #   HOST_TESTS 1: after a full run (KTEST='*'), also the host-side tests
 #              tests/host/*.sh, given the last kernel built (default 1)
 #   EXTRA_CONFIGS  more boots per RT setting, each MACHINE:CPUS, e.g.
@@ -37,19 +42,26 @@
 # Builds with `make O=$O RT=$RT LOCKDEP=$LOCKDEP elf` into that
 # configuration's directory, $O/rt$RT-ld$LOCKDEP (`make builddir`), the one
 # `make kernel`, `make grade` and the rest share. Logs go to $O/test-logs/.
+# Every build, boot and host test is a job of the queue in
+# scripts/lib/jobs.sh; each prints its lines when it ends, labelled with
+# its configuration. The last two lines are `make test took N s` and
+# `N passed, N failed`.
 # Exit status: 0 if no failure of any kind and at least one test passed,
 # 1 on test failures, 2 if the kernel or an ISO could not be built.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+source scripts/lib/jobs.sh
+source scripts/lib/boot.sh
 
 CPUS_LIST=${CPUS_LIST:-1}
 RT_LIST=${RT_LIST:-1}
 LOCKDEP=${LOCKDEP:-1}
 KTEST=${KTEST:-*}
-TIMEOUT=${TIMEOUT:-300}
+SILENCE=${SILENCE:-300}
+TIMEOUT=${TIMEOUT:-3600}
 O=${O:-build}
-JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-PANIC_JOBS=${PANIC_JOBS:-2}
+CORES=${CORES:-$(nproc 2>/dev/null || echo 2)}
+JOBS=${JOBS:-$CORES}
 LOGDIR=$O/test-logs
 MACHINE=${MACHINE:-pc}
 if [[ $KTEST == '*' ]]; then
@@ -64,49 +76,7 @@ else
 	UEFI_KTEST=${UEFI_KTEST:-$KTEST}
 fi
 
-# QEMU exit codes: the guest writes 0x10/0x11/0x12 to isa-debug-exit.
-QEMU_ALL_PASSED=33 QEMU_SOME_FAILED=35 QEMU_PANIC=37
-
 TOTAL_PASS=0 TOTAL_FAIL=0 TOTAL_SKIP=0
-CHILDREN=() # running `timeout qemu` pids, killed if we are interrupted
-
-on_signal() {
-	((${#CHILDREN[@]})) && kill -TERM "${CHILDREN[@]}" 2>/dev/null
-	echo "interrupted" >&2
-	exit 130
-}
-trap on_signal INT TERM
-
-# boot ISO CPUS LOG [MACHINE]: start QEMU in the background (so the trap
-# above can run while we wait) under a timeout; sets BOOT_PID.
-boot() {
-	MACHINE=${4:-$MACHINE} timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh "$1" "$2" \
-		</dev/null >"$3" 2>&1 &
-	BOOT_PID=$!
-	CHILDREN+=("$BOOT_PID")
-}
-
-# wait_boot PID: wait for a boot() and set BOOT_RC to QEMU's exit status.
-wait_boot() {
-	wait "$1"
-	BOOT_RC=$?
-	local i
-	for i in "${!CHILDREN[@]}"; do
-		[[ ${CHILDREN[i]} == "$1" ]] && unset 'CHILDREN[i]'
-	done
-}
-
-# Why a boot did not end with the kernel's own test verdict (empty if it did).
-abnormal_exit() {
-	case $1 in
-	"$QEMU_ALL_PASSED" | "$QEMU_SOME_FAILED") ;;
-	"$QEMU_PANIC") echo "kernel panic" ;;
-	124 | 137) echo "timeout after ${TIMEOUT}s" ;;
-	0) echo "guest reset or triple fault (QEMU exit 0)" ;;
-	125 | 126 | 127) echo "could not run QEMU (exit $1)" ;;
-	*) echo "QEMU or guest crash (exit $1)" ;;
-	esac
-}
 
 # clean_log LOG: the serial log without CRs and terminal escape sequences
 # (GRUB clears the screen; that must not reach the user's terminal).
@@ -118,10 +88,10 @@ log_tail() {
 	echo "    --- last 40 lines of $1 ---"
 	clean_log "$1" | tail -n 40 | sed 's/^/    | /'
 }
-
 # parse_ktap LABEL LOG: prints FAIL lines for failed or missing test cases,
 # then "@panic suite.name" for each panic test, "@xfail suite.name" for
-# each expected-failure test, and "@counts PASS FAIL SKIP".
+# each expected-failure test, "@complete" when the report ran to its
+# end, and "@counts PASS FAIL SKIP".
 parse_ktap() {
 	clean_log "$2" | awk -v label="$1" '
 	function flush_suite(   m) {	# check the plan of the suite just ended
@@ -204,42 +174,44 @@ parse_ktap() {
 			nfail += top_plan - nsuites
 			printf "FAIL %s missing %d of %d suites (last: %s)\n", label,
 				top_plan - nsuites, top_plan, nsuites ? sname : "none"
-		}
+		} else print "@complete"
 		printf "@counts %d %d %d\n", npass, nfail, nskip
 	}'
 }
 
-# kernel_dir RT: the build directory of the RT configuration (Makefile).
+# The build directory of each RT configuration (Makefile), asked once.
+declare -A KDIR=()
 kernel_dir() {
 	make -s --no-print-directory O="$O" RT="$1" LOCKDEP="$LOCKDEP" builddir
 }
 
-# build RT: build the kernel and the ISO running every selected test.
+# build RT (a job): build the kernel and the ISOs that run the selected
+# tests. The compiler's lines go to $LOGDIR/build-rtRT.log, shown when
+# the build fails.
 build() {
-	local dir
-	dir=$(kernel_dir "$1")
-	echo "[rt$1] building (LOCKDEP=$LOCKDEP) in $dir..."
+	local dir=${KDIR[$1]} log=$LOGDIR/build-rt$1.log makeflags
 	# Our -j replaces the jobserver of a parent `make test`, which would
 	# otherwise warn "-jN forced in submake".
-	local makeflags
 	makeflags=$(sed -E 's/--jobserver-(auth|fds)=[^ ]*//g' <<<"${MAKEFLAGS:-}")
-	if ! MAKEFLAGS=$makeflags make -s -j"$JOBS" O="$O" RT="$1" LOCKDEP="$LOCKDEP" elf ||
-		[[ ! -f $dir/kernel.elf ]]; then
-		echo "FAIL [rt$1] kernel build failed (no $dir/kernel.elf)"
-		exit 2
+	if ! MAKEFLAGS=$makeflags make -s -j"$JOBS" O="$O" RT="$1" LOCKDEP="$LOCKDEP" \
+		elf >"$log" 2>&1 || [[ ! -f $dir/kernel.elf ]]; then
+		echo "FAIL [rt$1] kernel build failed; the end of $log:"
+		tail -n 30 "$log" | sed 's/^/    | /'
+		return 2
 	fi
 	# The trailing comma keeps a glob that names one panic test exactly
 	# from running it inside the matrix boot (it runs alone, below).
 	bash scripts/build/mkiso.sh "$dir/kernel.elf" "ktest=$KTEST," "$dir/test.iso" ||
-		exit 2
+		return 2
 	if [[ -n $EXTRA_CONFIGS ]]; then
 		bash scripts/build/mkiso.sh "$dir/kernel.elf" "ktest=$EXTRA_KTEST," \
-			"$dir/test-extra.iso" || exit 2
+			"$dir/test-extra.iso" || return 2
 	fi
 	if [[ -n $UEFI_CPUS ]]; then
 		bash scripts/build/mkiso.sh "$dir/kernel.elf" \
-			"ktest=$UEFI_KTEST, ktest_firmware=efi" "$dir/test-uefi.iso" || exit 2
+			"ktest=$UEFI_KTEST, ktest_firmware=efi" "$dir/test-uefi.iso" || return 2
 	fi
+	echo "[rt$1] built in $dir ($((SECONDS - START))s)"
 }
 
 # check_trace LABEL LOG: the scheduler trace dumps a test printed
@@ -258,31 +230,25 @@ check_trace() {
 	fi
 }
 
-# run_config RT CPUS [TAG ISO [MACHINE]]: boot the test ISO (by default
-# the matrix's, on $MACHINE; TAG names another configuration in the label
-# and the log), report, and add to the totals. Panic tests seen are
-# appended to PANIC_TESTS when COLLECT_PANIC=1, and expected-failure tests
-# too, marked in XFAIL.
+# run_config RT CPUS [TAG ISO [MACHINE [FIRMWARE]]] (a job): boot the
+# test ISO (by default the matrix's, on $MACHINE and $FIRMWARE; TAG names
+# another configuration in the label and the log) and report; the counts,
+# the panic and expected-failure tests listed and whether the report was
+# complete go to job_ended as @ lines.
 run_config() {
-	local iso=${4:-$(kernel_dir "$1")/test.iso} machine=${5:-$MACHINE}
+	local iso=${4:-${KDIR[$1]}/test.iso} machine=${5:-$MACHINE}
+	local FIRMWARE=${6:-${FIRMWARE:-bios}}
+	export FIRMWARE
 	local label="[rt$1${3:+ $3} cpus$2]" log=$LOGDIR/rt$1${3:+-$3}-cpus$2.log
 	local start=$SECONDS pass=0 fail=0 skip=0 line reason
-	echo "$label booting..."
 	boot "$iso" "$2" "$log" "$machine"
-	wait_boot "$BOOT_PID"
 	while IFS= read -r line; do
 		case $line in
 		"@counts "*) read -r pass fail skip <<<"${line#@counts }" ;;
-		"@panic "*) ((COLLECT_PANIC)) && PANIC_TESTS+=("${line#@panic }") ;;
-		"@xfail "*)
-			if ((COLLECT_PANIC)); then
-				PANIC_TESTS+=("${line#@xfail }")
-				XFAIL[${line#@xfail }]=1
-			fi ;;
 		*) echo "$line" ;;
 		esac
 	done < <(parse_ktap "$label" "$log")
-	reason=$(abnormal_exit "$BOOT_RC")
+	reason=$(abnormal_exit "$BOOT_RC" "$log")
 	if [[ -n $reason ]]; then
 		echo "FAIL $label $reason"
 		log_tail "$log"
@@ -293,22 +259,28 @@ run_config() {
 	fi
 	check_trace "$label" "$log"
 	echo "$label $pass passed, $fail failed, $skip skipped ($((SECONDS - start))s)"
-	((TOTAL_PASS += pass, TOTAL_FAIL += fail, TOTAL_SKIP += skip))
+	echo "@counts $pass $fail $skip"
 }
 
-# check_panic LABEL LOG RC [xfail]: a panic test passes iff the kernel
-# panicked, an expected-failure test iff the run ended with the test failed
-# (and nothing worse), and every "# expect: TEXT" string shows up in the
-# log after the expect lines.
-check_panic() {
-	local label=$1 log=$2 rc=$3 xfail=${4:-} last text reason problems=()
+# panic_test RT NAME CPUS [xfail] (a job): boot one panic test, or one
+# expected-failure test, alone, and check its end: a panic test passes iff
+# the kernel panicked, an expected-failure test iff the run ended with the
+# test failed (and nothing worse), and every "# expect: TEXT" string shows
+# up in the log after the expect lines.
+panic_test() {
+	local rt=$1 name=$2 xfail=${4:-} start=$SECONDS last text reason problems=()
+	local label="[rt$rt panic] $name" log=$LOGDIR/rt$rt-panic-$name.log
+	local iso=${KDIR[$rt]}/panic-$name.iso rc
+	bash scripts/build/mkiso.sh "${KDIR[$rt]}/kernel.elf" "ktest=$name" "$iso" || return 2
+	boot "$iso" "$3" "$log"
+	rc=$BOOT_RC
 	last=$(clean_log "$log" | grep -n '^[[:space:]]*# expect: ' | tail -n 1)
 	last=${last%%:*}
 	if [[ -n $xfail ]] && ((rc != QEMU_SOME_FAILED)); then
-		reason=$(abnormal_exit "$rc")
+		reason=$(abnormal_exit "$rc" "$log")
 		problems+=("expected the test to fail, got: ${reason:-the test passed (QEMU exit $rc)}")
 	elif [[ -z $xfail ]] && ((rc != QEMU_PANIC)); then
-		reason=$(abnormal_exit "$rc")
+		reason=$(abnormal_exit "$rc" "$log")
 		problems+=("expected a kernel panic, got: ${reason:-the test returned (QEMU exit $rc)}")
 	fi
 	if [[ -z $last ]]; then
@@ -323,43 +295,45 @@ check_panic() {
 		done < <(clean_log "$log" | sed -n 's/^[[:space:]]*# expect: //p')
 	fi
 	if ((${#problems[@]} == 0)); then
-		echo "ok $label"
-		((TOTAL_PASS++))
+		echo "ok $label ($((SECONDS - start))s)"
+		echo "@counts 1 0 0"
 		return
 	fi
-	echo "FAIL $label"
+	echo "FAIL $label ($((SECONDS - start))s)"
 	printf '    %s\n' "${problems[@]}"
 	log_tail "$log"
-	((TOTAL_FAIL++))
+	echo "@counts 0 1 0"
 }
 
-# run_panic_tests RT: boot each collected panic (and expected-failure) test
-# alone, PANIC_JOBS at a time, on the first CPU count >= 2 (panics must stop
-# the other CPUs too).
-run_panic_tests() {
-	local rt=$1 cpus="" c name i j start=$SECONDS pids=()
-	((${#PANIC_TESTS[@]})) || return 0
-	for c in "${CPUS[@]}"; do ((c >= 2)) && { cpus=$c; break; }; done
-	cpus=${cpus:-${CPUS[0]}}
-	echo "[rt$rt panic] ${#PANIC_TESTS[@]} panic or expected-failure test(s), cpus$cpus, booting..."
-	for name in "${PANIC_TESTS[@]}"; do
-		bash scripts/build/mkiso.sh "$(kernel_dir "$rt")/kernel.elf" "ktest=$name" \
-			"$(kernel_dir "$rt")/panic-$name.iso" || exit 2
-	done
-	for ((i = 0; i < ${#PANIC_TESTS[@]}; i += PANIC_JOBS)); do
-		pids=()
-		for name in "${PANIC_TESTS[@]:i:PANIC_JOBS}"; do
-			boot "$(kernel_dir "$rt")/panic-$name.iso" "$cpus" "$LOGDIR/rt$rt-panic-$name.log"
-			pids+=("$BOOT_PID")
-		done
-		for j in "${!pids[@]}"; do
-			name=${PANIC_TESTS[i + j]}
-			wait_boot "${pids[j]}"
-			check_panic "[rt$rt panic] $name" "$LOGDIR/rt$rt-panic-$name.log" \
-				"$BOOT_RC" "${XFAIL[$name]:-}"
-		done
-	done
-	echo "[rt$rt panic] done ($((SECONDS - start))s)"
+# host_test SCRIPT (a job): a host-side test boots what it needs from
+# KERNEL under its own bounds; exit 0 is a pass, its output says why not.
+host_test() {
+	local name out start=$SECONDS
+	name=$(basename "$1" .sh)
+	if out=$(KERNEL=${KDIR[${RTS[-1]}]}/kernel.elf O=$O bash "$1" 2>&1); then
+		echo "ok [host] $name ($((SECONDS - start))s)"
+		echo "@counts 1 0 0"
+	else
+		echo "FAIL [host] $name ($((SECONDS - start))s)"
+		sed 's/^/    | /' <<<"$out" | tail -n 40
+		echo "@counts 0 1 0"
+	fi
+}
+
+# host_weight SCRIPT: the host cores a host test keeps busy, from its
+# "# cores: N" line (default 1: most boot one small QEMU at a time).
+host_weight() {
+	local n
+	n=$(sed -n 's/^# cores: \([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)
+	echo "${n:-1}"
+}
+
+# boot_weight CPUS: the host cores a boot keeps busy. Under TCG each vCPU
+# is a host thread, and the tests keep them running most of the time; a
+# vCPU that waits for another one descheduled spins, so boots that share
+# cores beyond their vCPUs waste time rather than save it.
+boot_weight() {
+	echo $(($1 < CORES ? $1 : CORES))
 }
 
 read -ra CPUS <<<"${CPUS_LIST//,/ }" # "1 4" or "1,4"
@@ -377,56 +351,134 @@ if ((${#CPUS[@]} == 0 || ${#RTS[@]} == 0)); then
 	echo "CPUS_LIST and RT_LIST must not be empty" >&2
 	exit 2
 fi
+[[ $CORES =~ ^[1-9][0-9]*$ ]] || { echo "bad CORES: $CORES" >&2; exit 2; }
 
-mkdir -p "$LOGDIR" || exit 2
-rm -f "$LOGDIR"/*.log # no stale logs from tests that no longer exist
-
+START=$SECONDS
+JOB_CORES=$CORES JOB_DIR=$LOGDIR/jobs
+mkdir -p "$JOB_DIR" || exit 2
+# No stale logs from tests that no longer exist.
+rm -f "$LOGDIR"/*.log "$LOGDIR"/*.limit "$JOB_DIR"/*
 for rt in "${RTS[@]}"; do
-	build "$rt"
-	# Collected from every configuration (one that crashed early lists
-	# none), once each.
-	PANIC_TESTS=() COLLECT_PANIC=1
-	declare -A XFAIL=()
-	for cpus in "${CPUS[@]}"; do
-		run_config "$rt" "$cpus"
-	done
-	COLLECT_PANIC=0
-	for c in "${EXTRAS[@]}"; do
-		run_config "$rt" "${c#*:}" "${c%%:*}" \
-			"$(kernel_dir "$rt")/test-extra.iso" "${c%%:*}"
-	done
-	if ((${#PANIC_TESTS[@]})); then
-		mapfile -t PANIC_TESTS < <(printf '%s\n' "${PANIC_TESTS[@]}" | sort -u)
-	fi
-	run_panic_tests "$rt"
-	for cpus in "${UEFI[@]}"; do
-		FIRMWARE=uefi run_config "$rt" "$cpus" uefi "$(kernel_dir "$rt")/test-uefi.iso"
-	done
+	KDIR[$rt]=$(kernel_dir "$rt")
 done
 
-# run_host_test SCRIPT: a host-side test boots what it needs from KERNEL
-# under its own timeouts; exit 0 is a pass, its output says why not.
-run_host_test() {
-	local name out
-	name=$(basename "$1" .sh)
-	if out=$(KERNEL=$(kernel_dir "${RTS[-1]}")/kernel.elf O=$O bash "$1" 2>&1); then
-		echo "ok [host] $name"
-		((TOTAL_PASS++))
-	else
-		echo "FAIL [host] $name"
-		sed 's/^/    | /' <<<"$out" | tail -n 40
-		((TOTAL_FAIL++))
-	fi
+# Panic tests run alone, on the first CPU count of at least 2 (panics
+# must stop the other CPUs too). Their names come from the matrix boots'
+# reports: from the first that is complete, which lists every one, or,
+# if every boot of the RT value ended early, from all of them together.
+PANIC_CPUS=""
+for c in "${CPUS[@]}"; do ((c >= 2)) && { PANIC_CPUS=$c; break; }; done
+PANIC_CPUS=${PANIC_CPUS:-${CPUS[0]}}
+declare -A MATRIX_LEFT=() PANIC_QUEUED=() PANIC_SEEN=() XFAIL=() START_LINE=()
+
+# A panic boot's weight is 1: CPU 0 boots and runs one test while the
+# other CPUs wait, halted, for the panic that stops them.
+queue_panic_tests() {
+	local rt=$1 name n=0
+	PANIC_QUEUED[$rt]=1
+	for name in $(tr ' ' '\n' <<<"${PANIC_SEEN[$rt]:-}" | sort -u); do
+		job_add "panic-rt$rt-$name" 1 "" panic_test "$rt" "$name" "$PANIC_CPUS" \
+			"${XFAIL[$rt:$name]:-}"
+		((n++))
+	done
+	((n)) && echo "[rt$rt panic] $n panic or expected-failure test(s), alone on cpus$PANIC_CPUS"
 }
+
+# The queue. Both builds first, so that every boot can start as soon as
+# cores are free; then the boots, heaviest first, so that the light ones
+# fill the gaps at the end; then the host tests, which need the last
+# kernel. The panic tests join the queue as the matrix boots list them.
+for rt in "${RTS[@]}"; do
+	START_LINE[build-rt$rt]="[rt$rt] building (LOCKDEP=$LOCKDEP) in ${KDIR[$rt]}..."
+	job_add "build-rt$rt" "$JOBS" "" build "$rt"
+done
+# Every boot as "CPUS KIND" (KIND: the matrix's CPU count, an extra
+# configuration's MACHINE, or uefi), most CPUs first.
+mapfile -t BOOTS < <({
+	printf '%s matrix\n' "${CPUS[@]}"
+	for c in "${EXTRAS[@]}"; do echo "${c#*:} ${c%%:*}"; done
+	((${#UEFI[@]})) && printf '%s uefi\n' "${UEFI[@]}"
+} | sort -k1,1rn -s)
+for b in "${BOOTS[@]}"; do
+	read -r cpus kind <<<"$b"
+	for rt in "${RTS[@]}"; do
+		case $kind in
+		matrix)
+			id=boot-rt$rt-cpus$cpus label="[rt$rt cpus$cpus]" args=()
+			MATRIX_LEFT[$rt]=$((${MATRIX_LEFT[$rt]:-0} + 1)) ;;
+		uefi)
+			id=boot-rt$rt-uefi-cpus$cpus label="[rt$rt uefi cpus$cpus]"
+			args=(uefi "${KDIR[$rt]}/test-uefi.iso" "$MACHINE" uefi) ;;
+		*)
+			id=boot-rt$rt-$kind-cpus$cpus label="[rt$rt $kind cpus$cpus]"
+			args=("$kind" "${KDIR[$rt]}/test-extra.iso" "$kind") ;;
+		esac
+		START_LINE[$id]="$label booting..."
+		job_add "$id" "$(boot_weight "$cpus")" "build-rt$rt" \
+			run_config "$rt" "$cpus" "${args[@]}"
+	done
+done
 if [[ $KTEST == '*' && ${HOST_TESTS:-1} == 1 ]]; then
 	for t in tests/host/*.sh; do
 		# labs.sh grades every lab's solution and starter: it is
 		# `make labs-check`, a CI step of its own, not part of the matrix.
-		[[ $t == */labs.sh ]] && continue
-		[[ -f $t ]] && run_host_test "$t"
+		[[ $t == */labs.sh || ! -f $t ]] && continue
+		job_add "host-$(basename "$t" .sh)" "$(host_weight "$t")" \
+			"build-rt${RTS[-1]}" host_test "$t"
 	done
 fi
 
+job_started() {
+	[[ -n ${START_LINE[$1]:-} ]] && echo "${START_LINE[$1]}"
+}
+
+# job_ended ID RC OUTPUT: print the job's lines, add its counts, and queue
+# the panic tests a matrix boot listed.
+job_ended() {
+	local id=$1 rc=$2 line pass fail skip complete= rt
+	while IFS= read -r line; do
+		case $line in
+		"@counts "*)
+			read -r pass fail skip <<<"${line#@counts }"
+			((TOTAL_PASS += pass, TOTAL_FAIL += fail, TOTAL_SKIP += skip)) ;;
+		"@panic "* | "@xfail "*) ;;
+		"@complete") complete=1 ;;
+		*) echo "$line" ;;
+		esac
+	done <"$3"
+	if [[ $id == build-* ]] && ((rc != 0)); then
+		jobs_kill
+		exit 2
+	fi
+	[[ $id =~ ^boot-rt([0-9]+)-cpus[0-9]+$ ]] || return 0
+	rt=${BASH_REMATCH[1]}
+	MATRIX_LEFT[$rt]=$((${MATRIX_LEFT[$rt]} - 1))
+	[[ -n ${PANIC_QUEUED[$rt]:-} ]] && return 0
+	[[ -n $complete ]] && PANIC_SEEN[$rt]=
+	while IFS= read -r line; do
+		case $line in
+		"@panic "*) PANIC_SEEN[$rt]+=" ${line#@panic }" ;;
+		"@xfail "*)
+			PANIC_SEEN[$rt]+=" ${line#@xfail }"
+			XFAIL[$rt:${line#@xfail }]=1 ;;
+		esac
+	done <"$3"
+	if [[ -n $complete ]] || ((${MATRIX_LEFT[$rt]} == 0)); then
+		queue_panic_tests "$rt"
+	fi
+}
+
+on_signal() {
+	jobs_kill
+	echo "interrupted" >&2
+	exit 130
+}
+trap on_signal INT TERM
+trap jobs_kill EXIT
+
+jobs_run || TOTAL_FAIL=$((TOTAL_FAIL + 1))
+
 echo "$TOTAL_SKIP skipped"
+echo "make test took $((SECONDS - START)) s"
 echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"
 ((TOTAL_FAIL == 0 && TOTAL_PASS > 0))

@@ -32,58 +32,76 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ARCH_FORBIDDEN="sched.h sched_internal.h lockdep.h lockdep_internal.h lockdep_fast.h rtmutex.h mutex.h wait.h completion.h"
 FREESTANDING="stdint.h stdbool.h stddef.h stdarg.h"
 
+# The helpers below return in globals (LAYER, TARGET, REPLY) instead of
+# printing into $(...): a subshell per include made the check cost a
+# minute and a half of CPU on a 2-core host, and it runs after every
+# edit (the Makefile's includes.ok).
+
+# layer_of FILE: sets LAYER.
 layer_of() {
 	case $1 in
-	lib/*) echo lib ;;
-	arch/x86_64/asm/*) echo asm ;;
-	arch/*) echo arch ;;
-	kernel/*) echo core ;;
-	tests/*) echo tests ;;
-	user/*) echo user ;;
-	*) echo other ;;
+	lib/*) LAYER=lib ;;
+	arch/x86_64/asm/*) LAYER=asm ;;
+	arch/*) LAYER=arch ;;
+	kernel/*) LAYER=core ;;
+	tests/*) LAYER=tests ;;
+	user/*) LAYER=user ;;
+	*) LAYER=other ;;
 	esac
 }
 
 KERNEL_SUBDIRS=$(find kernel -mindepth 1 -maxdepth 1 -type d | sort)
 
-# search_path FROM: the directories the compiler searches for FROM's
-# quoted includes, in order.
-search_path() {
-	local dir
-	dir=$(dirname "$1")
-	case $1 in
-	tests/*) echo "$dir tests kernel arch/x86_64 lib $KERNEL_SUBDIRS" ;;
-	*) echo "$dir kernel arch/x86_64 lib" ;;
-	esac
+# normalize PATH: sets REPLY to PATH without its "." and ".." components
+# (the tree has no symbolic links, so this is what realpath would say).
+normalize() {
+	local part out=() IFS=/
+	for part in $1; do
+		case $part in
+		'' | .) ;;
+		..)
+			if ((${#out[@]})) && [[ ${out[-1]} != .. ]]; then
+				unset 'out[-1]'
+			else
+				out+=(..)
+			fi ;;
+		*) out+=("$part") ;;
+		esac
+	done
+	REPLY="${out[*]}"
 }
 
-# resolve FROM NAME: the path the compiler would open, or nothing.
+# resolve FROM NAME: sets TARGET to the path the compiler would open for
+# FROM's quoted include of NAME, or to nothing. The search path: FROM's
+# directory, then the Makefile's -I order.
 resolve() {
-	local from=$1 name=$2 d
-	for d in $(search_path "$from"); do
-		[[ -f $d/$name ]] && { realpath -m --relative-to=. "$d/$name"; return; }
+	local from=$1 name=$2 d dirs
+	dirs="${from%/*} kernel arch/x86_64 lib"
+	[[ $from == tests/* ]] && dirs="${from%/*} tests kernel arch/x86_64 lib $KERNEL_SUBDIRS"
+	TARGET=
+	for d in $dirs; do
+		if [[ -f $d/$name ]]; then
+			normalize "$d/$name"
+			TARGET=$REPLY
+			return
+		fi
 	done
 }
 
 # bare_in_subsystem FROM NAME: true when a core file in a subsystem folder
 # reaches NAME only through its own folder (it should spell "sub/NAME").
 bare_in_subsystem() {
-	local dir
-	dir=$(dirname "$1")
-	[[ $1 == kernel/*/* && $2 != */* && -f $dir/$2 ]]
+	[[ $1 == kernel/*/* && $2 != */* && -f ${1%/*}/$2 ]]
 }
 
 # Every C source and header, and each "..." or <...> include it makes:
 # prints FILE KIND NAME, KIND being q (quotes) or a (angle brackets).
+# One grep and one sed for the whole tree.
 edges() {
-	local f
-	for f in $(find lib arch kernel tests user -name '*.[ch]' 2>/dev/null | sort); do
-		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*\(["<]\)\([^">]*\)[">].*/\1 \2/p' "$f" |
-			while read -r kind name; do
-				[[ $kind == '"' ]] && kind=q || kind=a
-				echo "${f#./} $kind $name"
-			done
-	done
+	find lib arch kernel tests user -name '*.[ch]' 2>/dev/null | sort |
+		xargs grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' |
+		sed -n -e 's/^\([^:]*\):[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^">]*\)[">].*/\1 q \2/p' \
+			-e 's/^\([^:]*\):[[:space:]]*#[[:space:]]*include[[:space:]]*<\([^">]*\)[">].*/\1 a \2/p'
 }
 
 # allowed FROM_LAYER TO_LAYER TO_FILE: may a file of FROM_LAYER include it?
@@ -113,9 +131,10 @@ why() {
 }
 
 check() {
-	local bad=0 file kind name target from to
+	local bad=0 file kind name from to
 	while read -r file kind name; do
-		from=$(layer_of "$file")
+		layer_of "$file"
+		from=$LAYER
 		if [[ $kind == a ]]; then
 			if [[ " $FREESTANDING " != *" $name "* ]]; then
 				echo "$file: <$name> is not a freestanding C header" >&2
@@ -123,20 +142,21 @@ check() {
 			fi
 			continue
 		fi
-		target=$(resolve "$file" "$name")
-		if [[ -z $target ]]; then
+		resolve "$file" "$name"
+		if [[ -z $TARGET ]]; then
 			echo "$file: \"$name\" is not in the tree" >&2
 			bad=1
 			continue
 		fi
 		if bare_in_subsystem "$file" "$name"; then
-			echo "$file: \"$name\": spell its folder, \"${target#kernel/}\"" \
+			echo "$file: \"$name\": spell its folder, \"${TARGET#kernel/}\"" \
 				"(docs/architecture.md)" >&2
 			bad=1
 		fi
-		to=$(layer_of "$target")
-		if ! allowed "$from" "$to" "$target"; then
-			echo "$file: includes $target: $(why "$from" "$to")" \
+		layer_of "$TARGET"
+		to=$LAYER
+		if ! allowed "$from" "$to" "$TARGET"; then
+			echo "$file: includes $TARGET: $(why "$from" "$to")" \
 				"(docs/architecture.md)" >&2
 			bad=1
 		fi
@@ -145,25 +165,28 @@ check() {
 }
 
 layers() {
-	local file kind name target
+	local file kind name from
 	echo "flowchart BT"
 	while read -r file kind name; do
 		[[ $kind == a ]] && continue
-		target=$(resolve "$file" "$name")
-		[[ -n $target ]] || continue
-		echo "$(layer_of "$file") $(layer_of "$target")"
+		resolve "$file" "$name"
+		[[ -n $TARGET ]] || continue
+		layer_of "$file"
+		from=$LAYER
+		layer_of "$TARGET"
+		echo "$from $LAYER"
 	done < <(edges) | awk '$1 != $2' | sort | uniq -c |
 		awk '{ printf "    %s -->|%d| %s\n", $2, $1, $3 }'
 }
 
 dot() {
-	local file kind name target
+	local file kind name
 	echo "digraph includes {"
 	echo "    rankdir=BT; node [shape=box, fontsize=10];"
 	while read -r file kind name; do
 		[[ $kind == a ]] && continue
-		target=$(resolve "$file" "$name")
-		[[ -n $target ]] && echo "    \"$file\" -> \"$target\";"
+		resolve "$file" "$name"
+		[[ -n $TARGET ]] && echo "    \"$file\" -> \"$TARGET\";"
 	done < <(edges)
 	echo "}"
 }

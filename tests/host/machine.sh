@@ -6,6 +6,7 @@
 # CPUs and I/O APIC in q35's MADT and passing the ACPI and SMP suites.
 #
 # usage: KERNEL=ELF O=BUILD_ROOT tests/host/machine.sh
+# cores: 2 (three CPUs on q35 running the SMP suite)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 

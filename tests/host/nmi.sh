@@ -12,6 +12,7 @@
 #      reported only from the tick, never from NMI context.
 #
 # usage: KERNEL=ELF O=BUILD_ROOT tests/host/nmi.sh
+# cores: 2 (two CPUs running programs flat out, the storm)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 

@@ -12,6 +12,7 @@
 #
 # usage: KERNEL=ELF O=BUILD_ROOT [QEMU_BIN=qemu-system-x86_64] \
 #        [X2APIC_BIG_CPUS=288] tests/host/x2apic.sh
+# cores: 2 (up to 288 CPUs)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 
