@@ -23,9 +23,11 @@
 #include "locking/lockdep.h"
 #include "printk.h"
 #include "asm/qemu.h"
+#include "rwonce.h"
 #include "sched/sched.h"
 #include "smp.h"
 #include "string.h"
+#include "time.h"
 #include "vsprintf.h"
 
 extern const struct ktest __ktests_start[], __ktests_end[];
@@ -47,6 +49,19 @@ static struct {
 	bool lockdep_off;            /* the validator was off as it began */
 } cur;
 static unsigned long timeout_s = DEFAULT_TIMEOUT_S;
+
+/* Tests started and ended so far: the runner numbers each test as it
+ * starts it, the test's task marks it ended (ktest_number(),
+ * ktest_ended()). */
+static unsigned long tests_started, tests_ended;
+
+/* The test that took longest, and how long (guest time): printed at the
+ * end of the run, so that a log shows how close to its bound the
+ * slowest test came. */
+static struct {
+	const struct ktest *test;
+	uint64_t ns;
+} slowest;
 
 void ktest_log(const char *fmt, ...)
 {
@@ -94,7 +109,18 @@ static void ktest_task_done(void)
 {
 	if (cur.suite && cur.suite->exit)
 		cur.suite->exit();
+	WRITE_ONCE(tests_ended, tests_started); /* its helpers may stop */
 	complete(&cur.done);
+}
+
+unsigned long ktest_number(void)
+{
+	return READ_ONCE(tests_started);
+}
+
+bool ktest_ended(unsigned long n)
+{
+	return READ_ONCE(tests_ended) >= n;
 }
 
 /* A KASSERT failed: end the task it failed in (the failure is recorded;
@@ -140,6 +166,7 @@ __noreturn static void ktest_timed_out(const struct ktest *t,
 static void ktest_run_task(const struct ktest *t, int num)
 {
 	struct task_struct *task = kthread_create(ktest_task_fn, (void *)t, t->name);
+	uint64_t t0, took;
 
 	if (!task) {
 		ktest_fail_msg(t->file, t->line, "no memory for the test task");
@@ -148,10 +175,15 @@ static void ktest_run_task(const struct ktest *t, int num)
 	kthread_bind(task, 0);
 	cur.task = task;
 	init_completion(&cur.done);
+	WRITE_ONCE(tests_started, tests_started + 1);
 	explore_test_start(task);
+	t0 = ktime_get_ns();
 	wake_up_process(task);
 	if (!wait_for_completion_timeout(&cur.done, timeout_s * 1000000000ul))
 		ktest_timed_out(t, num);
+	took = ktime_get_ns() - t0;
+	if (took > slowest.ns)
+		slowest = (typeof(slowest)){t, took};
 	explore_test_end();
 	kthread_join(task);
 }
@@ -424,6 +456,10 @@ int ktest_run_all(const char *glob)
 		bool ok = run_suite(v, n, &i, glob, &tally);
 		printk("%sok %d %s\n", ok ? "" : "not ", ++suite_num, suite);
 	}
+	if (slowest.test)
+		printk("# ktest: slowest test %s.%s, %lu ms of its %lu s bound\n",
+		       slowest.test->suite, slowest.test->name,
+		       (unsigned long)(slowest.ns / 1000000), timeout_s);
 	printk("# ktest: %d passed, %d failed, %d skipped\n", tally.passed,
 	       tally.failed, tally.skipped);
 	kfree(v);

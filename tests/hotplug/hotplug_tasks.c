@@ -62,8 +62,8 @@ static int pinned_fn(void *arg)
 	migrate_disable();
 	j->cpu_before = raw_smp_processor_id();
 	store_int(&j->pinned, 1);
-	ktest_poll_until(load_int(&j->release), HELPER_MAX_NS / NS_PER_MS,
-			 j->sleeps ? POLL_SLEEP : POLL_SPIN);
+	ktest_helper_wait(load_int(&j->release),
+			  j->sleeps ? POLL_SLEEP : POLL_SPIN);
 	j->pending_seen = current->migration_pending;
 	migrate_enable();
 	j->cpu_after = raw_smp_processor_id();

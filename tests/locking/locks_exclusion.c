@@ -89,14 +89,13 @@ static void excl_section(struct excl_worker *w, enum lock_form form, int i)
 
 static int excl_worker_fn(void *arg)
 {
-	uint64_t t0;
+	unsigned long test = ktest_number();
 
 	wait_for_completion(&ex.go);
-	t0 = ktime_get_ns();
 	for (int i = 0; i < ex.max_iters; i++) {
 		if (i >= EXCL_MIN_ITERS && load_int(&ex.stop))
 			break;
-		if (ns_since(t0) > HELPER_MAX_NS)
+		if (ktest_ended(test))
 			break;
 		excl_section(arg, i % NR_LOCK_FORMS, i);
 	}
@@ -210,12 +209,11 @@ static void race_section(int me)
 static int race_blocker(void *arg)
 {
 	int me = (int)(long)arg;
-	uint64_t t0;
+	unsigned long test = ktest_number();
 
 	wait_for_completion(&race.go);
-	t0 = ktime_get_ns();
 	for (long i = 0; !load_int(&race.stop); i++) {
-		if (i % 256 == 0 && ns_since(t0) > HELPER_MAX_NS)
+		if (i % 256 == 0 && ktest_ended(test))
 			break;
 		rt_mutex_lock(&race.lock);
 		race_section(me);
@@ -229,12 +227,11 @@ static int race_blocker(void *arg)
 static int race_trylocker(void *arg)
 {
 	int me = (int)(long)arg;
-	uint64_t t0;
+	unsigned long test = ktest_number();
 
 	wait_for_completion(&race.go);
-	t0 = ktime_get_ns();
 	for (long i = 0; !load_int(&race.stop); i++) {
-		if (i % 4096 == 0 && ns_since(t0) > HELPER_MAX_NS)
+		if (i % 4096 == 0 && ktest_ended(test))
 			break;
 		/* Strike the moment the word reads free. */
 		while (__atomic_load_n(&race.lock.owner, __ATOMIC_RELAXED) &&

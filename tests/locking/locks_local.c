@@ -96,16 +96,15 @@ static void ll_section(struct ll_worker *w, enum lock_form form, bool move)
 static int ll_worker_fn(void *arg)
 {
 	struct ll_worker *w = arg;
-	uint64_t t0;
+	unsigned long test = ktest_number();
 
 	wait_for_completion(&ll.go);
-	t0 = ktime_get_ns();
 	for (int i = 0; i < ll.max_iters; i++) {
 		bool move = w->cpu < 0 && i % 16 == 5 && num_online_cpus() > 1;
 
 		if (i >= LL_MIN_ITERS && load_int(&ll.stop))
 			break;
-		if (ns_since(t0) > HELPER_MAX_NS)
+		if (ktest_ended(test))
 			break;
 		ll_section(w, move || i % 2 == 0 ? LOCK_PLAIN : LOCK_IRQSAVE,
 			   move);

@@ -270,8 +270,7 @@ static int quiet_fn(void *arg)
 
 	preempt_disable();
 	store_int(&q->ready, 1);
-	ktest_poll_until(load_int(&q->stop), HELPER_MAX_NS / NS_PER_MS,
-			 POLL_SPIN);
+	ktest_helper_wait(load_int(&q->stop), POLL_SPIN);
 	preempt_enable();
 	return 0;
 }

@@ -239,8 +239,7 @@ static int hold_cpu_quiet(void *arg)
 
 	local_irq_save(flags);
 	store_int(&quiet_in, 1);
-	ktest_poll_until(load_int(&quiet_release), HELPER_MAX_NS / NS_PER_MS,
-			 POLL_SPIN);
+	ktest_helper_wait(load_int(&quiet_release), POLL_SPIN);
 	local_irq_restore(flags);
 	return 0;
 }

@@ -223,9 +223,9 @@ static int aff_spinner(void *arg)
 	int prev_cpu = -1;
 	unsigned long prev_sw = 0;
 	long prev_applied = 0;
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 
-	while (!load_int(&aff.stop) && ns_since(t0) < HELPER_MAX_NS) {
+	while (!load_int(&aff.stop) && !ktest_ended(test)) {
 		int cpu;
 		unsigned long sw;
 		long hi, applied;
@@ -287,8 +287,8 @@ static void random_mask(cpumask_t *m, int n, int cur)
 }
 
 /* Affinity changes the test makes (about 1 s on a quiet host), and
- * guards against a hang, never measures: the whole run (inside the
- * spinners' HELPER_MAX_NS), and one task's move into its new mask. A
+ * guards against a hang, never measures: the whole run, and one task's
+ * move into its new mask. A
  * loaded 2-core host has been seen to allow only 3-15 changes in 1.5 s. */
 #define AFF_CHANGES 100
 #define AFF_BOUND_MS 15000

@@ -9,9 +9,9 @@ struct busy_tasks busy;
 static int busy_fn(void *arg)
 {
 	int id = (int)(long)arg;
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 
-	while (!load_int(&busy.stop) && ns_since(t0) < HELPER_MAX_NS) {
+	while (!load_int(&busy.stop) && !ktest_ended(test)) {
 		int cpu;
 
 		preempt_disable();
@@ -51,9 +51,9 @@ bool busy_all_counted(int n)
 static int preemptor_fn(void *arg)
 {
 	struct preemptor *k = arg;
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 
-	while (!load_int(&k->stop) && ns_since(t0) < HELPER_MAX_NS) {
+	while (!load_int(&k->stop) && !ktest_ended(test)) {
 		wait_for_completion_timeout(&k->kick, NS_PER_MS);
 		if (k->watch && load_int(k->watch))
 			inc_long(&k->runs_while);
@@ -91,7 +91,7 @@ void preempt_for(struct preemptor *k, volatile long *count, long want,
 
 void pin_watch_loop(struct pin_watch *w)
 {
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 	int cpu;
 
 	migrate_disable();
@@ -101,7 +101,7 @@ void pin_watch_loop(struct pin_watch *w)
 	w->switches = per_cpu(nr_switches, cpu);
 	w->runs = load_long(&w->k.runs);
 	store_int(&w->cpu, cpu);
-	while (!load_int(&w->stop) && ns_since(t0) < HELPER_MAX_NS) {
+	while (!load_int(&w->stop) && !ktest_ended(test)) {
 		int now = w->checked_id ? smp_processor_id()
 					: raw_smp_processor_id();
 		unsigned long s = per_cpu(nr_switches, cpu);

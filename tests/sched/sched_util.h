@@ -78,8 +78,7 @@ struct preemptor {
 };
 
 /* How long a test may keep preempting before it gives up on its count:
- * a guard against a hang, not a measure (the counts decide), and inside
- * the preemptor's own HELPER_MAX_NS. */
+ * a guard against a hang, not a measure (the counts decide). */
 #define PREEMPT_BOUND_MS 15000
 
 /* Wake k and wait (spinning, at most 20 ms) until it has run. */
