@@ -39,7 +39,8 @@
  *  - "lasted at most T" is counted in the CPU's ticks (cpu_ticks), which
  *    a descheduled vCPU only makes fewer: a tick that falls due while the
  *    host runs something else is merged with the next (kernel/time.c), so
- *    a CPU takes at most T / TICK_NS + 2 ticks in T, however busy the host.
+ *    a CPU takes at most T * HZ + 2 ticks in T seconds, however busy the
+ *    host.
  */
 static inline uint64_t ns_since(uint64_t t0)
 {
@@ -99,6 +100,16 @@ static inline void poll_pause(enum poll_wait how)
 		poll_ok_;                                                     \
 	})
 
+/* Wait, with no deadline, until cond holds: for a wait whose cond says
+ * itself when to give up, in the kernel's own counts ("or the CPU has
+ * taken N ticks"), so that a slow host only makes it longer. A kernel
+ * that never gets there is caught by the runner's bound on the test. */
+#define ktest_wait_until(cond, how)                                           \
+	do {                                                                  \
+		while (!(cond))                                               \
+			poll_pause(how);                                      \
+	} while (0)
+
 /* For a helper task: wait until cond holds or the test it works for has
  * ended (the test then no longer makes it hold), without a deadline of
  * its own, which a slow host could make a correct test outlive. Whether
@@ -111,6 +122,30 @@ static inline void poll_pause(enum poll_wait how)
 			poll_pause(how);                                      \
 		wait_ok_;                                                     \
 	})
+
+/*
+ * For a loop that goes on until a count is reached: whether the count has
+ * stood still for KTEST_WAIT_MS. A slow host only slows the count, a
+ * stuck kernel stops it, so that is the loop's one reason to give up, and
+ * never a time it has run. Start from {0} and ask with the count each
+ * round.
+ */
+struct ktest_progress {
+	long last;
+	uint64_t since;              /* ktime_get_ns() when it moved; 0: new */
+};
+
+static inline bool ktest_stalled(struct ktest_progress *p, long now)
+{
+	uint64_t t = ktime_get_ns();
+
+	if (!p->since || now != p->last) {
+		p->last = now;
+		p->since = t;
+		return false;
+	}
+	return t - p->since >= KTEST_WAIT_MS * NS_PER_MS;
+}
 
 /* Sleep-poll until *v >= want, or false after timeout_ms. */
 static inline bool ktest_poll_int(volatile int *v, int want,

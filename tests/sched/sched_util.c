@@ -70,16 +70,14 @@ void kick(struct preemptor *k)
 	ktest_poll_until(load_long(&k->runs) != r, 20, POLL_SPIN);
 }
 
-void preempt_for(struct preemptor *k, volatile long *count, long want,
-		 uint64_t timeout_ms)
+void preempt_for(struct preemptor *k, volatile long *count, long want)
 {
-	uint64_t t0 = ktime_get_ns();
+	struct ktest_progress p = {0};
 
 	while (k->task && load_long(count) < want) {
-		if (ns_since(t0) >= timeout_ms * NS_PER_MS) {
-			ktest_log("safety bound: %ld of %ld preemptions after "
-				  "%lu ms", load_long(count), want,
-				  (unsigned long)timeout_ms);
+		if (ktest_stalled(&p, load_long(count))) {
+			ktest_log("stuck at %ld of %ld preemptions for %lu ms",
+				  load_long(count), want, KTEST_WAIT_MS);
 			return;
 		}
 		if (k->cpu != raw_smp_processor_id())
@@ -149,7 +147,7 @@ bool pin_watch_start(struct pin_watch *w, int (*fn)(void *),
 	w->task = ktest_spawn(fn, w, name, cpu, policy, prio, true);
 	if (!w->task)
 		return false;
-	KEXPECT_TRUE(ktest_poll_int(&w->cpu, 0, 3000));
+	KEXPECT_TRUE(ktest_poll_int(&w->cpu, 0, KTEST_WAIT_MS));
 	KEXPECT_EQ(w->cpu, cpu);
 	KEXPECT_EQ(set_cpus_allowed(w->task, cpu_online_mask), 0);
 	k->task = ktest_spawn(preemptor_fn, k, "preemptor", cpu, SCHED_FIFO,
