@@ -457,8 +457,8 @@ int ktest_run_all(const char *glob)
 		printk("%sok %d %s\n", ok ? "" : "not ", ++suite_num, suite);
 	}
 	if (slowest.test)
-		printk("# ktest: slowest test %s.%s, %lu ms of its %lu s bound\n",
-		       slowest.test->suite, slowest.test->name,
+		printk("# ktest: slowest test %s.%s, %lu ms of its %lu s "
+		       "bound\n", slowest.test->suite, slowest.test->name,
 		       (unsigned long)(slowest.ns / 1000000), timeout_s);
 	printk("# ktest: %d passed, %d failed, %d skipped\n", tally.passed,
 	       tally.failed, tally.skipped);
