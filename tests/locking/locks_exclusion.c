@@ -5,10 +5,11 @@
  *
  * Under TCG on a shared host the vCPUs are overcommitted and a contended
  * FIFO ticket lock can wait for the host to schedule the next waiter's
- * vCPU at each handoff, so the contention tests are short: time-bounded
- * loops with a small minimum and a cap on acquisitions. Helper tasks only
- * record (never KASSERT), stop on a flag or on a deadline of their own, and
- * are always joined; the test task checks the record afterwards.
+ * vCPU at each handoff, so the contention tests are short: a small count
+ * of sections per worker, never as many as fit in a time. Helper tasks
+ * only record (never KASSERT), stop when their count is done, on a flag
+ * or when their test ends, and are always joined; the test task checks
+ * the record afterwards.
  */
 #include <stdbool.h>
 #include <stdint.h>

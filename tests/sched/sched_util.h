@@ -4,11 +4,12 @@
  * whatever runs on its CPU) and the pin watch (a task that holds
  * migrate_disable() and counts its preemptions and any run elsewhere).
  *
- * Under TCG on a shared host a vCPU can be descheduled for milliseconds, so
- * these tests check orders, counts and invariants, never durations, and
- * every wait has a deadline. Helper tasks only record (KEXPECT_* at most),
- * stop on a shared flag or on a deadline of their own, and are always
- * joined: the test task checks the record and logs the counts it checked.
+ * Under TCG on a shared host a vCPU can be descheduled for hundreds of
+ * milliseconds, so these tests check orders, counts and invariants, never
+ * durations (tests/ktest_util.h), and a wait gives up only when the
+ * kernel is stuck. Helper tasks only record (KEXPECT_* at most), stop on
+ * a shared flag or when their test ends, and are always joined: the test
+ * task checks the record and logs the counts it checked.
  */
 #ifndef SCHED_UTIL_H
 #define SCHED_UTIL_H
