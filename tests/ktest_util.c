@@ -49,7 +49,7 @@ void ktest_join_all(struct task_struct *const *t, int n)
 
 int ktest_spin_until_stopped(void *stop)
 {
-	ktest_poll_until(load_int(stop), HELPER_MAX_NS / NS_PER_MS, POLL_SPIN);
+	ktest_helper_wait(load_int(stop), POLL_SPIN);
 	return 0;
 }
 

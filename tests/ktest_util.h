@@ -24,13 +24,35 @@
 #define NS_PER_US 1000ul
 #define NS_PER_MS 1000000ul
 
-/* No helper task runs longer than this, whatever happens to the test. */
-#define HELPER_MAX_NS (20000 * NS_PER_MS)
-
+/*
+ * Time in a test. Under QEMU's TCG on a shared host a vCPU may not run for
+ * hundreds of milliseconds, and 8 vCPUs share 2 host cores even when
+ * nothing else runs, so no check depends on how the host schedules
+ * QEMU's threads:
+ *  - how much work is done is a count the test chose, never "as much as
+ *    fits in T ms";
+ *  - that something happens is waited for, not expected within T: the
+ *    test task waits with ktest_poll_until(..., KTEST_WAIT_MS, ...), a
+ *    helper until its test tells it or has ended (ktest_helper_wait());
+ *  - "lasted at least T" is measured with ktime_get_ns() (ns_since()),
+ *    the TSC, host time, which a descheduled vCPU only makes longer;
+ *  - "lasted at most T" is counted in the CPU's ticks (cpu_ticks), which
+ *    a descheduled vCPU only makes fewer: a tick that falls due while the
+ *    host runs something else is merged with the next (kernel/time.c), so
+ *    a CPU takes at most T * HZ + 2 ticks in T seconds, however busy the
+ *    host.
+ */
 static inline uint64_t ns_since(uint64_t t0)
 {
 	return ktime_get_ns() - t0;
 }
+
+/* How long the test task waits for an event a correct kernel always
+ * brings about (a helper reached a point, a CPU took an IPI, a task
+ * moved): only a stuck kernel takes this long, however busy the host.
+ * Far below the runner's bound on a whole test (300 s), so that the wait
+ * that got stuck reports it, with its own message. */
+#define KTEST_WAIT_MS 30000ul
 
 static inline int load_int(volatile int *p)
 {
@@ -49,8 +71,10 @@ static inline void store_int(volatile int *p, int v)
 
 /*
  * Wait until cond holds: true, or false once timeout_ms has passed. The
- * time bound only keeps a broken test from hanging, so it is generous
- * and never decides a pass: what the test checks is cond. Between two
+ * time bound only keeps a broken test from hanging, so it never decides
+ * a pass: what the test checks is cond. Where false fails the test the
+ * bound is KTEST_WAIT_MS; a shorter one only paces a wait whose end
+ * either way is right (the test then checks what it counted). Between two
  * looks the caller sleeps (POLL_SLEEP: msleep(1), its CPU goes to the
  * tasks it waits for) or, where it may not sleep (holding a spinning
  * lock, preemption or IRQs off), spins with cpu_relax() (POLL_SPIN).
@@ -75,6 +99,53 @@ static inline void poll_pause(enum poll_wait how)
 			poll_pause(how);                                      \
 		poll_ok_;                                                     \
 	})
+
+/* Wait, with no deadline, until cond holds: for a wait whose cond says
+ * itself when to give up, in the kernel's own counts ("or the CPU has
+ * taken N ticks"), so that a slow host only makes it longer. A kernel
+ * that never gets there is caught by the runner's bound on the test. */
+#define ktest_wait_until(cond, how)                                           \
+	do {                                                                  \
+		while (!(cond))                                               \
+			poll_pause(how);                                      \
+	} while (0)
+
+/* For a helper task: wait until cond holds or the test it works for has
+ * ended (the test then no longer makes it hold), without a deadline of
+ * its own, which a slow host could make a correct test outlive. Whether
+ * cond held is the result. */
+#define ktest_helper_wait(cond, how)                                          \
+	({                                                                    \
+		unsigned long wait_test_ = ktest_number();                    \
+		bool wait_ok_;                                                \
+		while (!(wait_ok_ = (cond)) && !ktest_ended(wait_test_))      \
+			poll_pause(how);                                      \
+		wait_ok_;                                                     \
+	})
+
+/*
+ * For a loop that goes on until a count is reached: whether the count has
+ * stood still for KTEST_WAIT_MS. A slow host only slows the count, a
+ * stuck kernel stops it, so that is the loop's one reason to give up, and
+ * never a time it has run. Start from {0} and ask with the count each
+ * round.
+ */
+struct ktest_progress {
+	long last;
+	uint64_t since;              /* ktime_get_ns() when it moved; 0: new */
+};
+
+static inline bool ktest_stalled(struct ktest_progress *p, long now)
+{
+	uint64_t t = ktime_get_ns();
+
+	if (!p->since || now != p->last) {
+		p->last = now;
+		p->since = t;
+		return false;
+	}
+	return t - p->since >= KTEST_WAIT_MS * NS_PER_MS;
+}
 
 /* Sleep-poll until *v >= want, or false after timeout_ms. */
 static inline bool ktest_poll_int(volatile int *v, int want,
@@ -160,7 +231,7 @@ void ktest_wake_all(struct task_struct *const *t, int n);
 void ktest_join_all(struct task_struct *const *t, int n);
 
 /* A helper task's body: load on its CPU, spinning until the int at stop
- * is set (at most HELPER_MAX_NS). */
+ * is set (or its test has ended). */
 int ktest_spin_until_stopped(void *stop);
 
 /* fn(arg) in a task of its own, bound to cpu and started; NULL (and the

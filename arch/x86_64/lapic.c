@@ -293,3 +293,8 @@ uint64_t arch_timer_hz(void)
 {
 	return timer_hz;
 }
+
+uint32_t arch_timer_count(void)
+{
+	return apic_read(APIC_TIMER_CUR);
+}

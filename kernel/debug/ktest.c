@@ -23,16 +23,26 @@
 #include "locking/lockdep.h"
 #include "printk.h"
 #include "asm/qemu.h"
+#include "rwonce.h"
 #include "sched/sched.h"
 #include "smp.h"
 #include "string.h"
+#include "time.h"
 #include "vsprintf.h"
 
 extern const struct ktest __ktests_start[], __ktests_end[];
 extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 
-#define DEFAULT_TIMEOUT_S 120
+/* The bound is in guest time, which runs on while the host does not run
+ * the vCPUs: a correct test on 8 vCPUs of a busy 2-core host has taken
+ * 87 s (user.fork_bomb_stopped_by_nproc, host load ~19), and one went
+ * past 120 s. Only a hang comes near 300. */
+#define DEFAULT_TIMEOUT_S 300
 #define MAX_TIMEOUT_S 86400  /* a day; its ns still fit in 64 bits */
+/* A test still running says so this often, so that a log never goes
+ * quiet for longer while the kernel can print: a host that watches the
+ * log can tell a long test from a kernel that cannot even report. */
+#define HEARTBEAT_S 60
 
 /* The test now running. failed may be set by the test's task and by any
  * task it started; the rest belongs to the runner. */
@@ -47,6 +57,19 @@ static struct {
 	bool lockdep_off;            /* the validator was off as it began */
 } cur;
 static unsigned long timeout_s = DEFAULT_TIMEOUT_S;
+
+/* Tests started and ended so far: the runner numbers each test as it
+ * starts it, the test's task marks it ended (ktest_number(),
+ * ktest_ended()). */
+static unsigned long tests_started, tests_ended;
+
+/* The test that took longest, and how long (guest time): printed at the
+ * end of the run, so that a log shows how close to its bound the
+ * slowest test came. */
+static struct {
+	const struct ktest *test;
+	uint64_t ns;
+} slowest;
 
 void ktest_log(const char *fmt, ...)
 {
@@ -94,7 +117,18 @@ static void ktest_task_done(void)
 {
 	if (cur.suite && cur.suite->exit)
 		cur.suite->exit();
+	WRITE_ONCE(tests_ended, tests_started); /* its helpers may stop */
 	complete(&cur.done);
+}
+
+unsigned long ktest_number(void)
+{
+	return READ_ONCE(tests_started);
+}
+
+bool ktest_ended(unsigned long n)
+{
+	return READ_ONCE(tests_ended) >= n;
 }
 
 /* A KASSERT failed: end the task it failed in (the failure is recorded;
@@ -136,10 +170,33 @@ __noreturn static void ktest_timed_out(const struct ktest *t,
 		schedule_timeout(~0ul);
 }
 
+/* Wait for the running test t to end, for at most timeout_s, saying every
+ * HEARTBEAT_S that it still runs; false when the bound ran out. */
+static bool ktest_wait_done(const struct ktest *t)
+{
+	unsigned long waited = 0;
+
+	while (waited < timeout_s) {
+		unsigned long step = timeout_s - waited < HEARTBEAT_S
+					     ? timeout_s - waited
+					     : HEARTBEAT_S;
+
+		if (wait_for_completion_timeout(&cur.done, step * 1000000000ul))
+			return true;
+		waited += step;
+		if (waited < timeout_s)
+			printk("    # %s.%s still running after %lu s of its "
+			       "%lu s bound\n", t->suite, t->name, waited,
+			       timeout_s);
+	}
+	return false;
+}
+
 /* Run t in a task of its own, bound to CPU 0, and wait for it. */
 static void ktest_run_task(const struct ktest *t, int num)
 {
 	struct task_struct *task = kthread_create(ktest_task_fn, (void *)t, t->name);
+	uint64_t t0, took;
 
 	if (!task) {
 		ktest_fail_msg(t->file, t->line, "no memory for the test task");
@@ -148,10 +205,15 @@ static void ktest_run_task(const struct ktest *t, int num)
 	kthread_bind(task, 0);
 	cur.task = task;
 	init_completion(&cur.done);
+	WRITE_ONCE(tests_started, tests_started + 1);
 	explore_test_start(task);
+	t0 = ktime_get_ns();
 	wake_up_process(task);
-	if (!wait_for_completion_timeout(&cur.done, timeout_s * 1000000000ul))
+	if (!ktest_wait_done(t))
 		ktest_timed_out(t, num);
+	took = ktime_get_ns() - t0;
+	if (took > slowest.ns)
+		slowest = (typeof(slowest)){t, took};
 	explore_test_end();
 	kthread_join(task);
 }
@@ -424,6 +486,10 @@ int ktest_run_all(const char *glob)
 		bool ok = run_suite(v, n, &i, glob, &tally);
 		printk("%sok %d %s\n", ok ? "" : "not ", ++suite_num, suite);
 	}
+	if (slowest.test)
+		printk("# ktest: slowest test %s.%s, %lu ms of its %lu s "
+		       "bound\n", slowest.test->suite, slowest.test->name,
+		       (unsigned long)(slowest.ns / 1000000), timeout_s);
 	printk("# ktest: %d passed, %d failed, %d skipped\n", tally.passed,
 	       tally.failed, tally.skipped);
 	kfree(v);

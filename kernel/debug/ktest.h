@@ -136,6 +136,17 @@ void ktest_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 				       #a, #b, ktest_sa_, ktest_sb_);        \
 	} while (0)
 
+/*
+ * For helper tasks: the number of the test now running, and whether test
+ * number n has ended (returned, or a KASSERT ended it). A helper that
+ * loops until its test tells it to stop also stops once its test has
+ * ended, which can then no longer tell it: a failed test leaves nothing
+ * running behind it, and no helper needs a deadline of its own, which a
+ * busy host could make a correct test outlive.
+ */
+unsigned long ktest_number(void);
+bool ktest_ended(unsigned long n);
+
 /* Run fn(arg) in hard-interrupt context on the calling CPU (a self-IPI)
  * and return when it has run. Needs interrupts on. */
 void ktest_in_hardirq(void (*fn)(void *), void *arg);

@@ -44,7 +44,7 @@ KTEST(smp, calls_need_no_memory)
 	KEXPECT_TRUE(ktest_poll_until(load_int(&many_nowait) == 2 * others &&
 					      load_int(&single_nowait) ==
 						      2 * others,
-				      5000, POLL_SPIN));
+				      KTEST_WAIT_MS, POLL_SPIN));
 	ktest_kmalloc_release(blocks);
 	KEXPECT_TRUE(exhausted);
 	KEXPECT_EQ(many, others);

@@ -91,17 +91,17 @@ KTEST_CPUS(jump_label, patch_under_a_running_cpu, 2)
 
 	KASSERT_TRUE(t != 0);
 	KEXPECT_TRUE(ktest_poll_long(&p.calls[PH_OFF], PROBES_PER_PHASE,
-				     10000));
+				     KTEST_WAIT_MS));
 	store_int(&p.phase, PH_ENABLING);
 	static_branch_enable(&test_key);
 	store_int(&p.phase, PH_ON);
 	KEXPECT_TRUE(ktest_poll_long(&p.calls[PH_ON], PROBES_PER_PHASE,
-				     10000));
+				     KTEST_WAIT_MS));
 	store_int(&p.phase, PH_DISABLING);
 	static_branch_disable(&test_key);
 	store_int(&p.phase, PH_OFF_AGAIN);
 	KEXPECT_TRUE(ktest_poll_long(&p.calls[PH_OFF_AGAIN], PROBES_PER_PHASE,
-				     10000));
+				     KTEST_WAIT_MS));
 	store_int(&p.phase, PH_STOP);
 	KEXPECT_EQ(ktest_join(t), 0);
 	ktest_log("probes: %ld off, %ld on, %ld off again; %ld and %ld "

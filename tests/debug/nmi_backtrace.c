@@ -7,8 +7,6 @@
 #include "ktest_util.h"
 #include "printk.h"
 
-#define HOLD_CAP_MS 5000
-
 struct console_holder {
 	int cpu;
 	volatile int holding;    /* the console lock is held */
@@ -30,7 +28,8 @@ static int hold_console(void *arg)
 
 	h->pos_held = printk_log_pos();
 	store_int(&h->holding, 1);
-	ktest_poll_until(printk_nmi_pending(h->cpu) > 0, HOLD_CAP_MS,
+	/* Bounded: with the console held, nothing could report a hang. */
+	ktest_poll_until(printk_nmi_pending(h->cpu) > 0, KTEST_WAIT_MS,
 			 POLL_SPIN);
 	h->buffered = printk_nmi_pending(h->cpu);
 	h->pos_after = printk_log_pos();
@@ -56,7 +55,7 @@ KTEST_CPUS(nmi, backtrace_text_waits_out_of_nmi, 2)
 	kthread_bind(t, h.cpu);
 	wake_up_process(t);
 	local_irq_save(flags);
-	held = ktest_poll_until(load_int(&h.holding), HOLD_CAP_MS, POLL_SPIN);
+	held = ktest_poll_until(load_int(&h.holding), KTEST_WAIT_MS, POLL_SPIN);
 	if (held)
 		answered = trigger_single_cpu_backtrace(h.cpu);
 	local_irq_restore(flags);

@@ -94,7 +94,7 @@ static void run_kmalloc(enum rtlat_protect protect, int load_cpus)
 		in_use[cls] = kmalloc_objects_in_use(cls);
 	run(protect);
 	KEXPECT_EQ(res.load_cpus, load_cpus);
-	KEXPECT_TRUE(ktest_poll_until(kmalloc_back_to(in_use), 10000,
+	KEXPECT_TRUE(ktest_poll_until(kmalloc_back_to(in_use), KTEST_WAIT_MS,
 				      POLL_SLEEP));
 	for (int cls = 0; cls < KMALLOC_NR_CLASSES; cls++)
 		KEXPECT_EQ(kmalloc_objects_in_use(cls), in_use[cls]);

@@ -140,13 +140,13 @@ static int contend_tr_mutex(void)
 	store_int(&tr_held, 0);
 	init_completion(&tr_release);
 	o = ktest_spawn_on(last_cpu(), tr_owner, 0, "tr_owner");
-	KEXPECT_TRUE(ktest_poll_int(&tr_held, 1, 10000));
+	KEXPECT_TRUE(ktest_poll_int(&tr_held, 1, KTEST_WAIT_MS));
 	w = ktest_spawn_on(0, tr_waiter, 0, "tr_waiter");
 	KASSERT_TRUE(w != 0);
 	id = w->pid;
 	KEXPECT_TRUE(ktest_poll_until(__atomic_load_n(&w->pi_blocked_on,
 						      __ATOMIC_ACQUIRE),
-				      10000, POLL_SLEEP));
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	complete(&tr_release);
 	KEXPECT_EQ(ktest_join(w), 0);
 	KEXPECT_EQ(ktest_join(o), 0);

@@ -40,8 +40,8 @@ case_() {
 case_ control 'ktest=kstrtox.* ktest_timeout=30 ktest_seed=5' 33 \
 	"ktest: each test bounded to 30 s" "# ktest: 4 passed, 0 failed"
 case_ timeout_overflow 'ktest=kstrtox.* ktest_timeout=18446744074' 35 \
-	"cmdline: ktest_timeout=18446744074 refused: out of range; accepted: 1 to 86400; the default 120 is kept" \
-	"ktest: each test bounded to 120 s" \
+	"cmdline: ktest_timeout=18446744074 refused: out of range; accepted: 1 to 86400; the default 300 is kept" \
+	"ktest: each test bounded to 300 s" \
 	"# ktest: 1 boot option(s) refused (see above): counted as a failure"
 case_ seed_not_a_number 'ktest=kstrtox.* ktest_seed=abc' 35 \
 	"cmdline: ktest_seed=abc refused: not a number; accepted: 0 to 18446744073709551615; the default 1 is kept" \

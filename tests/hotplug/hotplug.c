@@ -95,7 +95,7 @@ static unsigned long ticks_while_we_tick(int cpu)
 	unsigned long mine = per_cpu(cpu_ticks, 0);
 
 	KEXPECT_TRUE(ktest_poll_until(per_cpu(cpu_ticks, 0) >= mine + 20,
-				      10000, POLL_SLEEP));
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	return per_cpu(cpu_ticks, cpu) - before;
 }
 
@@ -178,11 +178,11 @@ KTEST_CPUS(hotplug, reader_holds_cpu_down_off, 2)
 	cpus_read_lock();
 	t = ktest_spawn(down_fn, &job, "downer", -1, SCHED_NORMAL, 0, true);
 	KASSERT_TRUE(t);
-	KEXPECT_TRUE(ktest_poll_int(&job.started, 1, 10000));
+	KEXPECT_TRUE(ktest_poll_int(&job.started, 1, KTEST_WAIT_MS));
 	/* Asleep waiting for us: off every run queue, state D. */
 	KEXPECT_TRUE(ktest_poll_until(!t->on_rq && !t->on_cpu &&
 				      READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE,
-				      10000, POLL_SLEEP));
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	KEXPECT_EQ(load_int(&job.done), 0);
 	KEXPECT_TRUE(cpu_online(job.cpu));
 	KEXPECT_EQ(num_online_cpus(), (unsigned)nr_cpu_ids);
@@ -299,7 +299,7 @@ KTEST_CPUS(hotplug, calls_in_flight_at_offline_released, 2)
 	*fp = (struct inflight){.cpu = last_cpu()};
 	t = ktest_spawn_on(0, inflight_caller, fp, "inflight");
 	KASSERT_TRUE(t);
-	started = ktest_poll_int(&fp->started, 1, 10000);
+	started = ktest_poll_int(&fp->started, 1, KTEST_WAIT_MS);
 	for (int i = 0; started && i < 3; i++) {
 		KEXPECT_EQ(cpu_down(fp->cpu), 0);
 		KEXPECT_EQ(cpu_up(fp->cpu), 0);
@@ -308,7 +308,7 @@ KTEST_CPUS(hotplug, calls_in_flight_at_offline_released, 2)
 	ktest_join(t);
 	KEXPECT_TRUE(started);
 	KEXPECT_TRUE(ktest_poll_until(load_long(&fp->ran) == fp->accepted,
-				      10000, POLL_SLEEP));
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	ktest_log("%ld calls accepted, %ld refused (the CPU was away), %ld ran",
 		  fp->accepted, fp->refused, load_long(&fp->ran));
 	KEXPECT_EQ(load_long(&fp->ran), fp->accepted);

@@ -62,8 +62,8 @@ static int pinned_fn(void *arg)
 	migrate_disable();
 	j->cpu_before = raw_smp_processor_id();
 	store_int(&j->pinned, 1);
-	ktest_poll_until(load_int(&j->release), HELPER_MAX_NS / NS_PER_MS,
-			 j->sleeps ? POLL_SLEEP : POLL_SPIN);
+	ktest_helper_wait(load_int(&j->release),
+			  j->sleeps ? POLL_SLEEP : POLL_SPIN);
 	j->pending_seen = current->migration_pending;
 	migrate_enable();
 	j->cpu_after = raw_smp_processor_id();
@@ -80,16 +80,17 @@ static void pinned_delays_down(bool sleeps)
 
 	pinned = ktest_spawn_on(pj.cpu, pinned_fn, &pj, "pinned");
 	KASSERT_TRUE(pinned);
-	KASSERT_TRUE(ktest_poll_int(&pj.pinned, 1, 10000));
+	KASSERT_TRUE(ktest_poll_int(&pj.pinned, 1, KTEST_WAIT_MS));
 	downer = ktest_spawn(down_fn, &dj, "downer", -1, SCHED_NORMAL, 0, true);
 	KASSERT_TRUE(downer);
-	KEXPECT_TRUE(ktest_poll_until(!cpu_active(pj.cpu), 10000, POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_until(!cpu_active(pj.cpu), KTEST_WAIT_MS,
+				      POLL_SLEEP));
 	/* Twenty ticks of that CPU, each of which preempts what runs there
 	 * and moves it if it may move: the pinned task stays, and so does
 	 * the CPU. */
 	ticks = per_cpu(cpu_ticks, pj.cpu);
 	KEXPECT_TRUE(ktest_poll_until(per_cpu(cpu_ticks, pj.cpu) >= ticks + 20,
-				      10000, POLL_SLEEP));
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	KEXPECT_EQ(load_int(&dj.done), 0);
 	KEXPECT_TRUE(cpu_online(pj.cpu));
 	KEXPECT_EQ(task_cpu(pinned), pj.cpu);
@@ -146,13 +147,13 @@ static void bound_task_moved(bool sleeps)
 	long rounds;
 
 	KASSERT_TRUE(t);
-	KASSERT_TRUE(ktest_poll_int(&bj.started, 1, 10000));
+	KASSERT_TRUE(ktest_poll_int(&bj.started, 1, KTEST_WAIT_MS));
 	KEXPECT_EQ(t->nr_cpus_allowed, 1);
 	KASSERT_EQ(cpu_down(c), 0);
 	/* A sleeper's affinity is broken when it next wakes: after a few
 	 * rounds, both kinds have been placed since the CPU went. */
 	rounds = load_long(&bj.rounds);
-	KEXPECT_TRUE(ktest_poll_long(&bj.rounds, rounds + 5, 10000));
+	KEXPECT_TRUE(ktest_poll_long(&bj.rounds, rounds + 5, KTEST_WAIT_MS));
 	/* Widened to every possible CPU, as Linux's fallback: the one it
 	 * was bound to included, for when that CPU comes back. */
 	KEXPECT_NE(task_cpu(t), c);
@@ -202,7 +203,9 @@ static int arm_here(void *arg)
 
 struct sleep_job {
 	int cpu;
+	unsigned long ms;
 	volatile int woke;
+	int woke_cpu;
 };
 
 static int sleep_on_cpu(void *arg)
@@ -211,44 +214,91 @@ static int sleep_on_cpu(void *arg)
 	cpumask_t m = mask_of_two(0, j->cpu);
 
 	set_cpus_allowed(current, &m);
-	msleep(300); /* its timer is on j->cpu */
+	msleep(j->ms); /* its timer is on j->cpu */
+	j->woke_cpu = raw_smp_processor_id();
 	store_int(&j->woke, 1);
-	return raw_smp_processor_id();
+	return j->woke_cpu;
+}
+
+/* Tries, each with twice the delays of the one before: cpu_down() takes
+ * 0.2-0.3 s on average and up to 2 s on a loaded 2-core host with 8
+ * vCPUs, and a try whose timer or sleep ran out first shows nothing. */
+#define TIMER_TRIES 4
+#define TIMER_SOON_NS (500 * NS_PER_MS)
+
+/* Static: a try that ends early (KASSERT) leaves no armed timer on a
+ * stack that is gone. */
+static struct timer_job tm_soon, tm_later;
+static struct sleep_job tm_sleep;
+
+/* One try: a timer due in delay_ns, one due in a minute and a task in
+ * msleep() for 3/5 of delay_ns, all on c; then c goes down. Whether the
+ * checks were made: false when the host made cpu_down() outlast the
+ * short timer or the sleep (it fired, or woke, on c first). c is back
+ * online at the end either way. */
+static bool timers_move_try(int c, uint64_t delay_ns)
+{
+	int here = raw_smp_processor_id();
+	struct task_struct *sleeper;
+	bool went_first;
+
+	tm_soon = (struct timer_job){.delay_ns = delay_ns};
+	tm_later = (struct timer_job){.delay_ns = 60000 * NS_PER_MS};
+	tm_sleep = (struct sleep_job){.cpu = c,
+				      .ms = delay_ns * 3 / 5 / NS_PER_MS,
+				      .woke_cpu = -1};
+	KASSERT_EQ(ktest_run_on(c, arm_here, &tm_soon, "arm"), c);
+	KASSERT_EQ(ktest_run_on(c, arm_here, &tm_later, "arm"), c);
+	sleeper = ktest_spawn_on(c, sleep_on_cpu, &tm_sleep, "sleeper");
+	KASSERT_TRUE(sleeper);
+	KEXPECT_TRUE(ktest_poll_until(!sleeper->on_rq && !sleeper->on_cpu,
+				      KTEST_WAIT_MS, POLL_SLEEP));
+	KASSERT_EQ(cpu_down(c), 0);
+	went_first = !(load_int(&tm_soon.fired) && tm_soon.fired_cpu == c) &&
+		     !(load_int(&tm_sleep.woke) && tm_sleep.woke_cpu == c);
+	if (went_first) {
+		KEXPECT_EQ(load_int(&tm_soon.fired), 0);
+		KEXPECT_EQ(tm_soon.timer.cpu, here);
+		KEXPECT_EQ(tm_later.timer.cpu, here);
+	}
+	KEXPECT_TRUE(ktest_poll_int(&tm_soon.fired, 1, KTEST_WAIT_MS));
+	KEXPECT_EQ(tm_soon.fired, 1);
+	KEXPECT_TRUE(del_timer(&tm_later.timer));
+	KEXPECT_EQ(tm_later.fired, 0);
+	if (went_first) {
+		KEXPECT_NE(tm_soon.fired_cpu, c);
+		KEXPECT_NE(ktest_join(sleeper), c);
+		KEXPECT_EQ(tm_sleep.woke, 1);
+	} else {
+		ktest_join(sleeper);
+	}
+	KEXPECT_EQ(cpu_up(c), 0);
+	return went_first;
 }
 
 /*
  * Timers queued on a CPU that goes offline move to the CPU that took it
  * down: one due soon fires there, once; one due much later is still
  * queued there (del_timer() finds it); a task asleep in msleep() on the
- * CPU wakes elsewhere. "Soon" is half a second: longer than cpu_down()
- * takes, so it is still pending when the CPU goes (checked).
+ * CPU wakes elsewhere. "Soon" starts at half a second, longer than
+ * cpu_down() takes on a quiet host; a try in which the CPU went only
+ * after the timer or the sleep ran out is made again with both doubled.
  */
 KTEST_CPUS(hotplug, timers_move_and_fire, 2)
 {
-	struct timer_job soon = {.delay_ns = 500 * NS_PER_MS};
-	struct timer_job later = {.delay_ns = 60000 * NS_PER_MS};
-	struct sleep_job sj = {.cpu = last_cpu()};
-	int c = sj.cpu, here = raw_smp_processor_id();
-	struct task_struct *sleeper;
+	uint64_t delay = TIMER_SOON_NS;
+	bool checked;
+	int tries;
 
-	KASSERT_EQ(ktest_run_on(c, arm_here, &soon, "arm"), c);
-	KASSERT_EQ(ktest_run_on(c, arm_here, &later, "arm"), c);
-	sleeper = ktest_spawn_on(c, sleep_on_cpu, &sj, "sleeper");
-	KASSERT_TRUE(sleeper);
-	KEXPECT_TRUE(ktest_poll_until(!sleeper->on_rq && !sleeper->on_cpu,
-				      10000, POLL_SLEEP));
-	KASSERT_EQ(cpu_down(c), 0);
-	KEXPECT_EQ(load_int(&soon.fired), 0);
-	KEXPECT_EQ(soon.timer.cpu, here);
-	KEXPECT_EQ(later.timer.cpu, here);
-	KEXPECT_TRUE(ktest_poll_int(&soon.fired, 1, 10000));
-	KEXPECT_EQ(soon.fired, 1);
-	KEXPECT_NE(soon.fired_cpu, c);
-	KEXPECT_TRUE(del_timer(&later.timer));
-	KEXPECT_EQ(later.fired, 0);
-	KEXPECT_NE(ktest_join(sleeper), c);
-	KEXPECT_EQ(sj.woke, 1);
-	KEXPECT_EQ(cpu_up(c), 0);
+	for (tries = 1; !(checked = timers_move_try(last_cpu(), delay)) &&
+			tries < TIMER_TRIES;
+	     tries++)
+		delay *= 2;
+	ktest_log("%d tr%s, the last with a timer due in %lu ms", tries,
+		  tries > 1 ? "ies" : "y", (unsigned long)(delay / NS_PER_MS));
+	if (!checked)
+		ktest_fail_msg(__FILE__, __LINE__, "cpu_down() outlasted the "
+			       "timer or the sleep in each of %d tries", tries);
 }
 
 /* ---- per-CPU threads park ---- */
@@ -276,7 +326,7 @@ KTEST_CPUS(hotplug, per_cpu_thread_parked_not_moved, 2)
 	KASSERT_EQ(cpu_up(c), 0);
 	KEXPECT_FALSE(t->parked);
 	KEXPECT_TRUE(ktest_poll_until(!t->should_park && task_cpu(t) == c,
-				      10000, POLL_SLEEP));
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	KASSERT_EQ(cpu_down(c), 0);
 	softlockup_stop(); /* its task parked on the offline CPU ends too */
 	KEXPECT_EQ(softlockup_task(c), 0);

@@ -56,7 +56,7 @@ static int deferred_fn(void *arg)
 	migrate_disable();
 	deferred.cpu[0] = raw_smp_processor_id();
 	store_int(&deferred.pinned, 1);
-	ktest_poll_int(&deferred.go, 1, 10000);
+	ktest_helper_wait(load_int(&deferred.go), POLL_SLEEP);
 	for (int i = 1; i <= 3; i++) {
 		deferred.pending[i - 1] = current->migration_pending;
 		migrate_enable();
@@ -74,12 +74,12 @@ KTEST_CPUS(lab3_hidden, affinity_change_waits_for_outermost_enable, 2)
 	deferred = (typeof(deferred)){.cpu = {-1, -1, -1, -1}};
 	t = ktest_spawn(deferred_fn, 0, "deferred", c, SCHED_NORMAL, 0, true);
 	KASSERT_TRUE(t);
-	KASSERT_TRUE(ktest_poll_int(&deferred.pinned, 1, 10000));
+	KASSERT_TRUE(ktest_poll_int(&deferred.pinned, 1, KTEST_WAIT_MS));
 	KEXPECT_EQ(set_cpus_allowed(t, cpumask_of(0)), 0);
 	KEXPECT_EQ(task_cpu(t), c);           /* pinned: the change waits */
 	KEXPECT_TRUE(t->migration_pending);
 	store_int(&deferred.go, 1);
-	KEXPECT_TRUE(ktest_poll_int(&deferred.done, 1, 10000));
+	KEXPECT_TRUE(ktest_poll_int(&deferred.done, 1, KTEST_WAIT_MS));
 	ktest_join(t);
 	KEXPECT_EQ(deferred.cpu[0], c);
 	KEXPECT_TRUE(deferred.pending[0]);

@@ -22,7 +22,6 @@
 
 #define DEPTH 4                     /* locks; the init below names each */
 #define MAIN_PRIO 90
-#define STEP_MS 5000
 
 static struct rt_mutex chain_lock[DEPTH];
 
@@ -37,8 +36,8 @@ static volatile int chain_abort;
 
 static bool link_wait(volatile int *flag)
 {
-	return ktest_poll_until(load_int(flag) || load_int(&chain_abort),
-				2 * STEP_MS, POLL_SLEEP) &&
+	return ktest_helper_wait(load_int(flag) || load_int(&chain_abort),
+				 POLL_SLEEP) &&
 	       load_int(flag);
 }
 
@@ -93,11 +92,12 @@ KTEST(lab4_hidden, four_link_chain_boost_and_deboost)
 		links[i] = (struct link){.idx = i};
 		links[i].task = ktest_spawn(link_fn, &links[i], "chain", cpu,
 					    SCHED_FIFO, base[i], true);
-		KEXPECT_TRUE(ktest_poll_int(&links[i].held, 1, STEP_MS));
+		KEXPECT_TRUE(ktest_poll_int(&links[i].held, 1, KTEST_WAIT_MS));
 		if (i > 0) {
 			store_int(&links[i].go, 1);
 			KEXPECT_TRUE(ktest_poll_until(blocked(&links[i]),
-						      STEP_MS, POLL_SLEEP));
+						      KTEST_WAIT_MS,
+						      POLL_SLEEP));
 		}
 	}
 	chain_prios(boost);
@@ -110,7 +110,7 @@ KTEST(lab4_hidden, four_link_chain_boost_and_deboost)
 	for (int i = 0; i <= DEPTH; i++)
 		store_int(&links[i].release, 1);
 	for (int i = 0; i <= DEPTH; i++)
-		KEXPECT_TRUE(ktest_poll_int(&links[i].done, 1, STEP_MS));
+		KEXPECT_TRUE(ktest_poll_int(&links[i].done, 1, KTEST_WAIT_MS));
 	store_int(&chain_abort, 1);
 	become_normal();
 	for (int i = 0; i <= DEPTH; i++)

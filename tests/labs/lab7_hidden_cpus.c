@@ -11,8 +11,6 @@
 #include "lab7_users.h"
 #include "sched.h"
 
-#define WAIT_MS 2000
-
 static struct {
 	struct task_struct *other;
 	volatile int other_done;
@@ -38,8 +36,8 @@ static void wait_for_other(void *arg)
 	if (two.polls++ != 0 || !two.other)
 		return;
 	wake_up_process(two.other);
-	two.done_inside = ktest_poll_until(load_int(&two.other_done), WAIT_MS,
-					   POLL_SPIN);
+	two.done_inside = ktest_poll_until(load_int(&two.other_done),
+					   KTEST_WAIT_MS, POLL_SPIN);
 }
 
 KTEST_CPUS(lab7_hidden, sections_on_two_cpus_independent, 2)
@@ -51,7 +49,7 @@ KTEST_CPUS(lab7_hidden, sections_on_two_cpus_independent, 2)
 	two.other = ktest_spawn(other_fn, 0, "csum-other", 0, SCHED_NORMAL, 0,
 				false);
 	KEXPECT_EQ(lab7_csum_run(wait_for_other, 0, &sum), 0);
-	KEXPECT_TRUE(ktest_poll_int(&two.other_done, 1, WAIT_MS));
+	KEXPECT_TRUE(ktest_poll_int(&two.other_done, 1, KTEST_WAIT_MS));
 	ktest_join(two.other);
 	set_cpus_allowed(current, cpumask_of(0));
 	KEXPECT_TRUE(two.done_inside);

@@ -239,7 +239,7 @@ static long smp_call_nowait(void)
 		smp_call_function_single(corpus_cpu(), nw_fn, 0, false);
 		corpus_rmw_per_cpu(&nw_v, corpus_cpu());
 	}
-	if (!ktest_poll_int(&nw_calls, corpus.loops, 3000))
+	if (!ktest_poll_int(&nw_calls, corpus.loops, KTEST_WAIT_MS))
 		corpus_broken("a cross-CPU call never ran");
 	return 2l * corpus.loops - corpus_sum(&nw_v);
 }

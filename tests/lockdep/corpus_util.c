@@ -199,13 +199,28 @@ struct context {
 static struct context contexts[MAX_CONTEXTS];
 static struct task_struct *context_tasks[MAX_CONTEXTS];
 static int nr_contexts;
+static int contexts_started;         /* tasks made, of nr_contexts */
+static volatile int contexts_done;   /* tasks through their steps */
 
+/*
+ * A context's steps, then the finish line: no context ends before every
+ * one has made all its accesses. A context that ended early would be
+ * joined, and its joiner's next cross-CPU call (the batched TLB flush of
+ * freed stacks, a drain) runs in the hardirq context of every CPU: that
+ * orders the hardirq accesses of a context still to come after all the
+ * ended one did, and a racy pair looks ordered on a run where the host
+ * happened to hold one side back. Waiting there is spinning: a racer
+ * must not sleep, or its waker would order itself before the rest.
+ */
 static int context_fn(void *arg)
 {
 	struct context *c = arg;
 
 	for (int i = 0; i < corpus.loops; i++)
 		c->side->step(c->side, c->var);
+	__atomic_fetch_add(&contexts_done, 1, __ATOMIC_RELEASE);
+	while (load_int(&contexts_done) < contexts_started)
+		yield();
 	return 0;
 }
 
@@ -217,12 +232,18 @@ void corpus_add_context(const struct corpus_side *side, long *var, int cpu)
 		corpus_broken("more contexts than MAX_CONTEXTS");
 }
 
+/* Made first, then woken: each knows how many will reach the line. */
 void corpus_start_contexts(void)
 {
-	for (int i = 0; i < nr_contexts; i++)
+	store_int(&contexts_done, 0);
+	contexts_started = 0;
+	for (int i = 0; i < nr_contexts; i++) {
 		context_tasks[i] = ktest_spawn(context_fn, &contexts[i],
 					       "corpus", contexts[i].cpu,
-					       SCHED_NORMAL, 0, true);
+					       SCHED_NORMAL, 0, false);
+		contexts_started += context_tasks[i] != 0;
+	}
+	ktest_wake_all(context_tasks, nr_contexts);
 }
 
 void corpus_join_contexts(void)
@@ -271,13 +292,9 @@ long corpus_run(const struct corpus_scenario *s)
 
 void corpus_spin_until(volatile long *v, long want)
 {
-	uint64_t t0 = ktime_get_ns();
-
-	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want &&
-	       ktime_get_ns() - t0 < 3000 * NS_PER_MS)
-		cpu_relax();
-	if (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want)
-		corpus_broken("a worker made no progress in 3 s");
+	if (!ktest_poll_until(__atomic_load_n(v, __ATOMIC_ACQUIRE) >= want,
+			      KTEST_WAIT_MS, POLL_SPIN))
+		corpus_broken("a worker made no progress");
 }
 
 struct task_struct *corpus_start(int (*fn)(void *), void *arg, int cpu)
@@ -295,10 +312,5 @@ static bool asleep(struct task_struct *t)
 
 bool corpus_wait_asleep(struct task_struct *t)
 {
-	for (int ms = 0; ms < 3000; ms++) {
-		if (asleep(t))
-			return true;
-		msleep(1);
-	}
-	return false;
+	return ktest_poll_until(asleep(t), KTEST_WAIT_MS, POLL_SLEEP);
 }

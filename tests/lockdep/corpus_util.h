@@ -57,7 +57,8 @@ int corpus_irq_source_cpu(void);
  * bound to its cpu (CORPUS_ANY: unbound). corpus_run_contexts() starts
  * all of them, then joins all of them: task creation orders the
  * starter's earlier work before each, and nothing orders them among
- * themselves.
+ * themselves. None ends before all are through their steps (an ended
+ * one, joined, could order a hardirq side after it: corpus_util.c).
  */
 #define CORPUS_ANY (-1)
 void corpus_add_context(const struct corpus_side *side, long *var, int cpu);

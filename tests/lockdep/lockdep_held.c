@@ -103,7 +103,7 @@ static void check_unlock_of_held_by_other(struct any_lock l)
 
 	t = ktest_spawn_on(last_cpu(), lock_holder_fn, &h, "ld-holder");
 	KASSERT_TRUE(t);
-	KEXPECT_TRUE(ktest_poll_int(&h.held, 1, 2000));
+	KEXPECT_TRUE(ktest_poll_int(&h.held, 1, KTEST_WAIT_MS));
 	any_lock_release(&l);
 	KEXPECT_TRUE(rtm ? rt_mutex_owner(rtm) == t : any_lock_is_locked(&l));
 	store_int(&h.release, 1);

@@ -62,7 +62,8 @@ struct task_struct *rival_start(int cpu, int (*fn)(void *), void *arg)
 
 	store_int(&rival_done, 0);
 	t = ktest_spawn(fn, arg, "ld-rival", cpu, SCHED_FIFO, 10, true);
-	if (t && !ktest_poll_until(load_int(&rival_done), 5000, POLL_SPIN))
+	if (t && !ktest_poll_until(load_int(&rival_done), KTEST_WAIT_MS,
+				   POLL_SPIN))
 		ktest_fail_msg(__FILE__, __LINE__, "the rival made no access");
 	return t;
 }

@@ -11,9 +11,11 @@
  *                          window and reports the updates each one lost.
  *
  * A scenario starts every context it races before it joins any of them,
- * so that no happens-before edge the kernel creates orders them: whether
- * the validator reports it must not depend on whether the race overlapped
- * on this run. It joins every task it started before it returns.
+ * and none of them ends before all have made their accesses, so that no
+ * happens-before edge the kernel creates orders them: whether the
+ * validator reports it must not depend on whether the race overlapped on
+ * this run, nor on how the host scheduled the contexts. It joins every
+ * task it started before it returns.
  */
 #ifndef PERCPU_CORPUS_H
 #define PERCPU_CORPUS_H

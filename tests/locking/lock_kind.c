@@ -362,8 +362,8 @@ int lock_holder_fn(void *arg)
 
 	any_lock_acquire(&h->lock);
 	store_int(&h->held, 1);
-	ktest_poll_until(load_int(&h->release), HOLDER_MAX_MS,
-			 sleeps ? POLL_SLEEP : POLL_SPIN);
+	ktest_helper_wait(load_int(&h->release),
+			  sleeps ? POLL_SLEEP : POLL_SPIN);
 	h->held_at_release = rtm ? rt_mutex_owner(rtm) == current
 				 : any_lock_is_locked(&h->lock);
 	any_lock_release(&h->lock);

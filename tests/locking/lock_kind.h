@@ -156,12 +156,10 @@ static inline struct rt_mutex *any_lock_rtmutex(struct any_lock *a)
  * A helper task (lock_holder_fn) that takes lock (of any kind but
  * local_lock_t, which has no state to check on RT=0), sets held, keeps it
  * until release is set (sleeping for a lock that sleeps, spinning for one
- * that spins; at most HOLDER_MAX_MS), notes whether it still held it
- * (owned it, for a lock with an rt_mutex underneath), lets go and sets
+ * that spins; or until its test has ended), notes whether it still held
+ * it (owned it, for a lock with an rt_mutex underneath), lets go and sets
  * done.
  */
-#define HOLDER_MAX_MS 10000
-
 struct lock_holder {
 	struct any_lock lock;
 	volatile int held, release, done;

@@ -17,7 +17,6 @@
 
 /* Long enough that the waiter arrives while the owner still runs. */
 #define HOLD_SPINS 200000
-#define POLL_MS 10000
 
 static struct {
 	struct any_lock lock;    /* pool lock 0 of its kind */
@@ -126,7 +125,8 @@ KTEST_CPUS(lock_spin, waiter_sleeps_while_owner_sleeps, 2)
 	ls_reset(LOCK_RTMUTEX);
 	o = ktest_spawn(owner_sleeping, 0, "ls_owner", 1, SCHED_FIFO, 10, true);
 	w = ktest_spawn(waiter, 0, "ls_waiter", 0, SCHED_FIFO, 10, true);
-	queued = ktest_poll_until(w && queued_asleep(w), POLL_MS, POLL_SLEEP);
+	queued = ktest_poll_until(w && queued_asleep(w), KTEST_WAIT_MS,
+				  POLL_SLEEP);
 	KEXPECT_TRUE(queued);
 	complete(&ls.sleep);
 	KEXPECT_EQ(ktest_join(w), 0);
@@ -146,7 +146,7 @@ KTEST_CPUS(lock_spin, higher_prio_waiter_boosts_running_owner, 3)
 	o = ktest_spawn(owner_running, (void *)1, "ls_owner", 2, SCHED_FIFO,
 			10, true);
 	w = ktest_spawn(waiter, 0, "ls_waiter", 1, SCHED_FIFO, 50, true);
-	boosted = ktest_poll_until(o && task_prio(o) == 50, POLL_MS,
+	boosted = ktest_poll_until(o && task_prio(o) == 50, KTEST_WAIT_MS,
 				   POLL_SLEEP);
 	KEXPECT_TRUE(boosted);
 	store_int(&ls.release, 1);
@@ -174,7 +174,7 @@ KTEST_CPUS(lock_spin, spinner_yields_to_urgent_task, 3)
 	o = ktest_spawn(owner_running, (void *)1, "ls_owner", 2, SCHED_FIFO,
 			10, true);
 	w = ktest_spawn(waiter, 0, "ls_waiter", 1, SCHED_FIFO, 10, true);
-	KEXPECT_TRUE(ktest_poll_int(&ls.waiting, 1, POLL_MS));
+	KEXPECT_TRUE(ktest_poll_int(&ls.waiting, 1, KTEST_WAIT_MS));
 	u = ktest_spawn(urgent, 0, "ls_urgent", 1, SCHED_FIFO, 60, true);
 	KEXPECT_EQ(ktest_join(u), 0);
 	KEXPECT_EQ(ktest_join(w), 0);

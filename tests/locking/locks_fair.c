@@ -71,7 +71,7 @@ static int fair_worker_fn(void *arg)
 		/* Every other task with rounds left, queued behind us. */
 		others = fair.left - (i < FAIR_ROUNDS - 1);
 		while (fair_queued() < others + 1 && !load_int(&fair.gate_timeout)) {
-			if (ns_since(t0) > HELPER_MAX_NS)
+			if (ns_since(t0) > KTEST_WAIT_MS * NS_PER_MS)
 				store_int(&fair.gate_timeout, 1);
 			cpu_relax();
 		}
@@ -127,7 +127,7 @@ KTEST_CPUS(locks, raw_spinlock_fair_no_starvation, 2)
 	if (load_int(&fair.gate_timeout))
 		ktest_log("a holder waited %d s for the others to queue: "
 			  "a waiter never took its ticket",
-			  (int)(HELPER_MAX_NS / NS_PER_MS / 1000));
+			  (int)(KTEST_WAIT_MS / 1000));
 	if (brk >= 0)
 		ktest_log("not round-robin at acquisition %d: task %d (expected "
 			  "task %d)", brk, fair.order[brk],

@@ -118,9 +118,9 @@ static void run_holder_and_waker(struct any_lock lock, uint64_t hold_us)
 		wake_up_process(pre.low);
 	else if (pre.high)
 		wake_up_process(pre.high);
-	KEXPECT_TRUE(
-		ktest_poll_int(&pre.low_unlocked, 1, 5000 + hold_us / 1000));
-	KEXPECT_TRUE(ktest_poll_int(&pre.high_ran, 1, 5000));
+	KEXPECT_TRUE(ktest_poll_int(&pre.low_unlocked, 1,
+				    KTEST_WAIT_MS + hold_us / 1000));
+	KEXPECT_TRUE(ktest_poll_int(&pre.high_ran, 1, KTEST_WAIT_MS));
 	ktest_join(pre.high);
 	ktest_join(pre.low);
 	KEXPECT_EQ(pre.low_cpu, pre.cpu);
@@ -256,7 +256,8 @@ KTEST(locks_rt, local_lock_irqsave_disables_irqs)
 	udelay(3000);
 	t1 = this_cpu_read(cpu_ticks);
 	local_unlock_irqrestore(&pcpc.lock, flags);
-	ktest_poll_until(this_cpu_read(cpu_ticks) != t1, 1000, POLL_SPIN);
+	ktest_poll_until(this_cpu_read(cpu_ticks) != t1, KTEST_WAIT_MS,
+			 POLL_SPIN);
 	t2 = this_cpu_read(cpu_ticks);
 
 	spin_lock(&pre_lock);

@@ -23,6 +23,7 @@
 #include "lock_kind.h"
 #include "percpu.h"
 #include "preempt.h"
+#include "rwonce.h"
 #include "sched.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -59,7 +60,8 @@ static int inh_low(void *arg)
 	store_int(&inh.held, 1);
 	wake_up_process(inh.high);
 	ktest_poll_until(__atomic_load_n(&inh.high->pi_blocked_on,
-					 __ATOMIC_ACQUIRE), 2000, POLL_SPIN);
+					 __ATOMIC_ACQUIRE),
+			 KTEST_WAIT_MS, POLL_SPIN);
 	inh.boosted = task_prio(current);
 	spin_unlock(&pre_lock);
 	inh.after = task_prio(current);
@@ -89,7 +91,7 @@ KTEST(locks_rt, spinlock_holder_inherits_priority)
 	inh.high = ktest_spawn(inh_high, 0, "high", cpu, SCHED_FIFO, 50, false);
 	KASSERT_TRUE(inh.high);
 	low = ktest_spawn(inh_low, 0, "low", cpu, SCHED_FIFO, 10, true);
-	KEXPECT_TRUE(ktest_poll_int(&inh.done, 1, 5000));
+	KEXPECT_TRUE(ktest_poll_int(&inh.done, 1, KTEST_WAIT_MS));
 	ktest_join(low);
 	ktest_join(inh.high);
 	ktest_log("low at %d while high waits, %d after the unlock; high got "
@@ -104,11 +106,12 @@ KTEST(locks_rt, spinlock_holder_inherits_priority)
 /* ---- local_lock data under preemption on one CPU ---- */
 
 #define PRE_TASKS 3
+#define PRE_MIN_SECTIONS 6       /* by each task, before the test ends */
 
 static struct {
 	int cpu;
 	volatile int stop;
-	long count[PRE_TASKS];
+	long count[PRE_TASKS];           /* each written by its task only */
 	long found_held[PRE_TASKS];
 	long preempted_inside[PRE_TASKS];
 } lp;
@@ -118,8 +121,8 @@ static void lp_section(int me)
 	struct pcp_counter *p;
 	unsigned long sw;
 
-	if (spin_is_locked(this_cpu_ptr(&pcpc.lock)))
-		lp.found_held[me]++; /* a holder here was preempted */
+	if (spin_is_locked(this_cpu_ptr(&pcpc.lock))) /* holder preempted */
+		WRITE_ONCE(lp.found_held[me], lp.found_held[me] + 1);
 	local_lock(&pcpc.lock);
 	p = this_cpu_ptr(&pcpc);
 	sw = per_cpu(nr_switches, lp.cpu);
@@ -127,9 +130,10 @@ static void lp_section(int me)
 	guarded_update(&p->data, 0, me == 0 ? 200 : 20);
 	guarded_leave(&p->data);
 	if (per_cpu(nr_switches, lp.cpu) != sw)
-		lp.preempted_inside[me]++;
+		WRITE_ONCE(lp.preempted_inside[me],
+			   lp.preempted_inside[me] + 1);
 	local_unlock(&pcpc.lock);
-	lp.count[me]++;
+	WRITE_ONCE(lp.count[me], lp.count[me] + 1);
 }
 
 /* 0: NORMAL, back to back; 1: FIFO 20, every ms; 2: FIFO 40, every
@@ -137,9 +141,9 @@ static void lp_section(int me)
 static int lp_worker(void *arg)
 {
 	int me = (int)(long)arg;
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 
-	while (!load_int(&lp.stop) && ns_since(t0) < 10000 * NS_PER_MS) {
+	while (!load_int(&lp.stop) && !ktest_ended(test)) {
 		lp_section(me);
 		if (me == 1)
 			msleep(1);
@@ -147,6 +151,22 @@ static int lp_worker(void *arg)
 			usleep(700);
 	}
 	return 0;
+}
+
+/* What the test waits for (the events, not a time): each task made its
+ * sections, one found the lock held by a preempted holder, and one was
+ * switched out inside. */
+static bool lp_seen_enough(void)
+{
+	long found = 0, inside = 0;
+
+	for (int i = 0; i < PRE_TASKS; i++) {
+		if (READ_ONCE(lp.count[i]) < PRE_MIN_SECTIONS)
+			return false;
+		found += READ_ONCE(lp.found_held[i]);
+		inside += READ_ONCE(lp.preempted_inside[i]);
+	}
+	return found && inside;
 }
 
 /* Three tasks of different priorities on one CPU increment its copy of a
@@ -167,7 +187,7 @@ KTEST(locks_rt, local_lock_data_consistent_under_preemption)
 		t[i] = ktest_spawn(lp_worker, (void *)(long)i, "lp", lp.cpu,
 				   prio[i] ? SCHED_FIFO : SCHED_NORMAL, prio[i],
 				   true);
-	msleep(200);
+	ktest_poll_until(lp_seen_enough(), KTEST_WAIT_MS, POLL_SLEEP);
 	store_int(&lp.stop, 1);
 	for (int i = 0; i < PRE_TASKS; i++)
 		ktest_join(t[i]);
@@ -175,7 +195,7 @@ KTEST(locks_rt, local_lock_data_consistent_under_preemption)
 		total += lp.count[i];
 		found += lp.found_held[i];
 		inside += lp.preempted_inside[i];
-		KEXPECT_GT(lp.count[i], 5);
+		KEXPECT_GE(lp.count[i], PRE_MIN_SECTIONS);
 	}
 	ktest_log("CPU %d: %ld, %ld, %ld sections (NORMAL, FIFO 20, FIFO 40); "
 		  "%ld found it held, %ld switches inside", lp.cpu, lp.count[0],
@@ -198,12 +218,12 @@ static void st_check(void)
 {
 	if (raw_smp_processor_id() != st.cpu0 || smp_processor_id() != st.cpu0)
 		st.wrong_cpu++;
-	st.checks++;
+	WRITE_ONCE(st.checks, st.checks + 1); /* the test waits for them */
 }
 
 static int st_holder(void *arg)
 {
-	uint64_t t0;
+	unsigned long test = ktest_number();
 	int i = 0;
 
 	spin_lock(&pre_lock);
@@ -211,8 +231,7 @@ static int st_holder(void *arg)
 	st.target = (st.cpu0 + 1) % (int)num_online_cpus();
 	st.warnings_before = smp_processor_id_warnings;
 	store_int(&st.held, 1);
-	t0 = ktime_get_ns();
-	while (!load_int(&st.release) && ns_since(t0) < 10000 * NS_PER_MS) {
+	while (!load_int(&st.release) && !ktest_ended(test)) {
 		msleep(1);
 		st_check();
 		spin_ns(NS_PER_MS);
@@ -262,20 +281,22 @@ KTEST_CPUS(locks_rt, spinlock_holder_never_changes_cpu, 2)
 	spin_lock_init(&pre_lock);
 	holder = ktest_spawn(st_holder, 0, "holder", -1, SCHED_FIFO, 10, true);
 	KASSERT_TRUE(holder);
-	held = ktest_poll_int(&st.held, 1, 5000);
+	held = ktest_poll_int(&st.held, 1, KTEST_WAIT_MS);
 	KEXPECT_TRUE(held);
 	if (held) {
 		preempter = ktest_spawn(st_preempter, 0, "preempter", st.cpu0,
 					SCHED_FIFO, 50, true);
-		KEXPECT_TRUE(ktest_poll_int(&st.moved_self, 1, 5000));
-		KEXPECT_TRUE(ktest_poll_int(&pr.rounds, 10, 5000));
+		KEXPECT_TRUE(ktest_poll_int(&st.moved_self, 1, KTEST_WAIT_MS));
+		KEXPECT_TRUE(ktest_poll_int(&pr.rounds, 10, KTEST_WAIT_MS));
+		KEXPECT_TRUE(ktest_poll_until(READ_ONCE(st.checks) > 10,
+					      KTEST_WAIT_MS, POLL_SLEEP));
 		/* Remote affinity change to the same target, while held. */
 		KEXPECT_EQ(set_cpus_allowed(holder, cpumask_of(st.target)), 0);
 		msleep(5);
 		KEXPECT_EQ(task_cpu(holder), st.cpu0);
 	}
 	store_int(&st.release, 1);
-	KEXPECT_TRUE(ktest_poll_int(&st.done, 1, 5000));
+	KEXPECT_TRUE(ktest_poll_int(&st.done, 1, KTEST_WAIT_MS));
 	ktest_join(preempter);
 	ktest_join(holder);
 	ktest_log("holder on CPU %d for %ld checks (%ld elsewhere), preempted "

@@ -32,7 +32,7 @@ static void check_trylock_held_by_other(struct any_lock *h,
 	struct rt_mutex *rtm = any_lock_rtmutex(h);
 	struct task_struct *t = ktest_spawn(lock_holder_fn, &hd, "holder", last_cpu(),
 				     SCHED_NORMAL, 0, true);
-	bool held = ktest_poll_int(&hd.held, 1, 5000), got;
+	bool held = ktest_poll_int(&hd.held, 1, KTEST_WAIT_MS), got;
 
 	KEXPECT_TRUE(held);
 	for (int i = 0; held && i < 3; i++) {
@@ -49,7 +49,7 @@ static void check_trylock_held_by_other(struct any_lock *h,
 			any_lock_release(h);
 	}
 	store_int(&hd.release, 1);
-	KEXPECT_TRUE(ktest_poll_int(&hd.done, 1, 5000));
+	KEXPECT_TRUE(ktest_poll_int(&hd.done, 1, KTEST_WAIT_MS));
 	ktest_join(t);
 	KEXPECT_FALSE(any_lock_is_locked(h));
 	/* The failures left it usable: taken again at once. */

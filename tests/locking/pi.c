@@ -65,8 +65,8 @@ static int two_lock_holder(void *arg)
 	rt_mutex_lock(&lock_a);
 	rt_mutex_lock(&lock_b);
 	store_int(&two.held, 1);
-	ktest_poll_until(load_int(&two.release) || load_int(&pi_abort), 20000,
-			 POLL_SLEEP);
+	ktest_helper_wait(load_int(&two.release) || load_int(&pi_abort),
+			  POLL_SLEEP);
 	rt_mutex_unlock(&lock_b);
 	two.mid = task_prio(current);
 	rt_mutex_unlock(&lock_a);

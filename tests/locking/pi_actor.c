@@ -7,7 +7,6 @@
 #include "smp.h"
 #include "vsprintf.h"
 
-#define ACTOR_WAIT_MS 20000         /* how long an actor waits for a flag */
 #define LOG_MAX 16
 
 volatile int pi_abort;
@@ -71,8 +70,8 @@ struct actor *actor(int i, const char *name, int prio, void *own,
 
 static bool actor_wait(volatile int *flag)
 {
-	return ktest_poll_until(load_int(flag) || load_int(&pi_abort),
-				ACTOR_WAIT_MS, POLL_SLEEP) &&
+	return ktest_helper_wait(load_int(flag) || load_int(&pi_abort),
+				 POLL_SLEEP) &&
 	       load_int(flag);
 }
 

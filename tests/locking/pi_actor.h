@@ -28,10 +28,10 @@
 #include "sched.h"
 
 #define MAIN_PRIO 90                /* the test task, above every actor */
-#define POLL_MS 5000                /* how long the test waits for a step */
 
-/* Poll (the test task sleeps, the actors run) until cond or timeout. */
-#define POLL_UNTIL(cond) ktest_poll_until(cond, POLL_MS, POLL_SLEEP)
+/* Poll (the test task sleeps, the actors run) until cond, or until
+ * KTEST_WAIT_MS says the kernel is stuck. */
+#define POLL_UNTIL(cond) ktest_poll_until(cond, KTEST_WAIT_MS, POLL_SLEEP)
 
 enum { ST_NEW, ST_OWN_HELD, ST_WAITING, ST_NEXT_HELD, ST_DONE };
 

@@ -3,13 +3,19 @@
  * without priority inheritance (rt_mutex_pi_enabled): PI bounds the time
  * the high task waits; without it a medium task that only spins keeps it
  * waiting for as long as it spins. pi_actor.h sets the stage.
+ *
+ * Who waits for whom is an order of events, and the medium task's spin is
+ * counted in ticks of its CPU, not in time: with PI the medium task is
+ * preempted within a tick or two of its start and sees high through;
+ * without, it spins all its ticks first. A vCPU the host does not run
+ * takes no ticks, so that only makes the test longer.
  */
 #include "asm/processor.h"
 #include "cpumask.h"
 #include "pi_actor.h"
 #include "time.h"
 
-#define MEDIUM_SPIN_MS 1000
+#define MEDIUM_SPIN_TICKS 200
 
 static struct {
 	struct rt_mutex lock;
@@ -17,7 +23,7 @@ static struct {
 	volatile int seq;
 	int high_seq, medium_done_seq;
 	bool medium_saw_high;
-	uint64_t medium_spun_ns;
+	unsigned long medium_spun_ticks;
 	int high_prio_acq;
 } inv;
 
@@ -27,8 +33,8 @@ static int inv_low(void *arg)
 
 	rt_mutex_lock(&inv.lock);
 	store_int(&inv.low_held, 1);
-	ktest_poll_until(load_int(&inv.go_work) || load_int(&pi_abort), 10000,
-			 POLL_SPIN);
+	ktest_helper_wait(load_int(&inv.go_work) || load_int(&pi_abort),
+			  POLL_SPIN);
 	t0 = ktime_get_ns();
 	while (ns_since(t0) < 2 * NS_PER_MS) /* the work under the lock */
 		cpu_relax();
@@ -48,17 +54,17 @@ static int inv_high(void *arg)
 
 static int inv_medium(void *arg)
 {
-	uint64_t t0 = ktime_get_ns();
+	unsigned long t0 = this_cpu_read(cpu_ticks); /* bound: one CPU */
 
 	store_int(&inv.medium_started, 1);
-	while (ns_since(t0) < MEDIUM_SPIN_MS * NS_PER_MS) {
+	while (this_cpu_read(cpu_ticks) - t0 < MEDIUM_SPIN_TICKS) {
 		if (load_int(&inv.high_got)) {
 			inv.medium_saw_high = true;
 			break;
 		}
 		cpu_relax();
 	}
-	inv.medium_spun_ns = ns_since(t0);
+	inv.medium_spun_ticks = this_cpu_read(cpu_ticks) - t0;
 	inv.medium_done_seq = __atomic_fetch_add(&inv.seq, 1, __ATOMIC_ACQ_REL);
 	store_int(&inv.medium_done, 1);
 	return 0;
@@ -77,7 +83,7 @@ static int run_inversion(bool pi)
 	inv.seq = 0;
 	inv.high_seq = inv.medium_done_seq = -1;
 	inv.medium_saw_high = false;
-	inv.medium_spun_ns = 0;
+	inv.medium_spun_ticks = 0;
 	inv.high_prio_acq = -1;
 	rt_mutex_pi_enabled = pi;
 	orchestrate_begin();
@@ -103,10 +109,9 @@ static int run_inversion(bool pi)
 	rt_mutex_pi_enabled = true;
 	set_cpus_allowed(current, cpumask_of(0));
 	ktest_log("PI %s: low at %d while high waits; high got the lock as "
-		  "event %d (at %d), medium ended as event %d after %lu ms, %s",
-		  pi ? "on" : "off", low_prio, inv.high_seq, inv.high_prio_acq,
-		  inv.medium_done_seq,
-		  (unsigned long)(inv.medium_spun_ns / NS_PER_MS),
+		  "event %d (at %d), medium ended as event %d after %lu ticks, "
+		  "%s", pi ? "on" : "off", low_prio, inv.high_seq,
+		  inv.high_prio_acq, inv.medium_done_seq, inv.medium_spun_ticks,
 		  inv.medium_saw_high ? "having seen high through"
 				      : "never seeing high through");
 	return low_prio;
@@ -121,7 +126,6 @@ KTEST(pi, inversion_bounded_by_inheritance)
 	KEXPECT_TRUE(rt_mutex_pi_enabled);
 	KEXPECT_EQ(low_prio, 50);
 	KEXPECT_TRUE(inv.medium_saw_high);
-	KEXPECT_LT(inv.medium_spun_ns, MEDIUM_SPIN_MS * NS_PER_MS);
 	KEXPECT_EQ(inv.high_seq, 0);
 	KEXPECT_EQ(inv.medium_done_seq, 1);
 	KEXPECT_EQ(inv.high_prio_acq, 50);
@@ -130,7 +134,7 @@ KTEST(pi, inversion_bounded_by_inheritance)
 
 /* Without PI, low stays at 10 below medium, so high (above medium!)
  * waits for all of medium's spin: the unbounded inversion that PI
- * prevents, shown within a 1 s bound. */
+ * prevents, shown with a spin of MEDIUM_SPIN_TICKS. */
 KTEST(pi, inversion_unbounded_without_inheritance)
 {
 	int low_prio = run_inversion(false);
@@ -138,7 +142,6 @@ KTEST(pi, inversion_unbounded_without_inheritance)
 	KEXPECT_TRUE(rt_mutex_pi_enabled); /* restored */
 	KEXPECT_EQ(low_prio, 10);
 	KEXPECT_FALSE(inv.medium_saw_high);
-	KEXPECT_GE(inv.medium_spun_ns, MEDIUM_SPIN_MS * NS_PER_MS);
 	KEXPECT_EQ(inv.medium_done_seq, 0);
 	KEXPECT_EQ(inv.high_seq, 1);
 	KEXPECT_FALSE(rt_mutex_is_locked(&inv.lock));

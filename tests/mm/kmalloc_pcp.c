@@ -270,8 +270,7 @@ static int quiet_fn(void *arg)
 
 	preempt_disable();
 	store_int(&q->ready, 1);
-	ktest_poll_until(load_int(&q->stop), HELPER_MAX_NS / NS_PER_MS,
-			 POLL_SPIN);
+	ktest_helper_wait(load_int(&q->stop), POLL_SPIN);
 	preempt_enable();
 	return 0;
 }
@@ -292,7 +291,7 @@ KTEST_CPUS(kmalloc_pcp, drain_cpu_from_another_cpu, 2)
 	KEXPECT_GT(cached_on(cpu), 0);
 	KEXPECT_GT(page_pcp_count(cpu), 0);
 	t = ktest_spawn_on(cpu, quiet_fn, &q, "quiet");
-	KASSERT_TRUE(ktest_poll_int(&q.ready, 1, 10000));
+	KASSERT_TRUE(ktest_poll_int(&q.ready, 1, KTEST_WAIT_MS));
 	mm_drain_cpu(cpu);
 	store_int(&q.stop, 1);
 	ktest_join(t);

@@ -35,7 +35,7 @@ static int drainer_fn(void *arg)
 
 	mutex_lock(&kstack_drain_lock);
 	store_int(&r->held, 1);
-	r->saw_waiter = ktest_poll_until(drain_lock_contended(), 20000,
+	r->saw_waiter = ktest_poll_until(drain_lock_contended(), KTEST_WAIT_MS,
 					 POLL_SPIN);
 	mutex_unlock(&kstack_drain_lock);
 	return 0;
@@ -68,10 +68,10 @@ KTEST_CPUS(mm, kstack_drain_rt_waiter_preempted_drainer, 2)
 	drainer = ktest_spawn(drainer_fn, &r, "drainer", cpu, SCHED_NORMAL, 0,
 			      true);
 	KASSERT_TRUE(drainer);
-	KASSERT_TRUE(ktest_poll_int(&r.held, 1, 10000));
+	KASSERT_TRUE(ktest_poll_int(&r.held, 1, KTEST_WAIT_MS));
 	rt = ktest_spawn(rt_freer_fn, &r, "rt-freer", cpu, SCHED_FIFO, 50,
 			 true);
-	KEXPECT_TRUE(ktest_poll_int(&r.rt_done, 1, 20000));
+	KEXPECT_TRUE(ktest_poll_int(&r.rt_done, 1, KTEST_WAIT_MS));
 	ktest_join(rt);
 	ktest_join(drainer);
 	KEXPECT_TRUE(r.saw_waiter);

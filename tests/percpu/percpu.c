@@ -365,10 +365,11 @@ KTEST(percpu, concurrent_incs_exact_total)
 	__atomic_store_n(&total_done, 0, __ATOMIC_RELEASE);
 	smp_call_function_many(cpu_online_mask, inc_total, 0, false);
 	inc_total(0); /* the same work here, with interrupts on */
-	if (!ktest_poll_until(load_int(&total_done) >= n, 10000, POLL_SPIN))
+	if (!ktest_poll_until(load_int(&total_done) >= n, KTEST_WAIT_MS,
+			      POLL_SPIN))
 		ktest_fail_msg(__FILE__, __LINE__,
-			       "only %d of %d CPUs finished within 10 s",
-			       __atomic_load_n(&total_done, __ATOMIC_ACQUIRE), n);
+			       "only %d of %d CPUs finished within %lu s",
+			       load_int(&total_done), n, KTEST_WAIT_MS / 1000);
 	for_each_possible_cpu(cpu) {
 		KEXPECT_EQ(*raw_per_cpu_ptr(&total_counter, cpu),
 			   cpu_online(cpu) ? TOTAL_INCS : 0);

@@ -212,7 +212,7 @@ static int old_owner(void *arg)
 	TOUCH(this_cpu_ptr((long *)arg));
 	preempt_enable();
 	rival_made_access();
-	ktest_poll_int(&old_owner_release, 1, HELPER_MAX_NS / NS_PER_MS);
+	ktest_helper_wait(load_int(&old_owner_release), POLL_SLEEP);
 	return 0;
 }
 

@@ -239,8 +239,7 @@ static int hold_cpu_quiet(void *arg)
 
 	local_irq_save(flags);
 	store_int(&quiet_in, 1);
-	ktest_poll_until(load_int(&quiet_release), HELPER_MAX_NS / NS_PER_MS,
-			 POLL_SPIN);
+	ktest_helper_wait(load_int(&quiet_release), POLL_SPIN);
 	local_irq_restore(flags);
 	return 0;
 }
@@ -262,7 +261,7 @@ KTEST_CPUS(percpu_counter, cpu_dead_folds_every_counter, 2)
 	store_int(&quiet_release, 0);
 	t = ktest_spawn(hold_cpu_quiet, 0, "pcc-quiet", d, SCHED_FIFO, 99,
 			true);
-	KASSERT_TRUE(ktest_poll_int(&quiet_in, 1, 5000));
+	KASSERT_TRUE(ktest_poll_int(&quiet_in, 1, KTEST_WAIT_MS));
 	KEXPECT_EQ(percpu_counter_cpu_dead(d), 0);
 	store_int(&quiet_release, 1);
 	ktest_join(t);

@@ -50,7 +50,7 @@ static bool asleep(struct task_struct *t)
 
 static bool wait_asleep(struct task_struct *t)
 {
-	return ktest_poll_until(asleep(t), 3000, POLL_SLEEP);
+	return ktest_poll_until(asleep(t), KTEST_WAIT_MS, POLL_SLEEP);
 }
 
 /*
@@ -104,7 +104,7 @@ KTEST_CPUS(migrate, affinity_of_sleeping_tasks, 2)
 		wake_up(&zz[i].wq);
 	}
 	for (int i = 0; i < 3; i++)
-		KEXPECT_TRUE(ktest_poll_int(&zz[i].done, 1, 3000));
+		KEXPECT_TRUE(ktest_poll_int(&zz[i].done, 1, KTEST_WAIT_MS));
 	ktest_join(s);
 	ktest_join(p);
 	ktest_join(n);

@@ -37,6 +37,8 @@ static int hold_fn(void *arg)
 }
 
 #define HOLD_LOAD 2
+#define HOLD_RUNS 3000                   /* of the FIFO task, while pinned */
+#define HOLD_PREEMPTIONS 1000
 
 /*
  * A NORMAL task T, not bound, takes migrate_disable() and spins on its CPU
@@ -53,6 +55,7 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 	struct pin_watch *w = &hold.w;
 	struct task_struct *load[HOLD_LOAD];
 	int c = last_cpu(), changes = 0, pending_seen = 0;
+	struct ktest_progress progress = {0};
 	cpumask_t away, other;
 	uint64_t t0;
 	bool done;
@@ -68,13 +71,16 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 	cpumask_copy(&other, cpumask_of(0));
 	t0 = ktime_get_ns();
 	/* Until the FIFO task has run thousands of times (the counts, not
-	 * the time, are what the test needs: a starved vCPU only slows it). */
-	while (load_long(&w->k.runs_while) < 3000 ||
-	       load_long(&w->preempted) < 1000) {
-		if (ns_since(t0) >= PREEMPT_BOUND_MS * NS_PER_MS) {
-			ktest_log("safety bound: %ld FIFO runs, %ld preemptions "
-				  "after %d ms", load_long(&w->k.runs_while),
-				  load_long(&w->preempted), PREEMPT_BOUND_MS);
+	 * the time, are what the test needs: a starved vCPU only slows it,
+	 * and only counts that stop moving end the loop early). */
+	while (load_long(&w->k.runs_while) < HOLD_RUNS ||
+	       load_long(&w->preempted) < HOLD_PREEMPTIONS) {
+		if (ktest_stalled(&progress,
+				  load_long(&w->k.runs_while) +
+					  load_long(&w->preempted))) {
+			ktest_log("stuck at %ld FIFO runs, %ld preemptions",
+				  load_long(&w->k.runs_while),
+				  load_long(&w->preempted));
 			break;
 		}
 		for (int i = 0; i < 10 && w->k.task; i++)
@@ -89,9 +95,7 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 	pending_seen += w->task->migration_pending;
 	changes++;
 	store_int(&w->stop, 1);
-	/* A bound, not an expectation: 32 vCPUs on 2 host cores have
-	 * needed more than 5 s here. */
-	done = ktest_poll_int(&hold.done, 1, 20000);
+	done = ktest_poll_int(&hold.done, 1, KTEST_WAIT_MS);
 	pin_watch_finish(w);
 	store_int(&hold.load_stop, 1);
 	ktest_join_all(load, HOLD_LOAD);
@@ -108,8 +112,8 @@ KTEST_CPUS(migrate, pinned_task_never_moves, 2)
 	KEXPECT_TRUE(done);
 	KEXPECT_EQ(w->moved, 0);
 	KEXPECT_GT(w->iters, 0);
-	KEXPECT_GE(w->k.runs_while, 500);
-	KEXPECT_GE(w->preempted, 100);
+	KEXPECT_GE(w->k.runs_while, HOLD_RUNS);
+	KEXPECT_GE(w->preempted, HOLD_PREEMPTIONS);
 	KEXPECT_EQ(pending_seen, changes);
 	KEXPECT_TRUE(hold.still_there_inner);
 	KEXPECT_TRUE(hold.pending_before_outer);
@@ -124,6 +128,8 @@ static struct {
 	volatile int done;
 } rtp;
 
+#define RTP_RUNS 500                     /* FIFO runs and preemptions */
+
 static int rt_holder_fn(void *arg)
 {
 	int now = -1;
@@ -131,9 +137,11 @@ static int rt_holder_fn(void *arg)
 	pin_watch_loop(&rtp.w);
 	pin_watch_release(&rtp.w);
 	/* Now the next preemption pushes it to a CPU running lower work;
-	 * stop as soon as that happened (or after 3 s), noting where. */
-	ktest_poll_until((now = raw_smp_processor_id()) != rtp.w.cpu, 3000,
-			 POLL_SPIN);
+	 * stop as soon as that happened (or the test gave up), noting
+	 * where. */
+	ktest_helper_wait((now = raw_smp_processor_id()) != rtp.w.cpu ||
+				  load_int(&rtp.w.k.stop),
+			  POLL_SPIN);
 	rtp.cpu_after = now;
 	store_int(&rtp.done, 1);
 	return 0;
@@ -151,6 +159,7 @@ static int rt_holder_fn(void *arg)
 KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 {
 	struct pin_watch *w = &rtp.w;
+	struct ktest_progress progress = {0};
 	int c = last_cpu();
 	uint64_t t0;
 	bool done;
@@ -158,17 +167,18 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 	rtp = (typeof(rtp)){.w.cpu = -1, .cpu_after = -1};
 	KASSERT_TRUE(pin_watch_start(w, rt_holder_fn, "rt-holder", c,
 				     SCHED_FIFO, 20));
-	t0 = ktime_get_ns();
-	/* Counted, not timed: a busy host may give the vCPUs little time,
-	 * so the bound is only a backstop far above a quiet run's. */
-	while ((load_long(&w->k.runs_while) < 500 ||
-		load_long(&w->preempted) < 500) &&
-	       ns_since(t0) < 60000 * NS_PER_MS && w->k.task)
+	/* Counted, not timed: a busy host may give the vCPUs little time;
+	 * only counts that stop moving end the loop early. */
+	while ((load_long(&w->k.runs_while) < RTP_RUNS ||
+		load_long(&w->preempted) < RTP_RUNS) && w->k.task &&
+	       !ktest_stalled(&progress, load_long(&w->k.runs_while) +
+						 load_long(&w->preempted)))
 		kick(&w->k);
 	store_int(&w->stop, 1);
 	/* Preempt it again until it is pushed away. */
 	t0 = ktime_get_ns();
-	while (!load_int(&rtp.done) && ns_since(t0) < 5000 * NS_PER_MS) {
+	while (!load_int(&rtp.done) &&
+	       ns_since(t0) < KTEST_WAIT_MS * NS_PER_MS) {
 		if (w->k.task)
 			kick(&w->k);
 		else
@@ -183,8 +193,8 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 		  w->moved, rtp.cpu_after);
 	KEXPECT_TRUE(done);
 	KEXPECT_EQ(w->moved, 0);
-	KEXPECT_GE(w->k.runs_while, 100);
-	KEXPECT_GE(w->preempted, 100);
+	KEXPECT_GE(w->k.runs_while, RTP_RUNS);
+	KEXPECT_GE(w->preempted, RTP_RUNS);
 	KEXPECT_GE(rtp.cpu_after, 0);
 	KEXPECT_NE(rtp.cpu_after, c);
 }

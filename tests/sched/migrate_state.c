@@ -88,14 +88,14 @@ static void run_case(enum lock_kind kind, bool pinned)
 	t = ktest_spawn(unlock_in_state, &sc, "unlock-state", last_cpu(),
 			SCHED_NORMAL, 0, true);
 	KASSERT_TRUE(t);
-	if (!ktest_poll_int(&sc.unlocked, 1, 10000)) {
+	if (!ktest_poll_int(&sc.unlocked, 1, KTEST_WAIT_MS)) {
 		ktest_fail_msg(__FILE__, __LINE__, "%s%s: the unlock did not "
 			       "return (slept in it?)", ops->name,
 			       pinned ? " pinned" : "");
 		wake_until(t, &sc.unlocked);
 	}
 	/* Now it sleeps in its own schedule(), where nobody wakes it. */
-	KEXPECT_TRUE(ktest_poll_until(!t->on_rq && !t->on_cpu, 10000,
+	KEXPECT_TRUE(ktest_poll_until(!t->on_rq && !t->on_cpu, KTEST_WAIT_MS,
 				      POLL_SLEEP));
 	KEXPECT_EQ(sc.cpu_after, 0);
 	KEXPECT_EQ(sc.state_after, TASK_UNINTERRUPTIBLE);

@@ -13,12 +13,11 @@
 #include "sched_util.h"
 #include "rt_bandwidth.h"
 
-/* Throttling periods the FIFO task must go through while watched. */
+/* Throttling periods the FIFO task must go through while watched.
+ * Periods are counted in ticks, and a vCPU the host does not run takes
+ * none: under load a period can take several seconds, so the waits for
+ * them give up in ticks too, never after a time. */
 #define RTT_PERIODS 3
-/* Periods are counted in ticks, and a vCPU the host does not run takes
- * none: under load a period can take several seconds. No helper runs
- * longer than this; each wait gives up at a third of it. */
-#define RTT_MAX_NS (60000 * NS_PER_MS)
 
 static struct {
 	volatile int stop;
@@ -26,25 +25,22 @@ static struct {
 	volatile long normal_count;
 } rtt;
 
-/* The FIFO task: spins, never sleeping, until told (or its deadline). */
+/* The FIFO task: spins, never sleeping, until told (or its test ends). */
 static int rtt_fifo(void *arg)
 {
-	uint64_t t0 = ktime_get_ns();
-
 	(void)arg;
 	store_int(&rtt.fifo_running, 1);
-	while (!load_int(&rtt.stop) && ns_since(t0) < RTT_MAX_NS)
-		cpu_relax();
+	ktest_helper_wait(load_int(&rtt.stop), POLL_SPIN);
 	return 0;
 }
 
 /* The NORMAL task on the same CPU: counts its iterations. */
 static int rtt_normal(void *arg)
 {
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 
 	(void)arg;
-	while (!load_int(&rtt.stop) && ns_since(t0) < RTT_MAX_NS) {
+	while (!load_int(&rtt.stop) && !ktest_ended(test)) {
 		inc_long(&rtt.normal_count);
 		cpu_relax();
 	}
@@ -63,15 +59,20 @@ static long throttled_permille(const struct rt_bandwidth_stat *a,
 }
 
 /* Wait (sleeping) until cpu's RT tasks have been throttled n times since
- * from, and take *to then; false if that took too long. */
+ * from, and take *to then; false if cpu took n + 2 periods' worth of
+ * ticks without that (however long a busy host made those take). */
 static bool rtt_wait_throttled(int cpu, const struct rt_bandwidth_stat *from,
 			       unsigned long n, struct rt_bandwidth_stat *to)
 {
 	unsigned long base = from->nr_throttled;
+	unsigned long t0 = per_cpu(cpu_ticks, cpu);
 
-	return ktest_poll_until((sched_rt_stat(cpu, to),
-				 to->nr_throttled - base >= n),
-				RTT_MAX_NS / NS_PER_MS / 3, POLL_SLEEP);
+	ktest_wait_until((sched_rt_stat(cpu, to),
+			  to->nr_throttled - base >= n ||
+				  per_cpu(cpu_ticks, cpu) - t0 >=
+					  (n + 2) * RT_TEST_PERIOD_TICKS),
+			 POLL_SLEEP);
+	return to->nr_throttled - base >= n;
 }
 
 KTEST(sched, rt_throttle_leaves_room_for_normal)
@@ -86,10 +87,10 @@ KTEST(sched, rt_throttle_leaves_room_for_normal)
 	rtt.stop = rtt.fifo_running = 0;
 	rtt.normal_count = 0;
 	normal = ktest_spawn_on(cpu, rtt_normal, 0, "rtt-normal");
-	KEXPECT_TRUE(ktest_poll_long(&rtt.normal_count, 1, 5000));
+	KEXPECT_TRUE(ktest_poll_long(&rtt.normal_count, 1, KTEST_WAIT_MS));
 	sched_rt_stat(cpu, &s0);
 	fifo = ktest_spawn(rtt_fifo, 0, "rtt-fifo", cpu, SCHED_FIFO, 50, true);
-	KEXPECT_TRUE(ktest_poll_int(&rtt.fifo_running, 1, 5000));
+	KEXPECT_TRUE(ktest_poll_int(&rtt.fifo_running, 1, KTEST_WAIT_MS));
 	/* Measured from the start of one throttling to the start of the
 	 * RTT_PERIODS-th after it: whole periods, 950 ticks run and 50
 	 * throttled each. Meanwhile the NORMAL task runs only while the

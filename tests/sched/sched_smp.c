@@ -42,8 +42,8 @@ static volatile int background_stop;
 /*
  * 100,000 round trips of wakeups between a FIFO task on CPU 0 and one on
  * CPU 1: each sleeps on a wait queue until the turn is its own. A single
- * lost wakeup would stop both (caught as 10 s without progress, after
- * which both are told to stop); the counts match exactly.
+ * lost wakeup would stop both (caught as KTEST_WAIT_MS without a round
+ * trip, after which both are told to stop); the counts match exactly.
  *
  * The first 3,000 round trips wake a halted CPU. Under TCG that takes the
  * host hundreds of microseconds, so for the rest a NORMAL task keeps each
@@ -52,9 +52,9 @@ static volatile int background_stop;
 KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 {
 	struct task_struct *t[2], *bg[2] = {0, 0};
-	uint64_t t0, t1 = 0, spent, progress;
+	struct ktest_progress progress = {0};
+	uint64_t t0, t1 = 0, spent;
 	bool done, stalled = false;
-	long last;
 
 	ping = (typeof(ping)){.turn = 0};
 	init_waitqueue_head(&ping.wq[0]);
@@ -64,8 +64,8 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 	for (int i = 0; i < 2; i++)
 		t[i] = ktest_spawn(ping_pong_fn, (void *)(long)i, "ping-pong",
 				   i, SCHED_FIFO, 50, true);
-	progress = t0;
-	if (ktest_poll_long(&ping.count[1], PING_PONG_IDLE_ROUNDS, 30000)) {
+	if (ktest_poll_long(&ping.count[1], PING_PONG_IDLE_ROUNDS,
+			    KTEST_WAIT_MS)) {
 		t1 = ktime_get_ns();
 		for (int i = 0; i < 2; i++)
 			bg[i] = ktest_spawn_on(i, ktest_spin_until_stopped,
@@ -73,19 +73,14 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 					       "busy");
 	}
 	/* Until both finish. A lost wakeup shows as no round trip at all for
-	 * 10 s. The run is bounded by PING_PONG_BUDGET_MS: on a host so
-	 * loaded that 100,000 round trips take longer (each needs two vCPU
-	 * threads scheduled in turn), what was done is checked and the
-	 * shortfall logged, not failed. */
-	last = -1;
+	 * KTEST_WAIT_MS. The run is bounded by PING_PONG_BUDGET_MS: on a host
+	 * so loaded that 100,000 round trips take longer (each needs two
+	 * vCPU threads scheduled in turn), what was done is checked and the
+	 * shortfall logged. The budget only says how long the test goes on:
+	 * every check holds for any number of round trips. */
 	while (load_long(&ping.finished) < 2 &&
 	       ns_since(t0) < PING_PONG_BUDGET_MS * NS_PER_MS) {
-		long c = load_long(&ping.count[1]);
-
-		if (c != last) {
-			last = c;
-			progress = ktime_get_ns();
-		} else if (ns_since(progress) > 10000 * NS_PER_MS) {
+		if (ktest_stalled(&progress, load_long(&ping.count[1]))) {
 			stalled = true;
 			break;
 		}
@@ -117,7 +112,6 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 		/* Stopped in the middle of a round: A may be one ahead. */
 		KEXPECT_GE(ping.count[0], ping.count[1]);
 		KEXPECT_LE(ping.count[0], ping.count[1] + 1);
-		KEXPECT_GE(ping.count[1], PING_PONG_IDLE_ROUNDS);
 		return;
 	}
 	KEXPECT_TRUE(done);
@@ -126,15 +120,15 @@ KTEST_CPUS(sched, ping_pong_wakeups_never_lost, 2)
 }
 
 /* N busy NORMAL tasks, not bound, started from CPU 0 on an N-CPU machine:
- * within their first 300 ms (or up to 5 s, for vCPUs the host did not run
- * meanwhile) every CPU has run at least one of them. */
+ * every CPU comes to run at least one of them (waited for as an event:
+ * the balancer moves them as the vCPUs run). */
 KTEST(sched, cpu_bound_tasks_spread_over_cpus)
 {
 	static struct task_struct *t[MAX_BUSY_TASKS];
 	int n = busy_start(t, num_online_cpus(), "spread", -1);
 
-	msleep(300);
-	ktest_poll_until(cpumask_weight(&busy.seen) >= n, 5000, POLL_SLEEP);
+	ktest_poll_until(cpumask_weight(&busy.seen) >= n, KTEST_WAIT_MS,
+			 POLL_SLEEP);
 	store_int(&busy.stop, 1);
 	ktest_join_all(t, n);
 	for (int i = 0; i < n; i++)
@@ -155,7 +149,7 @@ KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 	KASSERT_EQ(sched_setscheduler(current, SCHED_FIFO, 80), 0);
 	n = busy_start(t, num_online_cpus(), "pulled", 0);
 	/* They all run on CPU 0 (we are above them, but sleep). */
-	ktest_poll_until(busy_all_counted(n), 5000, POLL_SLEEP);
+	ktest_poll_until(busy_all_counted(n), KTEST_WAIT_MS, POLL_SLEEP);
 	for (int i = 0; i < n; i++)
 		if (t[i])
 			KEXPECT_EQ(set_cpus_allowed(t[i], cpu_online_mask), 0);
@@ -167,12 +161,14 @@ KTEST_CPUS(sched, idle_cpus_pull_normal_tasks, 2)
 		for (int i = 0; i < n; i++)
 			if (t[i])
 				cpumask_set_cpu(task_cpu(t[i]), &on);
-	} while (cpumask_weight(&on) < n && ns_since(t0) < 5000 * NS_PER_MS);
+	} while (cpumask_weight(&on) < n &&
+		 ns_since(t0) < KTEST_WAIT_MS * NS_PER_MS);
 	/* Then each CPU runs its task: on a loaded host a vCPU may wait a
-	 * while for a host core, so the bound is generous. */
+	 * while for a host core, so that is waited for too. */
 	cpumask_clear(&busy.seen);
 	t1 = ktime_get_ns();
-	ktest_poll_until(cpumask_weight(&busy.seen) >= n, 5000, POLL_SLEEP);
+	ktest_poll_until(cpumask_weight(&busy.seen) >= n, KTEST_WAIT_MS,
+			 POLL_SLEEP);
 	store_int(&busy.stop, 1);
 	become_normal();
 	ktest_join_all(t, n);
@@ -223,9 +219,9 @@ static int aff_spinner(void *arg)
 	int prev_cpu = -1;
 	unsigned long prev_sw = 0;
 	long prev_applied = 0;
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 
-	while (!load_int(&aff.stop) && ns_since(t0) < HELPER_MAX_NS) {
+	while (!load_int(&aff.stop) && !ktest_ended(test)) {
 		int cpu;
 		unsigned long sw;
 		long hi, applied;
@@ -286,42 +282,37 @@ static void random_mask(cpumask_t *m, int n, int cur)
 	}
 }
 
-/* Affinity changes the test makes (about 1 s on a quiet host), and
- * guards against a hang, never measures: the whole run (inside the
- * spinners' HELPER_MAX_NS), and one task's move into its new mask. A
- * loaded 2-core host has been seen to allow only 3-15 changes in 1.5 s. */
+/* Affinity changes the test makes (about 1 s on a quiet host; a loaded
+ * 2-core host has been seen to allow only 3-15 changes in 1.5 s, and 100
+ * took 2.7 s at load 15): a count ends the run, never a time. */
 #define AFF_CHANGES 100
-#define AFF_BOUND_MS 15000
-#define AFF_MOVE_BOUND_MS 5000
 
 /* Whether a's task comes to run inside m, its mask of generation g,
- * within AFF_MOVE_BOUND_MS; if not, say where it is (and, the first time,
- * where every task is). */
-static bool runs_inside(struct aff_task *a, long g, const cpumask_t *m,
-			int stuck_before)
+ * waited for (KTEST_WAIT_MS only catches a task that never moves); if
+ * not, say where it is and where every task is. */
+static bool runs_inside(struct aff_task *a, long g, const cpumask_t *m)
 {
 	struct task_struct *p = a->task;
 
 	if (ktest_poll_until(load_long(&a->cpu_gen) >= g &&
 			     cpumask_test_cpu(load_int(&a->cpu), m),
-			     AFF_MOVE_BOUND_MS, POLL_SLEEP))
+			     KTEST_WAIT_MS, POLL_SLEEP))
 		return true;
 	ktest_log("task %d (id %d) not seen inside its new mask %#lx within "
-		  "%d ms: last seen on CPU %d at generation %ld; now state %d "
+		  "%lu ms: last seen on CPU %d at generation %ld; now state %d "
 		  "cpu %d on_rq %d on_cpu %d pending %d mask %#lx",
-		  (int)(a - aff.t), p->pid, m->bits[0], AFF_MOVE_BOUND_MS,
+		  (int)(a - aff.t), p->pid, m->bits[0], KTEST_WAIT_MS,
 		  load_int(&a->cpu), load_long(&a->cpu_gen), READ_ONCE(p->__state),
 		  task_cpu(p), p->on_rq, p->on_cpu, p->migration_pending,
 		  p->cpus_mask.bits[0]);
-	if (!stuck_before)
-		sched_show_all();
+	sched_show_all();
 	return false;
 }
 
 /* Busy tasks (more than CPUs on small machines, so that they are switched
  * often) have their affinity changed every few ms between single CPUs and
  * pairs: none is ever switched in outside its mask, and after each change
- * it runs inside the new mask within a bounded time. */
+ * it comes to run inside the new mask. */
 KTEST_CPUS(sched, affinity_never_violated, 2)
 {
 	int n = (int)num_online_cpus(), changes = 0, stuck = 0;
@@ -347,12 +338,6 @@ KTEST_CPUS(sched, affinity_never_violated, 2)
 		long g = a->gen + 1;
 		cpumask_t *m = &a->ring[g % AFF_RING];
 
-		if (ns_since(t0) >= AFF_BOUND_MS * NS_PER_MS) {
-			ktest_log("safety bound: %d of %d affinity changes "
-				  "after %d ms", changes, AFF_CHANGES,
-				  AFF_BOUND_MS);
-			break;
-		}
 		if (!a->task) {
 			changes++;
 			continue;
@@ -362,7 +347,10 @@ KTEST_CPUS(sched, affinity_never_violated, 2)
 		KEXPECT_EQ(set_cpus_allowed(a->task, m), 0);
 		__atomic_store_n(&a->applied, g, __ATOMIC_RELEASE);
 		changes++;
-		stuck += !runs_inside(a, g, m, stuck);
+		if (!runs_inside(a, g, m)) {
+			stuck++; /* one says it: no more waits of 30 s */
+			break;
+		}
 	}
 	store_int(&aff.stop, 1);
 	become_normal();
@@ -379,12 +367,9 @@ KTEST_CPUS(sched, affinity_never_violated, 2)
 				  a->bad_hi);
 	}
 	ktest_log("%d affinity changes in %lu ms; %ld switch-ins checked, %ld "
-		  "violations, %d tasks not moved in time", changes,
+		  "violations, %d tasks that never moved", changes,
 		  (unsigned long)(ns_since(t0) / NS_PER_MS), checks, violations,
 		  stuck);
-	/* The count only shows the test did something (it is AFF_CHANGES
-	 * unless the safety bound was hit); the checks are below. */
-	KEXPECT_GT(changes, 10);
 	KEXPECT_GT(checks, changes);
 	KEXPECT_EQ(violations, 0);
 	KEXPECT_EQ(stuck, 0);

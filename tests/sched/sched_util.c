@@ -9,9 +9,9 @@ struct busy_tasks busy;
 static int busy_fn(void *arg)
 {
 	int id = (int)(long)arg;
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 
-	while (!load_int(&busy.stop) && ns_since(t0) < HELPER_MAX_NS) {
+	while (!load_int(&busy.stop) && !ktest_ended(test)) {
 		int cpu;
 
 		preempt_disable();
@@ -51,9 +51,9 @@ bool busy_all_counted(int n)
 static int preemptor_fn(void *arg)
 {
 	struct preemptor *k = arg;
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 
-	while (!load_int(&k->stop) && ns_since(t0) < HELPER_MAX_NS) {
+	while (!load_int(&k->stop) && !ktest_ended(test)) {
 		wait_for_completion_timeout(&k->kick, NS_PER_MS);
 		if (k->watch && load_int(k->watch))
 			inc_long(&k->runs_while);
@@ -70,16 +70,14 @@ void kick(struct preemptor *k)
 	ktest_poll_until(load_long(&k->runs) != r, 20, POLL_SPIN);
 }
 
-void preempt_for(struct preemptor *k, volatile long *count, long want,
-		 uint64_t timeout_ms)
+void preempt_for(struct preemptor *k, volatile long *count, long want)
 {
-	uint64_t t0 = ktime_get_ns();
+	struct ktest_progress p = {0};
 
 	while (k->task && load_long(count) < want) {
-		if (ns_since(t0) >= timeout_ms * NS_PER_MS) {
-			ktest_log("safety bound: %ld of %ld preemptions after "
-				  "%lu ms", load_long(count), want,
-				  (unsigned long)timeout_ms);
+		if (ktest_stalled(&p, load_long(count))) {
+			ktest_log("stuck at %ld of %ld preemptions for %lu ms",
+				  load_long(count), want, KTEST_WAIT_MS);
 			return;
 		}
 		if (k->cpu != raw_smp_processor_id())
@@ -91,7 +89,7 @@ void preempt_for(struct preemptor *k, volatile long *count, long want,
 
 void pin_watch_loop(struct pin_watch *w)
 {
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 	int cpu;
 
 	migrate_disable();
@@ -101,7 +99,7 @@ void pin_watch_loop(struct pin_watch *w)
 	w->switches = per_cpu(nr_switches, cpu);
 	w->runs = load_long(&w->k.runs);
 	store_int(&w->cpu, cpu);
-	while (!load_int(&w->stop) && ns_since(t0) < HELPER_MAX_NS) {
+	while (!load_int(&w->stop) && !ktest_ended(test)) {
 		int now = w->checked_id ? smp_processor_id()
 					: raw_smp_processor_id();
 		unsigned long s = per_cpu(nr_switches, cpu);
@@ -149,7 +147,7 @@ bool pin_watch_start(struct pin_watch *w, int (*fn)(void *),
 	w->task = ktest_spawn(fn, w, name, cpu, policy, prio, true);
 	if (!w->task)
 		return false;
-	KEXPECT_TRUE(ktest_poll_int(&w->cpu, 0, 3000));
+	KEXPECT_TRUE(ktest_poll_int(&w->cpu, 0, KTEST_WAIT_MS));
 	KEXPECT_EQ(w->cpu, cpu);
 	KEXPECT_EQ(set_cpus_allowed(w->task, cpu_online_mask), 0);
 	k->task = ktest_spawn(preemptor_fn, k, "preemptor", cpu, SCHED_FIFO,

@@ -4,11 +4,12 @@
  * whatever runs on its CPU) and the pin watch (a task that holds
  * migrate_disable() and counts its preemptions and any run elsewhere).
  *
- * Under TCG on a shared host a vCPU can be descheduled for milliseconds, so
- * these tests check orders, counts and invariants, never durations, and
- * every wait has a deadline. Helper tasks only record (KEXPECT_* at most),
- * stop on a shared flag or on a deadline of their own, and are always
- * joined: the test task checks the record and logs the counts it checked.
+ * Under TCG on a shared host a vCPU can be descheduled for hundreds of
+ * milliseconds, so these tests check orders, counts and invariants, never
+ * durations (tests/ktest_util.h), and a wait gives up only when the
+ * kernel is stuck. Helper tasks only record (KEXPECT_* at most), stop on
+ * a shared flag or when their test ends, and are always joined: the test
+ * task checks the record and logs the counts it checked.
  */
 #ifndef SCHED_UTIL_H
 #define SCHED_UTIL_H
@@ -77,20 +78,15 @@ struct preemptor {
 	struct task_struct *task;               /* NULL: it could not start */
 };
 
-/* How long a test may keep preempting before it gives up on its count:
- * a guard against a hang, not a measure (the counts decide), and inside
- * the preemptor's own HELPER_MAX_NS. */
-#define PREEMPT_BOUND_MS 15000
-
 /* Wake k and wait (spinning, at most 20 ms) until it has run. */
 void kick(struct preemptor *k);
 
 /* Preempt k's CPU, by kicks from here when this is another CPU, else by
- * k's own timer wakeups, until *count reaches want. timeout_ms only
- * keeps a broken kernel from hanging the test; hitting it is logged, and
- * the caller's checks of *count say whether that is a failure. */
-void preempt_for(struct preemptor *k, volatile long *count, long want,
-		 uint64_t timeout_ms);
+ * k's own timer wakeups, until *count reaches want, however long a busy
+ * host makes that take. It gives up only when *count stops moving
+ * (ktest_stalled(): a stuck kernel), and logs it; the caller's check of
+ * *count then fails. */
+void preempt_for(struct preemptor *k, volatile long *count, long want);
 
 /*
  * A pin watch: its task takes migrate_disable() on the CPU it was started
@@ -132,10 +128,15 @@ void pin_watch_finish(struct pin_watch *w);
 
 /* RT throttling's 5% on a 200 ms period, for tests that watch several
  * periods (a 1 s period is 1000 ticks, and a loaded host's vCPU may take
- * 30 ticks a second); and the defaults back. */
+ * 30 ticks a second); and the defaults back. Throttling counts its
+ * periods in the CPU's ticks, RT_TEST_PERIOD_TICKS each. */
+#define RT_TEST_PERIOD_US 200000
+#define RT_TEST_PERIOD_TICKS (RT_TEST_PERIOD_US / (1000000 / HZ))
+
 static inline int rt_throttle_test_bandwidth(void)
 {
-	return sched_rt_set_bandwidth(190000, 200000);
+	return sched_rt_set_bandwidth(RT_TEST_PERIOD_US * 95 / 100,
+				      RT_TEST_PERIOD_US);
 }
 
 static inline int rt_throttle_default_bandwidth(void)

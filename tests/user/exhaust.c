@@ -149,7 +149,7 @@ KTEST(user, orphan_output_outlives_caller)
 	KASSERT_TRUE(out = process_output_alloc());
 	KASSERT_EQ(process_spawn("usertest", 2, argv, out, &p), 0);
 	KEXPECT_EQ(process_wait(p), 0);
-	KEXPECT_TRUE(ktest_poll_int(&pg->writes, 1, 10000));
+	KEXPECT_TRUE(ktest_poll_int(&pg->writes, 1, KTEST_WAIT_MS));
 	process_output_put(out);
 	/* No KASSERT until the orphan is told to stop: it writes on. */
 	poison = kmalloc(sizeof(*out));
@@ -157,16 +157,16 @@ KTEST(user, orphan_output_outlives_caller)
 	if (poison) {
 		memset(poison, 0xa5, sizeof(*out));
 		w = load_int(&pg->writes);
-		KEXPECT_TRUE(ktest_poll_int(&pg->writes, w + 5, 10000));
+		KEXPECT_TRUE(ktest_poll_int(&pg->writes, w + 5, KTEST_WAIT_MS));
 		for (size_t i = 0; i < sizeof(*out); i++)
 			bad += poison[i] != 0xa5;
 		KEXPECT_EQ(bad, 0);
 		kfree(poison);
 	}
 	store_int(&pg->stop, 1);
-	KEXPECT_TRUE(ktest_poll_int(&pg->done, 1, 10000));
+	KEXPECT_TRUE(ktest_poll_int(&pg->done, 1, KTEST_WAIT_MS));
 	KEXPECT_TRUE(ktest_poll_until(kmalloc_objects_in_use(
 					      KMALLOC_NR_CLASSES) == large,
-				      10000, POLL_SLEEP));
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	KEXPECT_EQ(kmalloc_objects_in_use(KMALLOC_NR_CLASSES), large);
 }

@@ -20,16 +20,17 @@
 /* Whether the spinners' processes end when told is not in doubt, but
  * whether this task runs to tell them is what the test checks: on a
  * kernel without throttling only a timer, run from the tick whatever
- * the CPU runs, can stop them. */
-#define BACKSTOP_NS (105000 * NS_PER_MS)
-/* Throttling counts periods in ticks, and a vCPU the host does not run
- * takes none: with 8 vCPUs on 2 host cores busy with other QEMUs, a CPU
- * was seen taking 33 ticks a second. So the test runs on 200-tick
- * periods (rt_throttle_test_bandwidth()), and the watch may take this
- * long before it fails, inside the runner's 120 s a test. */
-#define WATCH_MS 95000
-/* Throttlings each CPU must show while watched. */
+ * the CPU runs, can stop them. It fires just before the runner's bound
+ * on the test (300 s), which only a broken kernel comes near. */
+#define BACKSTOP_NS (285000 * NS_PER_MS)
+/* Throttlings each CPU must show while watched. Throttling counts periods
+ * in ticks, and a vCPU the host does not run takes none: with 8 vCPUs on
+ * 2 host cores busy with other QEMUs, a CPU was seen taking 33 ticks a
+ * second. So the test runs on 200-tick periods
+ * (rt_throttle_test_bandwidth()), and the watch gives up in ticks too:
+ * once every CPU has taken two periods more than it needs. */
 #define SPIN_PERIODS 3
+#define WATCH_TICKS ((SPIN_PERIODS + 2) * RT_TEST_PERIOD_TICKS)
 
 KTEST(user, rt_policy_needs_rlimit)
 {
@@ -60,9 +61,9 @@ static void rs_backstop(struct timer_list *t)
 static int rs_counter(void *arg)
 {
 	volatile long *count = arg;
-	uint64_t t0 = ktime_get_ns();
+	unsigned long test = ktest_number();
 
-	while (!load_int(&rs.stop) && ns_since(t0) < BACKSTOP_NS) {
+	while (!load_int(&rs.stop) && !ktest_ended(test)) {
 		__atomic_store_n(count, *count + 1, __ATOMIC_RELEASE);
 		cpu_relax();
 	}
@@ -90,6 +91,18 @@ static bool ready(int cpu)
 }
 
 static struct rt_bandwidth_stat s0[NR_CPUS], s1[NR_CPUS];
+static unsigned long watch_ticks0[NR_CPUS];
+
+/* Whether every CPU has taken WATCH_TICKS since the watch began. */
+static bool all_watched_long_enough(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (per_cpu(cpu_ticks, cpu) - watch_ticks0[cpu] < WATCH_TICKS)
+			return false;
+	return true;
+}
 
 /* Every CPU's counts taken again: each throttled SPIN_PERIODS times? */
 static bool all_throttled_enough(void)
@@ -138,21 +151,26 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 	timer_setup(&rs.backstop, rs_backstop);
 	add_timer(&rs.backstop, ktime_get_ns() + BACKSTOP_NS);
 	/* Each asked for FIFO 99 under the default limit; now grant it. */
-	KEXPECT_TRUE(ktest_poll_until(all_cpus(asked), 20000, POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_until(all_cpus(asked), KTEST_WAIT_MS,
+				      POLL_SLEEP));
 	for_each_online_cpu(cpu)
 		if (p[cpu])
 			KEXPECT_EQ(process_setrlimit(p[cpu], RLIMIT_RTPRIO,
 						     &rt99), 0);
 	store_int(&rs.pg->go, 1);
-	KEXPECT_TRUE(ktest_poll_until(all_cpus(ready), 20000, POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_until(all_cpus(ready), KTEST_WAIT_MS,
+				      POLL_SLEEP));
 	/* From here every CPU runs a FIFO 99 spinner: this task and the
 	 * counters run only while their CPU's spinner is throttled. */
 	for_each_online_cpu(cpu) {
 		sched_rt_stat(cpu, &s0[cpu]);
 		s1[cpu] = s0[cpu];
 		c0[cpu] = load_long(&rs.count[cpu]);
+		watch_ticks0[cpu] = per_cpu(cpu_ticks, cpu);
 	}
-	ok = ktest_poll_until(all_throttled_enough(), WATCH_MS, POLL_SLEEP);
+	ktest_wait_until(all_throttled_enough() || all_watched_long_enough(),
+			 POLL_SLEEP);
+	ok = all_throttled_enough();
 	for_each_online_cpu(cpu)
 		c1[cpu] = load_long(&rs.count[cpu]);
 	store_int(&rs.pg->stop, 1);

@@ -34,6 +34,12 @@ void arch_timer_init(void (*handler)(void));
 /* The event timer's input frequency, measured by arch_timer_init(). */
 uint64_t arch_timer_hz(void);
 
+/* What is left of this CPU's one-shot, in counts of arch_timer_hz(): 0
+ * once it has fired, or when stopped. The timer computes it from its own
+ * clock when read, so read beside the TSC it tells the rate the timer
+ * really runs at, however late its interrupt is delivered. */
+uint32_t arch_timer_count(void);
+
 /* Arm this CPU's event timer to fire once, ns from now (interrupts off). */
 void arch_timer_oneshot(uint64_t ns);
 
