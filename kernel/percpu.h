@@ -26,6 +26,7 @@
 #include "locking/lockdep.h"
 #include "percpu_defs.h"
 #include "preempt.h"
+#include "rwonce.h"
 
 /*
  * smp_processor_id(): the CPU number, checked. The answer is only stable
@@ -71,7 +72,7 @@ static __always_inline void this_cpu_read_hook(const void *var)
 
 static __always_inline void this_cpu_write_hook(const void *var)
 {
-	if (__atomic_load_n(&lockdep_this_cpu_reads, __ATOMIC_RELAXED))
+	if (READ_ONCE(lockdep_this_cpu_reads))
 		lockdep_this_cpu_write(var);
 }
 

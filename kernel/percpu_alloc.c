@@ -17,6 +17,7 @@
 #include "locking/mutex.h"
 #include "panic.h"
 #include "printk.h"
+#include "rwonce.h"
 #include "string.h"
 #include "vsprintf.h"
 
@@ -118,8 +119,8 @@ static void claim(int s, int n, unsigned long site)
 {
 	assign_units(alloc_map, s, n, true);
 	assign_units(freed_map, s, n, false);
-	__atomic_store_n(&pcpu_site[s], site, __ATOMIC_RELAXED);
-	__atomic_store_n(&pcpu_len[s], (uint16_t)n, __ATOMIC_RELAXED);
+	WRITE_ONCE(pcpu_site[s], site);
+	WRITE_ONCE(pcpu_len[s], (uint16_t)n);
 	pcpu_info.used += (size_t)n * PCPU_MIN_ALLOC_SIZE;
 	pcpu_info.nr_allocs++;
 }
@@ -129,7 +130,7 @@ static void release(int s)
 {
 	int n = pcpu_len[s];
 
-	__atomic_store_n(&pcpu_len[s], 0, __ATOMIC_RELAXED);
+	WRITE_ONCE(pcpu_len[s], 0);
 	assign_units(alloc_map, s, n, false);
 	assign_units(freed_map, s, 1, true);
 	pcpu_info.used -= (size_t)n * PCPU_MIN_ALLOC_SIZE;
@@ -264,7 +265,7 @@ static int unit_of(const void *addr)
 		return -1;
 	u = ((uintptr_t)addr - (uintptr_t)pcpu_dynamic) / PCPU_MIN_ALLOC_SIZE;
 	for (s = u; s >= 0; s--)
-		if ((len = __atomic_load_n(&pcpu_len[s], __ATOMIC_RELAXED)))
+		if ((len = READ_ONCE(pcpu_len[s])))
 			break;
 	return s < 0 || u >= s + len ? -1 : s;
 }
@@ -284,9 +285,9 @@ bool percpu_dynamic_describe(const void *addr, char *buf, size_t size)
 	if (s < 0)
 		return false; /* free space, or not dynamic memory */
 	ksym_snprint(site, sizeof(site),
-		     __atomic_load_n(&pcpu_site[s], __ATOMIC_RELAXED));
+		     READ_ONCE(pcpu_site[s]));
 	snprintf(buf, size, "alloc_percpu(%u)+0x%lx from %s",
-		 __atomic_load_n(&pcpu_len[s], __ATOMIC_RELAXED) *
+		 READ_ONCE(pcpu_len[s]) *
 			 PCPU_MIN_ALLOC_SIZE,
 		 (unsigned long)((uintptr_t)addr - (uintptr_t)unit_addr(s)),
 		 site);

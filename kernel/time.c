@@ -16,7 +16,7 @@
 #define TICK_NS (1000000000ul / HZ)
 #define MIN_EVENT_NS 2000 /* sooner than this: not worth an interrupt */
 
-volatile unsigned long jiffies;
+volatile unsigned long jiffies; /* volatile: polled in loops (time.h) */
 DEFINE_PER_CPU_STAT(unsigned long, cpu_ticks);
 static DEFINE_PER_CPU(uint64_t, next_tick);  /* when this CPU ticks next */
 static DEFINE_PER_CPU(uint64_t, next_event); /* when its timer is armed for */
