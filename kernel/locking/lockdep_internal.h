@@ -7,6 +7,7 @@
 
 #include "locking/lockdep.h"
 #include "sched/sched.h"
+#include "rwonce.h"
 
 #define MAX_LOCKDEP_CLASSES 1024   /* index 0 means "no class" */
 #define MAX_LOCKDEP_EDGES 8192
@@ -80,8 +81,7 @@ static inline bool lockdep_chain_cached(uint64_t key)
 {
 	for (unsigned int s = key % CHAINHASH_SIZE;;
 	     s = (s + 1) % CHAINHASH_SIZE) {
-		uint64_t k = __atomic_load_n(&lockdep_chain_hash[s],
-					     __ATOMIC_RELAXED);
+		uint64_t k = READ_ONCE(lockdep_chain_hash[s]);
 
 		if (k == key)
 			return true;
@@ -94,8 +94,7 @@ static inline bool lockdep_chain_cached(uint64_t key)
  * own slot. A key that a collision moved on is for the slow path. */
 static inline bool lockdep_chain_cached_fast(uint64_t key)
 {
-	return __atomic_load_n(&lockdep_chain_hash[key % CHAINHASH_SIZE],
-			       __ATOMIC_RELAXED) == key;
+	return READ_ONCE(lockdep_chain_hash[key % CHAINHASH_SIZE]) == key;
 }
 
 /* lockdep_graph.c: validate a held-lock chain not seen before (next is
