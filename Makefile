@@ -71,8 +71,9 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
 	-Ikernel -Iarch/x86_64 -Ilib $(CONFIG_DEFS) -MMD -MP
 # Tests include the public headers by their bare names ("sched.h",
-# "spinlock.h"), as DESIGN.md promises; the core spells the folder
-# ("sched/sched.h"), which scripts/build/includes.sh checks.
+# "spinlock.h"; docs/architecture.md, "The public headers"); the core
+# spells the folder ("sched/sched.h"), which scripts/build/includes.sh
+# checks.
 KERNEL_SUBDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard kernel/*/*.h))))
 TEST_INCLUDES  := -Itests $(addprefix -I,$(KERNEL_SUBDIRS))
 # KCSAN's instrumentation without function entry/exit hooks; volatile
@@ -185,7 +186,9 @@ $(B)/kernel.elf: $(B)/kernel.stage1.elf $(B)/ksyms.o
 	@$(NM) -n $< | grep -v ' ksyms_\| _end$$' > $(B)/syms.1
 	@$(NM) -n $@ | grep -v ' ksyms_\| _end$$' > $(B)/syms.2
 	@cmp -s $(B)/syms.1 $(B)/syms.2 || { echo "symbols moved between links"; rm -f $@; exit 1; }
-	@grub-file --is-x86-multiboot2 $@ 2>/dev/null || command -v grub-file >/dev/null || true
+	@if command -v grub-file >/dev/null; then \
+		grub-file --is-x86-multiboot2 $@ || { echo "$@: no Multiboot2 header GRUB can boot (grub-file)"; rm -f $@; exit 1; }; \
+	else echo "$@: grub-file not installed: Multiboot2 header not checked"; fi
 
 # The layer rule (docs/architecture.md): what may include what.
 HDRS := $(shell find $(SRCDIRS) -name '*.h')

@@ -18,10 +18,11 @@
  * volatile read-modify-write of a copy loses an update like any other.
  *
  * Re-entry: this file, the validator and the locks are not instrumented
- * (the Makefile instruments tests/ only), so the checker never calls a
- * hook; a hook called from an interrupt that came in the middle of a
- * hook reaches the checker, which runs with interrupts off, only
- * between two of its calls; NMIs are turned away by the checker.
+ * (the Makefile's TSAN_EXCLUDE leaves kernel/locking/ out), so the
+ * checker never calls a hook; a hook called from an interrupt that came
+ * in the middle of a hook reaches the checker, which runs with interrupts
+ * off, only between two of its calls; NMIs are turned away by the
+ * checker.
  */
 #ifdef CONFIG_LOCKDEP_TSAN
 
