@@ -108,7 +108,7 @@ all: kernel iso
 # points $(O)/kernel.elf at it. The scripts build with `elf`, so that a
 # `make test` does not move the link a user's `make gdb` follows.
 elf: $(B)/includes.ok $(B)/boundary.ok $(B)/kernel.elf $(B)/percpu-ops.ok \
-	$(B)/migrate-ops.ok $(B)/nofpu.ok
+	$(B)/migrate-ops.ok $(B)/nofpu.ok $(B)/vocabulary.ok
 kernel: elf
 	@ln -sfn $(CONFIG_NAME)/kernel.elf $(O)/kernel.elf
 iso: $(B)/kernel.iso
@@ -195,6 +195,13 @@ HDRS := $(shell find $(SRCDIRS) -name '*.h')
 $(B)/includes.ok: $(CSRCS) $(HDRS) scripts/build/includes.sh
 	@mkdir -p $(B)
 	$(Q)bash scripts/build/includes.sh check && touch $@
+
+# The memory-model vocabulary (docs/memory-model.md): no raw __atomic
+# builtin, and no volatile without its reason, outside the headers that
+# define READ_ONCE(), the barriers and the atomics.
+$(B)/vocabulary.ok: $(CSRCS) $(HDRS) scripts/build/check-vocabulary.sh
+	@mkdir -p $(B)
+	$(Q)bash scripts/build/check-vocabulary.sh && touch $@
 
 # The call boundary between the core and arch, on the objects: the core
 # uses the arch's symbols through asm/*.h only, the arch the core's from a
