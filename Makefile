@@ -108,7 +108,7 @@ all: kernel iso
 # points $(O)/kernel.elf at it. The scripts build with `elf`, so that a
 # `make test` does not move the link a user's `make gdb` follows.
 elf: $(B)/includes.ok $(B)/boundary.ok $(B)/kernel.elf $(B)/percpu-ops.ok \
-	$(B)/migrate-ops.ok $(B)/nofpu.ok $(B)/vocabulary.ok
+	$(B)/migrate-ops.ok $(B)/nofpu.ok $(B)/vocabulary.ok $(B)/paths.ok
 kernel: elf
 	@ln -sfn $(CONFIG_NAME)/kernel.elf $(O)/kernel.elf
 iso: $(B)/kernel.iso
@@ -202,6 +202,14 @@ $(B)/includes.ok: $(CSRCS) $(HDRS) scripts/build/includes.sh
 $(B)/vocabulary.ok: $(CSRCS) $(HDRS) scripts/build/check-vocabulary.sh
 	@mkdir -p $(B)
 	$(Q)bash scripts/build/check-vocabulary.sh && touch $@
+
+# No reference to what is not there: every repository path a comment, a
+# doc, a handout or the README names exists (scripts/build/check-paths.sh).
+PATH_REFS := $(CSRCS) $(ASRCS) $(HDRS) README.md Makefile linker.ld \
+	$(shell find docs scripts tests/host tests/labs -type f)
+$(B)/paths.ok: $(PATH_REFS)
+	@mkdir -p $(B)
+	$(Q)bash scripts/build/check-paths.sh && touch $@
 
 # The call boundary between the core and arch, on the objects: the core
 # uses the arch's symbols through asm/*.h only, the arch the core's from a
