@@ -1,7 +1,8 @@
 /*
- * Tests of time (kernel/time.c, arch/x86_64/tsc.c, the LAPIC timer in
- * arch/x86_64/lapic.c): the TSC clock, udelay, every CPU's tick, jiffies,
- * and that the TSC and the LAPIC timer agree on how long a second is.
+ * Tests of time (kernel/time/timekeeping.c, arch/x86_64/tsc.c, the LAPIC
+ * timer in arch/x86_64/lapic.c): the TSC clock, udelay, every CPU's tick,
+ * jiffies, and that the TSC and the LAPIC timer agree on how long a
+ * second is.
  */
 #include "ktest_util.h"
 #include "asm/timer.h"
