@@ -30,7 +30,7 @@
 #include "asm/barrier.h"
 #include "asm/smp.h"
 #include "asm/timer.h"
-#include "time.h"
+#include "time/time.h"
 
 /* How long a starting CPU may stay silent after its kick and after the
  * last CPU to answer (arch_poll_cpu_alive). */

@@ -20,7 +20,7 @@
 #include "sched/sched.h"
 #include "smp.h"
 #include "string.h"
-#include "time.h"
+#include "time/time.h"
 #include "debug/torture.h"
 #include "debug/trace.h"
 #include "vsprintf.h"

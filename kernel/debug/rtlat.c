@@ -13,7 +13,7 @@
 #include "printk.h"
 #include "sched/sched.h"
 #include "smp.h"
-#include "time.h"
+#include "time/time.h"
 #include "sched/timer.h"
 
 /* What the background sections protect: this CPU's copy of a counter. */

@@ -31,7 +31,7 @@
 #include "sched/sched.h"
 #include "smp.h"
 #include "locking/spinlock.h"
-#include "time.h"
+#include "time/time.h"
 #include "debug/torture.h"
 #include "vsprintf.h"
 #include "debug/watchdog.h"

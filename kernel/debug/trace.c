@@ -23,7 +23,7 @@
 #include "sched/sched.h"
 #include "smp.h"
 #include "string.h"
-#include "time.h"
+#include "time/time.h"
 
 struct trace_buf {
 	struct trace_entry *entries;

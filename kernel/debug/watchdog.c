@@ -23,7 +23,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "sched/sched.h"
-#include "time.h"
+#include "time/time.h"
 #include "asm/barrier.h"
 #include "debug/watchdog.h"
 

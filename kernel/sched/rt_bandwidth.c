@@ -25,7 +25,7 @@
 #include "cmdline.h"
 #include "user/uapi.h" /* error numbers */
 #include "printk.h"
-#include "time.h"
+#include "time/time.h"
 
 #define TICK_US (1000000l / HZ)
 

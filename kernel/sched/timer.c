@@ -11,7 +11,7 @@
 #include "percpu.h"
 #include "sched/sched.h"
 #include "locking/spinlock.h"
-#include "time.h"
+#include "time/time.h"
 
 /* Reached with the unchecked raw_*_ptr accessors: a base is protected by
  * its own lock, taken after the pointer to it is formed. */

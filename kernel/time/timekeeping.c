@@ -5,7 +5,7 @@
  * tick and its first pending timer, so a sleep can end between ticks
  * instead of at the next one.
  */
-#include "time.h"
+#include "time/time.h"
 #include "debug/watchdog.h"
 #include "asm/timer.h"
 #include "printk.h"
