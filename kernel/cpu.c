@@ -24,7 +24,7 @@
 #include "printk.h"
 #include "sched/completion.h"
 #include "sched/sched.h"
-#include "sched/timer.h"
+#include "time/timer.h"
 #include "sched/wait.h"
 #include "smp.h"
 #include "asm/barrier.h"

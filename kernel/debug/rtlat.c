@@ -14,7 +14,7 @@
 #include "sched/sched.h"
 #include "smp.h"
 #include "time/time.h"
-#include "sched/timer.h"
+#include "time/timer.h"
 
 /* What the background sections protect: this CPU's copy of a counter. */
 struct rtlat_pcp {

@@ -24,7 +24,7 @@
 #include "asm/stacktrace.h"
 #include "asm/switch_to.h"
 #include "mm/stack.h"
-#include "sched/timer.h"
+#include "time/timer.h"
 #include "cpuhotplug.h"
 
 DEFINE_PER_CPU_UNCHECKED(struct rq, runqueues);

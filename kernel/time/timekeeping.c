@@ -10,7 +10,7 @@
 #include "asm/timer.h"
 #include "printk.h"
 #include "sched/sched.h"
-#include "sched/timer.h"
+#include "time/timer.h"
 #include "smp.h"
 
 #define TICK_NS (1000000000ul / HZ)

@@ -6,7 +6,7 @@
  * a timer on the sleeper's stack can go away safely. When a CPU goes
  * offline its pending timers move to the CPU that took it down.
  */
-#include "sched/timer.h"
+#include "time/timer.h"
 #include "panic.h"
 #include "percpu.h"
 #include "sched/sched.h"
