@@ -127,7 +127,9 @@ $(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
 # What the compiler's hooks see (TSAN=1): the tests and the core, not the
 # validator and the locks (kernel/locking/: the hooks call the checker,
 # which must not call them), the test and benchmark harness
-# (kernel/debug/), the scheduler and the timer wheel (kernel/sched/,
+# (kernel/debug/) and the scheduler's trace (kernel/trace/: each CPU
+# fills its own buffer with interrupts off, from every switch), the
+# scheduler and the timer wheel (kernel/sched/,
 # kernel/time/: their per-CPU data is the run queues and timer bases,
 # unchecked, and a hook per load and store would slow every switch and
 # every tick for nothing), the allocators (kernel/mm/: their
@@ -135,7 +137,8 @@ $(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
 # checks as a lock, and read unlocked on purpose for statistics and the
 # atomic-context path), the arch's entry code and boot.
 TSAN_DIRS    ?= tests kernel
-TSAN_EXCLUDE ?= kernel/locking kernel/debug kernel/sched kernel/time kernel/mm
+TSAN_EXCLUDE ?= kernel/locking kernel/debug kernel/trace kernel/sched \
+	kernel/time kernel/mm
 TSAN_OBJS := $(filter-out $(TSAN_EXCLUDE:%=$(B)/%/%),$(filter $(TSAN_DIRS:%=$(B)/%/%),$(OBJS)))
 $(if $(TSAN_ON),$(TSAN_OBJS)): CFLAGS += $(TSAN_CFLAGS)
 $(B)/%.o: %.c $(B)/config

@@ -230,12 +230,12 @@ static inline void set_current_state(unsigned int state)
  * else may move a task while it runs, and a task that is switched out has
  * its count in memory (the switch is a full barrier). The trace (trace.h)
  * records the outermost pair as a span (trace_migrate_span(), in
- * debug/trace.c); off, its hook is a nop (a static key), so the pair costs what preempt_disable()'s does: current is read
- * once (it is stable for the task), then an increment, a decrement and
- * one branch. scripts/build/check-migrate-ops.sh checks that at build
+ * trace/trace.c); off, its hook is a nop (a static key), so the pair
+ * costs what preempt_disable()'s does: current is read once (it is
+ * stable for the task), then an increment, a decrement and one branch. scripts/build/check-migrate-ops.sh checks that at build
  * time: no call and no locked instruction on the fast path.
  */
-void trace_migrate_span(enum trace_type type);    /* debug/trace.c */
+void trace_migrate_span(enum trace_type type);    /* trace/trace.c */
 
 static inline void migrate_disable(void)
 {
