@@ -22,7 +22,7 @@
 #include "string.h"
 #include "time/time.h"
 #include "debug/torture.h"
-#include "debug/trace.h"
+#include "trace/trace.h"
 #include "vsprintf.h"
 #include "asm/page.h"
 #include "asm/pgtable.h"

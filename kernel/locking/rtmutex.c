@@ -24,7 +24,7 @@
 #include "printk.h"
 #include "sched/sched.h"
 #include "sched/sched_internal.h"
-#include "debug/trace.h"
+#include "trace/trace.h"
 
 #define MAX_CHAIN 1024
 

@@ -16,7 +16,7 @@
 #include "percpu.h"
 #include "refcount.h"
 #include "preempt.h"
-#include "debug/trace.h"
+#include "trace/trace.h"
 #include "asm/spinlock.h"
 
 struct rt_mutex_waiter;

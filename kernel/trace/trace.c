@@ -15,7 +15,7 @@
  * interrupt handler: that interrupt's exit is left out (irq_gen), so an
  * irq_exit in a dump always closes an irq_entry before it.
  */
-#include "debug/trace.h"
+#include "trace/trace.h"
 #include "atomic.h"
 #include "mm/kmalloc.h"
 #include "percpu.h"
