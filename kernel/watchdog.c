@@ -25,7 +25,7 @@
 #include "sched/sched.h"
 #include "time/time.h"
 #include "asm/barrier.h"
-#include "debug/watchdog.h"
+#include "watchdog.h"
 
 /* Set by softlockup_start()/_stop(), read by every CPU's tick and
  * watchdog thread: released and acquired, or READ_ONCE() where only the

@@ -34,7 +34,7 @@
 #include "time/time.h"
 #include "debug/torture.h"
 #include "vsprintf.h"
-#include "debug/watchdog.h"
+#include "watchdog.h"
 #include "asm/processor.h"
 #include "asm/timer.h"
 

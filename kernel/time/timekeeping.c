@@ -6,7 +6,7 @@
  * instead of at the next one.
  */
 #include "time/time.h"
-#include "debug/watchdog.h"
+#include "watchdog.h"
 #include "asm/timer.h"
 #include "printk.h"
 #include "sched/sched.h"
