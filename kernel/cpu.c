@@ -13,6 +13,7 @@
  * with it back at CPUHP_BRINGUP_CPU.
  */
 #include "cpuhotplug.h"
+#include "errno.h"
 #include "compiler.h"
 #include "irq_work.h"
 #include "locking/lockdep.h"

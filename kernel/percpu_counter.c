@@ -11,7 +11,7 @@
  */
 #include "percpu_counter.h"
 #include "rwonce.h"
-#include "user/uapi.h"
+#include "errno.h"
 
 int percpu_counter_batch = 32;
 

@@ -19,6 +19,7 @@
  * a gap of many ticks means the vCPU was away: the count starts again.
  */
 #include "cpuhotplug.h"
+#include "errno.h"
 #include "percpu.h"
 #include "panic.h"
 #include "printk.h"

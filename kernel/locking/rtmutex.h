@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "errno.h"
 #include "list.h"
 #include "rwonce.h"
 #include "locking/lockdep.h"
@@ -31,7 +32,6 @@ struct rt_mutex {
 };
 
 #define RT_MUTEX_HAS_WAITERS 1ul
-#define EDEADLK 35
 
 /* The lists start zeroed and are set up on first contention, so that a
  * static initialiser holds no address of the lock itself: a per-CPU

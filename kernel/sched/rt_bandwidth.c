@@ -23,7 +23,7 @@
 #include "sched/sched.h"
 #include "sched/sched_internal.h"
 #include "cmdline.h"
-#include "user/uapi.h" /* error numbers */
+#include "errno.h"
 #include "printk.h"
 #include "time/time.h"
 

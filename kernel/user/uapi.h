@@ -1,13 +1,16 @@
 /*
  * The ABI between the kernel and user programs: system call numbers, error
- * numbers, the restartable-sequence structures and the encoding of an exit
- * status. user/'s libc includes this file too, so both sides agree by
- * construction. Names and layouts follow Linux; the numbers are our own.
+ * numbers (lib/errno.h, Linux's), the restartable-sequence structures and
+ * the encoding of an exit status. user/'s libc includes this file too, so
+ * both sides agree by construction. Names and layouts follow Linux; the
+ * system call numbers are our own.
  */
 #ifndef UAPI_H
 #define UAPI_H
 
 #include <stdint.h>
+/* By its path from here: user/'s programs build with no include path. */
+#include "../../lib/errno.h"
 
 enum {
 	SYS_write,              /* (fd, buf, len) -> bytes written */
@@ -26,25 +29,6 @@ enum {
 	SYS_setrlimit,          /* (resource, const struct rlimit *) */
 	NR_SYSCALLS
 };
-
-#define EPERM   1
-#define ENOENT  2
-#define ESRCH   3
-#define EIO     5
-#define E2BIG   7
-#define ENOEXEC 8
-#define EBADF   9
-#define ECHILD  10
-#define EAGAIN  11
-#define ENOMEM  12
-#define EFAULT  14
-#define EBUSY   16
-#define EINVAL  22
-#define ENOSPC  28
-#define EDEADLK 35
-#define ENAMETOOLONG 36
-#define ENOSYS  38
-#define EALREADY 114
 
 struct timespec {
 	int64_t tv_sec;
