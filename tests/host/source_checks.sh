@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The build's checks on the sources themselves: the memory-model
-# vocabulary (scripts/build/check-vocabulary.sh) and the paths the
-# comments and docs name (scripts/build/check-paths.sh). Each passes on
+# vocabulary (scripts/build/check-vocabulary.sh), the paths the comments
+# and docs name (scripts/build/check-paths.sh), and the layer rule's one
+# door into kernel/debug/ (scripts/build/includes.sh). Each passes on
 # the tree as it is, and fails, with one line per fault naming its file
 # and line, on a small tree planted beside it: a raw __atomic builtin
 # and a volatile with no reason given; a missing file named in a doc, in
-# a comment, as a bare doc name and as a Markdown link. What is allowed
+# a comment, as a bare doc name and as a Markdown link; a core file that
+# includes a debug/ header other than the hook header. What is allowed
 # goes unreported: asm volatile, a commented volatile, the words in
 # comments and strings, the vocabulary's own headers, an #include line,
 # Linux's paths, build products, existing paths and globs that match.
@@ -44,9 +46,11 @@ expect() {
 	((bad)) || echo "ok $what"
 }
 
-# run ROOT SCRIPT: the check, as the build runs it, on the tree at ROOT.
+# run ROOT SCRIPT [ARG]: the check, as the build runs it, on the tree at
+# ROOT.
 run() {
-	bash "$1/scripts/build/$2" >"$tmp/out" 2>&1
+	# shellcheck disable=SC2086 # the script and its argument
+	bash "$1"/scripts/build/$2 >"$tmp/out" 2>&1
 	rc=$?
 }
 
@@ -60,7 +64,7 @@ t=$tmp/tree
 mkdir -p "$t/scripts/build" "$t/arch/x86_64/asm" "$t/boot" "$t/docs" \
 	"$t/kernel" "$t/lib" "$t/tests" "$t/user"
 cp scripts/build/check-vocabulary.sh scripts/build/check-paths.sh \
-	"$t/scripts/build/"
+	scripts/build/includes.sh "$t/scripts/build/"
 touch "$t/README.md" "$t/Makefile" "$t/linker.ld"
 
 cat >"$t/kernel/bad.c" <<'EOF'
@@ -110,5 +114,16 @@ expect "missing paths fail the build, each with its place" 1 \
 	'^docs/page.md:7: DESIGN.md does not exist' \
 	'^kernel/sched/sched.c:2: tests/sched/vanished.c does not exist' \
 	'!page.md:[3-5]:' '!core.c' '!process.h' '!string.c'
+
+mkdir -p "$t/kernel/debug"
+touch "$t/kernel/debug/explore.h" "$t/kernel/debug/ktest.h"
+printf '#include "debug/ktest.h"\n' >"$t/kernel/runner.c"
+printf '#include "debug/explore.h"\n' >"$t/kernel/hooked.c"
+printf '#include "debug/ktest.h"\n' >"$t/kernel/debug/harness.c"
+printf '#include "debug/ktest.h"\n' >"$t/tests/a_test.c"
+run "$t" "includes.sh check"
+expect "the core reaches kernel/debug/ through its hook header only" 1 \
+	'^kernel/runner.c: includes kernel/debug/ktest.h: the core reaches kernel/debug/ only through debug/explore.h' \
+	'!hooked.c' '!harness.c' '!a_test.c'
 
 exit $fails
