@@ -71,8 +71,9 @@ CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin-printf \
 	-Wall -Wextra -Werror -Wno-unused-parameter \
 	-Ikernel -Iarch/x86_64 -Ilib $(CONFIG_DEFS) -MMD -MP
 # Tests include the public headers by their bare names ("sched.h",
-# "spinlock.h"), as DESIGN.md promises; the core spells the folder
-# ("sched/sched.h"), which scripts/build/includes.sh checks.
+# "spinlock.h"; docs/architecture.md, "The public headers"); the core
+# spells the folder ("sched/sched.h"), which scripts/build/includes.sh
+# checks.
 KERNEL_SUBDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard kernel/*/*.h))))
 TEST_INCLUDES  := -Itests $(addprefix -I,$(KERNEL_SUBDIRS))
 # KCSAN's instrumentation without function entry/exit hooks; volatile
@@ -111,7 +112,7 @@ all: kernel iso
 # points $(O)/kernel.elf at it. The scripts build with `elf`, so that a
 # `make test` does not move the link a user's `make gdb` follows.
 elf: $(B)/includes.ok $(B)/boundary.ok $(B)/kernel.elf $(B)/percpu-ops.ok \
-	$(B)/migrate-ops.ok $(B)/nofpu.ok
+	$(B)/migrate-ops.ok $(B)/nofpu.ok $(B)/vocabulary.ok $(B)/paths.ok
 kernel: elf
 	@ln -sfn $(CONFIG_NAME)/kernel.elf $(O)/kernel.elf
 iso: $(B)/kernel.iso
@@ -144,14 +145,18 @@ $(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
 # What the compiler's hooks see (TSAN=1): the tests and the core, not the
 # validator and the locks (kernel/locking/: the hooks call the checker,
 # which must not call them), the test and benchmark harness
-# (kernel/debug/), the scheduler (kernel/sched/: its per-CPU data is its
-# run queues and timer bases, unchecked, and a hook per load and store
-# would slow every switch for nothing), the allocators (kernel/mm/: their
+# (kernel/debug/) and the scheduler's trace (kernel/trace/: each CPU
+# fills its own buffer with interrupts off, from every switch), the
+# scheduler and the timer wheel (kernel/sched/,
+# kernel/time/: their per-CPU data is the run queues and timer bases,
+# unchecked, and a hook per load and store would slow every switch and
+# every tick for nothing), the allocators (kernel/mm/: their
 # per-CPU caches are reached under local_lock_t, which the validator
 # checks as a lock, and read unlocked on purpose for statistics and the
 # atomic-context path), the arch's entry code and boot.
 TSAN_DIRS    ?= tests kernel
-TSAN_EXCLUDE ?= kernel/locking kernel/debug kernel/sched kernel/mm
+TSAN_EXCLUDE ?= kernel/locking kernel/debug kernel/trace kernel/sched \
+	kernel/time kernel/mm
 TSAN_OBJS := $(filter-out $(TSAN_EXCLUDE:%=$(B)/%/%),$(filter $(TSAN_DIRS:%=$(B)/%/%),$(OBJS)))
 $(if $(TSAN_ON),$(TSAN_OBJS)): CFLAGS += $(TSAN_CFLAGS)
 # The hooks themselves: a settled access returns from a leaf with no
@@ -212,13 +217,30 @@ $(B)/kernel.elf: $(B)/kernel.stage1.elf $(B)/ksyms.o
 	@$(NM) -n $< | grep -v ' ksyms_\| _end$$' > $(B)/syms.1
 	@$(NM) -n $@ | grep -v ' ksyms_\| _end$$' > $(B)/syms.2
 	@cmp -s $(B)/syms.1 $(B)/syms.2 || { echo "symbols moved between links"; rm -f $@; exit 1; }
-	@grub-file --is-x86-multiboot2 $@ 2>/dev/null || command -v grub-file >/dev/null || true
+	@if command -v grub-file >/dev/null; then \
+		grub-file --is-x86-multiboot2 $@ || { echo "$@: no Multiboot2 header GRUB can boot (grub-file)"; rm -f $@; exit 1; }; \
+	else echo "$@: grub-file not installed: Multiboot2 header not checked"; fi
 
 # The layer rule (docs/architecture.md): what may include what.
 HDRS := $(shell find $(SRCDIRS) -name '*.h')
 $(B)/includes.ok: $(CSRCS) $(HDRS) scripts/build/includes.sh
 	@mkdir -p $(B)
 	$(Q)bash scripts/build/includes.sh check && touch $@
+
+# The memory-model vocabulary (docs/memory-model.md): no raw __atomic
+# builtin, and no volatile without its reason, outside the headers that
+# define READ_ONCE(), the barriers and the atomics.
+$(B)/vocabulary.ok: $(CSRCS) $(HDRS) scripts/build/check-vocabulary.sh
+	@mkdir -p $(B)
+	$(Q)bash scripts/build/check-vocabulary.sh && touch $@
+
+# No reference to what is not there: every repository path a comment, a
+# doc, a handout or the README names exists (scripts/build/check-paths.sh).
+PATH_REFS := $(CSRCS) $(ASRCS) $(HDRS) README.md Makefile linker.ld \
+	$(shell find docs scripts tests/host tests/labs -type f)
+$(B)/paths.ok: $(PATH_REFS)
+	@mkdir -p $(B)
+	$(Q)bash scripts/build/check-paths.sh && touch $@
 
 # The call boundary between the core and arch, on the objects: the core
 # uses the arch's symbols through asm/*.h only, the arch the core's from a

@@ -9,6 +9,7 @@
  */
 #include "cmdline.h"
 #include "bootinfo.h"
+#include "errno.h"
 #include "printk.h"
 #include "string.h"
 #include "vsprintf.h"

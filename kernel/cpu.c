@@ -13,6 +13,7 @@
  * with it back at CPUHP_BRINGUP_CPU.
  */
 #include "cpuhotplug.h"
+#include "errno.h"
 #include "compiler.h"
 #include "irq_work.h"
 #include "locking/lockdep.h"
@@ -24,12 +25,13 @@
 #include "printk.h"
 #include "sched/completion.h"
 #include "sched/sched.h"
-#include "sched/timer.h"
+#include "time/timer.h"
 #include "sched/wait.h"
 #include "smp.h"
+#include "asm/barrier.h"
 #include "asm/smp.h"
 #include "asm/timer.h"
-#include "time.h"
+#include "time/time.h"
 
 /* How long a starting CPU may stay silent after its kick and after the
  * last CPU to answer (arch_poll_cpu_alive). */
@@ -42,12 +44,13 @@ struct cpuhp_step {
 };
 
 /* One CPU's place on the ladder. should_die and dead are the handshake
- * with the CPU that parks (takedown_cpu, cpuhp_play_dead); kicked, waiter
- * and up_ns the one with the CPU that starts (bringup_cpu, ap_main). */
+ * with the CPU that parks (takedown_cpu, cpuhp_play_dead), each a
+ * release store seen by an acquire load; kicked, waiter and up_ns the one
+ * with the CPU that starts (bringup_cpu, ap_main). */
 struct cpuhp_cpu_state {
 	enum cpuhp_state state;
-	volatile bool should_die;
-	volatile bool dead;
+	bool should_die;
+	bool dead;
 	struct completion done;
 	bool kicked;        /* started by bringup_nonboot_cpus(), not waited for */
 	int waiter;         /* the CPU waiting for it to come online */
@@ -154,7 +157,9 @@ static bool hp_read_trylock(void)
 
 static bool hp_no_readers(void)
 {
-	return __atomic_load_n(&hp_lock.readers, __ATOMIC_ACQUIRE) == 0;
+	/* Acquire: the last reader's section (ended under the lock)
+	 * before the writer's. */
+	return smp_load_acquire(&hp_lock.readers) == 0;
 }
 
 /* Before the other CPUs are started no task but the boot CPU's idle task
@@ -244,8 +249,10 @@ static bool cpuhp_wait_online(int cpu)
 		if (alive < 0)
 			return false;
 		local_irq_save(flags);
-		__atomic_store_n(&st->waiter, raw_smp_processor_id(),
-				 __ATOMIC_SEQ_CST);
+		/* Store, full barrier, load: the CPU does the mirror image
+		 * (sets its online bit, reads waiter), so one of us sees
+		 * the other's store. */
+		smp_store_mb(st->waiter, raw_smp_processor_id());
 		online = alive > 0 && cpu_online(cpu);
 		if (!online) {
 			if (alive > 0 && !irqs_disabled_flags(flags))
@@ -257,7 +264,9 @@ static bool cpuhp_wait_online(int cpu)
 		if (online)
 			break;
 	}
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	/* What the CPU set up before it went online (set_cpu_online()'s
+	 * barrier) is seen from here on: the test of its bit acquires. */
+	smp_acquire__after_ctrl_dep();
 	return true;
 }
 
@@ -289,22 +298,20 @@ static int takedown_cpu(unsigned int cpu)
 
 	init_completion(&st->done);
 	st->dead = false;
-	__atomic_store_n(&st->should_die, true, __ATOMIC_RELEASE);
+	smp_store_release(&st->should_die, true);
 	resched_cpu(cpu); /* out of its halt, back to the idle loop's check */
 	wait_for_completion(&st->done);
 	/* complete() was its last call; the store after it its last write.
 	 * Until then it may hold a lock we must not have it hold when it is
 	 * started again (the INIT would leave that lock taken for good). */
-	while (!__atomic_load_n(&st->dead, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	smp_cond_load_acquire(&st->dead, VAL);
 	st->should_die = false;
 	return 0;
 }
 
 bool cpuhp_should_die(void)
 {
-	return __atomic_load_n(&cpuhp_cpu[raw_smp_processor_id()].should_die,
-			       __ATOMIC_ACQUIRE);
+	return smp_load_acquire(&cpuhp_cpu[raw_smp_processor_id()].should_die);
 }
 
 /* A STARTING or DYING callback has nobody to report to: it must work. */
@@ -332,8 +339,10 @@ void notify_cpu_starting(int cpu)
 
 void cpuhp_online_idle(int cpu)
 {
-	arch_send_ipi(__atomic_load_n(&cpuhp_cpu[cpu].waiter, __ATOMIC_SEQ_CST),
-		      IPI_RESCHEDULE);
+	/* After set_cpu_online()'s locked set_bit(): its store, a full
+	 * barrier, then this load, the mirror of cpuhp_wait_online(). */
+	smp_mb__after_atomic();
+	arch_send_ipi(READ_ONCE(cpuhp_cpu[cpu].waiter), IPI_RESCHEDULE);
 }
 
 /*

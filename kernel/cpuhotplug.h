@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include "compiler.h"
 #include "cpumask.h"
-#include "user/uapi.h" /* error numbers */
+#include "errno.h"
 
 enum cpuhp_state {
 	CPUHP_INVALID = -1,

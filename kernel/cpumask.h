@@ -1,11 +1,17 @@
 /*
  * Sets of CPUs, as in Linux: a bitmap of NR_CPUS bits, passed by pointer.
+ * Setting and clearing one CPU is atomic (set_bit(), clear_bit()), so CPUs
+ * that change the shared masks (online, active) at once lose nothing; the
+ * word-wise readers read each word once (READ_ONCE()), so a mask that is
+ * changing reads as some mix of its states, never as torn words.
  */
 #ifndef CPUMASK_H
 #define CPUMASK_H
 
 #include <stdbool.h>
 #include "percpu_defs.h"
+#include "rwonce.h"
+#include "asm/bitops.h"
 
 #define CPUMASK_WORDS (NR_CPUS / 64)
 
@@ -21,20 +27,17 @@ static inline void cpumask_clear(cpumask_t *m)
 
 static inline void cpumask_set_cpu(int cpu, cpumask_t *m)
 {
-	__atomic_fetch_or(&m->bits[cpu / 64], 1ul << (cpu % 64),
-			  __ATOMIC_RELAXED);
+	set_bit(cpu, m->bits);
 }
 
 static inline void cpumask_clear_cpu(int cpu, cpumask_t *m)
 {
-	__atomic_fetch_and(&m->bits[cpu / 64], ~(1ul << (cpu % 64)),
-			   __ATOMIC_RELAXED);
+	clear_bit(cpu, m->bits);
 }
 
 static inline bool cpumask_test_cpu(int cpu, const cpumask_t *m)
 {
-	return (__atomic_load_n(&m->bits[cpu / 64], __ATOMIC_RELAXED) >>
-		(cpu % 64)) & 1;
+	return test_bit(cpu, m->bits);
 }
 
 static inline int cpumask_weight(const cpumask_t *m)
@@ -43,7 +46,7 @@ static inline int cpumask_weight(const cpumask_t *m)
 
 	/* By hand: __builtin_popcountl would call libgcc without -mpopcnt. */
 	for (int i = 0; i < CPUMASK_WORDS; i++)
-		for (unsigned long w = m->bits[i]; w; w &= w - 1)
+		for (unsigned long w = READ_ONCE(m->bits[i]); w; w &= w - 1)
 			n++;
 	return n;
 }

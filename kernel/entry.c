@@ -12,7 +12,7 @@
 #include "user/rseq.h"
 #include "sched/sched.h"
 #include "mm/stack.h"
-#include "debug/trace.h"
+#include "trace/trace.h"
 
 void irqentry_enter(unsigned int vector)
 {

@@ -7,10 +7,12 @@
 
 #include <stdbool.h>
 
+/* pending is read and written only on the CPU the work is queued on,
+ * with interrupts off or from its interrupt: a plain bool. */
 struct irq_work {
 	struct irq_work *next;
 	void (*func)(struct irq_work *work);
-	volatile bool pending;  /* queued and not yet run */
+	bool pending;  /* queued and not yet run */
 };
 
 /* Queue work on this CPU; false if it is already pending. */

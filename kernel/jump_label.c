@@ -9,6 +9,7 @@
 #include "jump_label.h"
 #include "locking/mutex.h"
 #include "sched/sched.h"
+#include "asm/barrier.h"
 
 static DEFINE_MUTEX(jump_label_mutex);
 
@@ -27,7 +28,9 @@ static void static_key_set(struct static_key *key, bool enable)
 		migrate_disable();
 		arch_jump_label_transform_apply();
 		migrate_enable();
-		__atomic_store_n(&key->enabled, enable, __ATOMIC_RELEASE);
+		/* Release: whoever reads the new value (static_key_enabled())
+		 * also finds every site patched. */
+		smp_store_release(&key->enabled, enable);
 	}
 	mutex_unlock(&jump_label_mutex);
 	cpus_read_unlock();

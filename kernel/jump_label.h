@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "compiler.h"
+#include "asm/barrier.h"
 #include "asm/jump_label.h"
 
 struct static_key {
@@ -39,7 +40,7 @@ static __always_inline bool static_branch_unlikely(struct static_key_false *k)
 /* Whether the key is on (a plain read: not for hot paths). */
 static inline bool static_key_enabled(const struct static_key_false *k)
 {
-	return __atomic_load_n(&k->key.enabled, __ATOMIC_ACQUIRE);
+	return smp_load_acquire(&k->key.enabled);
 }
 
 /* Patch every site of the key; each returns once every CPU sees the new

@@ -6,12 +6,12 @@
  * asm/timer.h); the decisions are made here.
  */
 #include <stdint.h>
-#include "debug/kbench.h"
 #include "locking/lockdep.h"
 #include "mm/kmalloc.h"
-#include "debug/ktest.h"
 #include "bootinfo.h"
+#include "cmdline.h"
 #include "cpuhotplug.h"
+#include "init.h"
 #include "mm/page_alloc.h"
 #include "panic.h"
 #include "percpu.h"
@@ -20,9 +20,7 @@
 #include "sched/sched.h"
 #include "smp.h"
 #include "string.h"
-#include "time.h"
-#include "debug/torture.h"
-#include "debug/trace.h"
+#include "time/time.h"
 #include "vsprintf.h"
 #include "asm/page.h"
 #include "asm/pgtable.h"
@@ -84,58 +82,6 @@ static void allocator_caches_init(void)
 	page_pcp_init(bool_option("page_pcp", true));
 }
 
-static char work_glob[BOOT_CMDLINE_MAX];
-
-/* Boot with "trace" (make trace): events from before the first test to
- * after the last, dumped over the serial port at the end. */
-#define BOOT_TRACE_ENTRIES 65536
-
-/* In the work task, not in the idle task that creates it: starting a
- * trace patches code (static keys), which takes sleeping locks. */
-static void boot_trace_start(void)
-{
-	char opt[16];
-
-	if (cmdline_get("trace", opt, sizeof(opt)) &&
-	    trace_start(BOOT_TRACE_ENTRIES))
-		printk("trace: no memory for %d events per CPU\n",
-		       BOOT_TRACE_ENTRIES);
-}
-
-static void boot_trace_dump(void)
-{
-	if (trace_enabled())
-		trace_dump();
-}
-
-static int run_tests(void *arg)
-{
-	int failed;
-
-	boot_trace_start();
-	failed = ktest_run_all(work_glob);
-
-	boot_trace_dump();
-	qemu_exit(failed ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
-	return failed;
-}
-
-static int run_torture(void *arg)
-{
-	boot_trace_start();
-	qemu_exit(torture_run(work_glob) ? QEMU_EXIT_FAIL : QEMU_EXIT_PASS);
-	return 0;
-}
-
-static int run_benches(void *arg)
-{
-	boot_trace_start();
-	kbench_run_all(work_glob);
-	boot_trace_dump();
-	qemu_exit(QEMU_EXIT_PASS);
-	return 0;
-}
-
 static char init_name[BOOT_CMDLINE_MAX];
 
 /* init=NAME: the user program NAME, waited for and its status printed. */
@@ -154,42 +100,29 @@ static int run_init(void *arg)
 	return 0;
 }
 
-/* The user program, tests or benchmarks the command line asks for, in a
- * task (the tests' and benchmarks' on CPU 0). */
-static void start_work(void)
+/* init=NAME: the user program, in a task of its own. */
+static void start_init(void)
 {
-	int (*fn)(void *) = 0;
 	struct task_struct *t;
 
-	if (cmdline_get("init", init_name, sizeof(init_name))) {
-		if (!(t = kthread_run(run_init, 0, "init")))
-			panic("cannot start the init task");
-		kthread_detach(t);
+	if (!cmdline_get("init", init_name, sizeof(init_name)))
 		return;
-	}
-	if (cmdline_get("ktest", work_glob, sizeof(work_glob)))
-		fn = run_tests;
-	else if (cmdline_get("kbench", work_glob, sizeof(work_glob)))
-		fn = run_benches;
-	else if (cmdline_get("torture", work_glob, sizeof(work_glob)))
-		fn = run_torture;
-	if (!fn) {
-		printk("percpu-kernel: boot complete; no tests requested (boot "
-		       "with ktest=GLOB or kbench=GLOB to run them).\n");
-		return;
-	}
-	if (!work_glob[0])
-		strlcpy(work_glob, "*", sizeof(work_glob));
-	t = kthread_create(fn, 0, fn == run_tests ? "ktest" :
-				  fn == run_torture ? "torture" : "kbench");
-	if (!t)
-		panic("cannot start the test task");
-	kthread_bind(t, 0);
-	/* The test runner above any test: a test that spins at RT priority
-	 * on CPU 0 must not keep it from seeing a test overrun its bound. */
-	if (fn != run_benches)
-		sched_setscheduler(t, SCHED_FIFO, 99);
-	wake_up_process(t);
+	if (!(t = kthread_run(run_init, 0, "init")))
+		panic("cannot start the init task");
+	kthread_detach(t);
+}
+
+extern const initcall_t __initcall_late_start[], __initcall_late_end[];
+
+/* Linux's do_initcalls(): the work the kernel's parts start on their own
+ * once the boot is done (late_initcall(), init.h), in link order: the
+ * tests, benchmarks or torture the command line asks for
+ * (kernel/debug/boot_work.c). */
+static void do_initcalls(void)
+{
+	for (const initcall_t *fn = __initcall_late_start;
+	     fn < __initcall_late_end; fn++)
+		(*fn)();
 }
 
 /* Each other CPU's story: it arrives here from the trampoline on its own
@@ -260,6 +193,7 @@ void kmain(void)
 	kmalloc_stats_init();                   /* its percpu_counters */
 	smp_boot_cpus(nr_cpus);                 /* each AP becomes its idle task */
 	kthread_init();                         /* the reaper of dead tasks */
-	start_work();                           /* tests or benchmarks, if asked */
+	start_init();                           /* init=NAME, if asked */
+	do_initcalls();                         /* tests or benchmarks, if asked */
 	cpu_idle();
 }

@@ -5,6 +5,7 @@
  */
 #include "compiler.h"
 #include <stdarg.h>
+#include "atomic.h"
 #include "panic.h"
 #include "asm/processor.h"
 #include "irqflags.h"
@@ -16,27 +17,30 @@
 bool panic_exits;
 void (*panic_stop_other_cpus)(void);
 
-static volatile int oops_depth;
+/* Reports in progress on any CPU: the first one to count itself in
+ * reports, every other stops. */
+static atomic_t oops_depth;
 
 bool oops_begin(void)
 {
 	local_irq_disable();
-	if (__atomic_fetch_add(&oops_depth, 1, __ATOMIC_SEQ_CST) > 0) {
+	if (atomic_inc_return(&oops_depth) > 1) {
 		/* Another report is in progress, maybe our own: a second one
 		 * could recurse or interleave. Say so in one line, stop. */
 		printk("\n[nested fault or panic on CPU %d while reporting; "
 		       "stopping]\n", raw_smp_processor_id());
 		return false;
 	}
-	oops_in_progress = true;
+	WRITE_ONCE(oops_in_progress, true);
 	return true;
 }
 
 __noreturn void oops_end(void)
 {
-	static volatile int stopping;
+	/* One CPU stops the others and leaves QEMU; the rest halt. */
+	static atomic_t stopping;
 
-	if (__atomic_exchange_n(&stopping, 1, __ATOMIC_SEQ_CST) == 0) {
+	if (atomic_xchg(&stopping, 1) == 0) {
 		if (panic_stop_other_cpus)
 			panic_stop_other_cpus();
 		printk("---[ end Kernel panic ]---\n");

@@ -26,6 +26,7 @@
 #include "locking/lockdep.h"
 #include "percpu_defs.h"
 #include "preempt.h"
+#include "rwonce.h"
 
 /*
  * smp_processor_id(): the CPU number, checked. The answer is only stable

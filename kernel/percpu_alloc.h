@@ -18,7 +18,7 @@
  * nothing, but reads nobody's data).
  *
  * The memory comes from a region of PERCPU_DYNAMIC_SIZE bytes reserved at
- * the end of every CPU's per-CPU area (percpu_alloc.c), so there is a
+ * the end of every CPU's per-CPU area (mm/percpu.c), so there is a
  * fixed amount: an allocation that does not fit gives NULL and a console
  * message, never a panic.
  *

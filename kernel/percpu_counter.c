@@ -10,7 +10,8 @@
  * fold moves a delta into count (under the lock).
  */
 #include "percpu_counter.h"
-#include "user/uapi.h"
+#include "rwonce.h"
+#include "errno.h"
 
 int percpu_counter_batch = 32;
 
@@ -25,8 +26,7 @@ static void compute_batch_value(void)
 {
 	int batch = 2 * nr_cpu_ids;
 
-	__atomic_store_n(&percpu_counter_batch, batch > 32 ? batch : 32,
-			 __ATOMIC_RELAXED);
+	WRITE_ONCE(percpu_counter_batch, batch > 32 ? batch : 32);
 }
 
 int __percpu_counter_init(struct percpu_counter *c, int64_t amount,
@@ -59,7 +59,7 @@ void percpu_counter_destroy(struct percpu_counter *c)
  * never sees half of it. */
 static void add_count(struct percpu_counter *c, int64_t amount)
 {
-	__atomic_store_n(&c->count, c->count + amount, __ATOMIC_RELAXED);
+	WRITE_ONCE(c->count, c->count + amount);
 }
 
 /*
@@ -127,8 +127,7 @@ int64_t percpu_counter_sum(struct percpu_counter *c)
 	raw_spin_lock_irqsave(&c->lock, flags);
 	ret = c->count;
 	for_each_possible_cpu(cpu)
-		ret += __atomic_load_n(per_cpu_ptr(c->counters, cpu),
-				       __ATOMIC_RELAXED);
+		ret += READ_ONCE(*per_cpu_ptr(c->counters, cpu));
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 	return ret;
 }
@@ -140,8 +139,7 @@ void percpu_counter_set(struct percpu_counter *c, int64_t amount)
 
 	raw_spin_lock_irqsave(&c->lock, flags);
 	for_each_possible_cpu(cpu)
-		__atomic_store_n(per_cpu_ptr(c->counters, cpu), 0,
-				 __ATOMIC_RELAXED);
+		WRITE_ONCE(*per_cpu_ptr(c->counters, cpu), 0);
 	add_count(c, amount - c->count);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }

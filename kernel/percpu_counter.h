@@ -25,6 +25,7 @@
 #include "list.h"
 #include "locking/spinlock.h"
 #include "percpu_alloc.h"
+#include "rwonce.h"
 
 struct percpu_counter {
 	raw_spinlock_t lock;   /* guards count, and folds into it */
@@ -58,7 +59,7 @@ void percpu_counter_add_batch(struct percpu_counter *c, int64_t amount,
 
 static inline void percpu_counter_add(struct percpu_counter *c, int64_t amount)
 {
-	percpu_counter_add_batch(c, amount, percpu_counter_batch);
+	percpu_counter_add_batch(c, amount, READ_ONCE(percpu_counter_batch));
 }
 
 static inline void percpu_counter_sub(struct percpu_counter *c, int64_t amount)
@@ -79,7 +80,7 @@ static inline void percpu_counter_dec(struct percpu_counter *c)
 /* The shared count: what has been folded so far (see above). */
 static inline int64_t percpu_counter_read(struct percpu_counter *c)
 {
-	return __atomic_load_n(&c->count, __ATOMIC_RELAXED);
+	return READ_ONCE(c->count);
 }
 
 /* The same, never negative: for counts that are positive in truth but

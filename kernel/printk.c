@@ -6,6 +6,7 @@
  * when the serial log is not at hand. In NMI context nothing goes to the
  * console: the text waits in a per-CPU buffer (below).
  */
+#include "atomic.h"
 #include "irqflags.h"
 #include "printk.h"
 #include "percpu.h"
@@ -20,19 +21,24 @@
 
 #define LOG_BUF_LEN (64 * 1024)
 
-volatile bool oops_in_progress;
+bool oops_in_progress;
 
 /* The last LOG_BUF_LEN bytes printed: byte i of the output is at
  * log_buf[i % LOG_BUF_LEN]; log_next counts every byte ever printed.
- * Written under the console lock. */
+ * Written under the console lock; log_next is also read without it
+ * (printk_log_pos()), so its stores are WRITE_ONCE(). */
 char log_buf[LOG_BUF_LEN];
 unsigned long log_next;
 
 static arch_spinlock_t console_spin = ARCH_SPIN_LOCK_UNLOCKED;
 /* The CPU holding the console and its nesting depth; only the
  * holder writes them, so that an exception inside printk, or a report
- * printed inside console_lock(), nests instead of deadlocking. */
-static volatile uint32_t console_owner = NO_CPU;
+ * printed inside console_lock(), nests instead of deadlocking. Every
+ * CPU reads console_owner to learn whether it is the holder: only its
+ * own number there can make the answer yes, and only it writes that,
+ * so a stale value is never a wrong answer; READ_ONCE()/WRITE_ONCE()
+ * keep each access whole. */
+static uint32_t console_owner = NO_CPU;
 static unsigned console_depth;
 
 static bool console_spin_bounded(void)
@@ -55,18 +61,18 @@ unsigned long console_lock(void)
 		return flags;
 	uint32_t me = raw_smp_processor_id();
 
-	if (console_owner == me) {
+	if (READ_ONCE(console_owner) == me) {
 		console_depth++;
 		return flags;
 	}
-	if (oops_in_progress) {
+	if (READ_ONCE(oops_in_progress)) {
 		/* Give up the lock rather than the report. */
 		if (!console_spin_bounded())
 			console_spin = (arch_spinlock_t)ARCH_SPIN_LOCK_UNLOCKED;
 	} else {
 		arch_spin_lock(&console_spin);
 	}
-	console_owner = me;
+	WRITE_ONCE(console_owner, me);
 	console_depth = 1;
 	return flags;
 }
@@ -74,7 +80,7 @@ unsigned long console_lock(void)
 void console_unlock(unsigned long flags)
 {
 	if (!in_nmi() && --console_depth == 0) {
-		console_owner = NO_CPU;
+		WRITE_ONCE(console_owner, NO_CPU);
 		arch_spin_unlock(&console_spin);
 	}
 	local_irq_restore(flags);
@@ -85,7 +91,10 @@ void console_unlock(unsigned long flags)
 static void console_write(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
-		log_buf[log_next++ % LOG_BUF_LEN] = s[i];
+		unsigned long pos = log_next;
+
+		log_buf[pos % LOG_BUF_LEN] = s[i];
+		WRITE_ONCE(log_next, pos + 1);
 		serial_putc(s[i]);
 	}
 }
@@ -111,28 +120,30 @@ static void console_write(const char *s, size_t len)
 
 struct nmi_log {
 	unsigned len;       /* bytes of buf claimed, not yet flushed */
-	unsigned long lost; /* bytes dropped because buf was full */
+	atomic_long_t lost; /* bytes dropped because buf was full */
 	char buf[NMI_LOG_LEN];
 };
 
-static DEFINE_PER_CPU(struct nmi_log, nmi_log);
+/* Its protection is the compare-and-swap on len, which the per-CPU
+ * checker cannot see: unchecked, reached with raw_*_ptr() only. */
+static DEFINE_PER_CPU_UNCHECKED(struct nmi_log, nmi_log);
 static arch_spinlock_t nmi_flush_lock = ARCH_SPIN_LOCK_UNLOCKED;
 
 static void nmi_log_store(const char *s, unsigned n)
 {
 	struct nmi_log *l = raw_cpu_ptr(&nmi_log);
-	unsigned len = __atomic_load_n(&l->len, __ATOMIC_ACQUIRE);
+	unsigned len = smp_load_acquire(&l->len);
 
 	do {
 		if (n > NMI_LOG_LEN - len) {
-			__atomic_fetch_add(&l->lost, n, __ATOMIC_RELAXED);
+			atomic_long_add(n, &l->lost);
 			return;
 		}
 		memcpy(l->buf + len, s, n);
-		/* Release: the text before the length that covers it. */
-	} while (!__atomic_compare_exchange_n(&l->len, &len, len + n, false,
-					      __ATOMIC_RELEASE,
-					      __ATOMIC_ACQUIRE));
+		/* try_cmpxchg() is fully ordered: the text is in place before
+		 * the length that covers it (the release a flusher's acquire
+		 * pairs with); a failure reloads len, as a flush emptied. */
+	} while (!try_cmpxchg(&l->len, &len, len + n));
 }
 
 /* Print cpu's buffered NMI text; the caller holds nmi_flush_lock. */
@@ -142,17 +153,18 @@ static void nmi_log_flush_locked(int cpu)
 	unsigned printed = 0, len;
 	unsigned long lost, flags = console_lock();
 
-	len = __atomic_load_n(&l->len, __ATOMIC_ACQUIRE);
+	/* Acquire: the text [0, len) the writer's cmpxchg published. */
+	len = smp_load_acquire(&l->len);
 	while (len) {
 		console_write(l->buf + printed, len - printed);
 		printed = len;
-		if (__atomic_compare_exchange_n(&l->len, &len, 0, false,
-						__ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
+		/* Empty only if nothing was added since; else len is now the
+		 * new length (acquire, as above), and the rest is printed. */
+		if (try_cmpxchg(&l->len, &len, 0))
 			break;
 	}
 	console_unlock(flags);
-	lost = __atomic_exchange_n(&l->lost, 0, __ATOMIC_RELAXED);
+	lost = atomic_long_xchg(&l->lost, 0);
 	if (lost)
 		printk("printk: %lu byte(s) printed in NMI context on CPU %d "
 		       "were lost (the buffer was full)\n", lost, cpu);
@@ -162,8 +174,7 @@ static bool nmi_log_empty(int cpu)
 {
 	const struct nmi_log *l = raw_per_cpu_ptr(&nmi_log, cpu);
 
-	return !__atomic_load_n(&l->len, __ATOMIC_ACQUIRE) &&
-	       !__atomic_load_n(&l->lost, __ATOMIC_RELAXED);
+	return !smp_load_acquire(&l->len) && !atomic_long_read(&l->lost);
 }
 
 void printk_nmi_flush_cpu(int cpu)
@@ -189,13 +200,12 @@ void printk_nmi_flush(void)
 
 unsigned printk_nmi_pending(int cpu)
 {
-	return __atomic_load_n(&raw_per_cpu_ptr(&nmi_log, cpu)->len,
-			       __ATOMIC_ACQUIRE);
+	return smp_load_acquire(&raw_per_cpu_ptr(&nmi_log, cpu)->len);
 }
 
 unsigned long printk_log_pos(void)
 {
-	return __atomic_load_n(&log_next, __ATOMIC_RELAXED);
+	return READ_ONCE(log_next);
 }
 
 int vprintk(const char *fmt, va_list ap)
@@ -207,7 +217,7 @@ int vprintk(const char *fmt, va_list ap)
 	/* A cut line still ends its line, so the next one starts clean. */
 	if (n >= (int)sizeof(buf))
 		buf[sizeof(buf) - 2] = '\n';
-	if (in_nmi() && !oops_in_progress) {
+	if (in_nmi() && !READ_ONCE(oops_in_progress)) {
 		nmi_log_store(buf, strlen(buf));
 		return n;
 	}

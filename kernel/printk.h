@@ -16,7 +16,7 @@ void vprintk_line(const char *prefix, const char *fmt, va_list ap);
  * is then taken with a bounded wait, because its holder may be a CPU that
  * will never release it (stopped, or the faulting CPU itself).
  */
-extern volatile bool oops_in_progress;
+extern bool oops_in_progress; /* READ_ONCE()/WRITE_ONCE(): any CPU */
 
 /* Whole lines from several CPUs must not interleave: a caller that prints a
  * multi-line report holds the console across it. Nests on one CPU. In NMI

@@ -22,6 +22,7 @@
  * once, never left waiting in the queue of a CPU that has gone.
  */
 #include "smp.h"
+#include "atomic.h"
 #include "irq_work.h"
 #include "panic.h"
 #include "percpu.h"
@@ -69,10 +70,12 @@ struct call_queue {
 /* Where a CPU was when the stop NMI caught it, for the panic report: the
  * NMI's saved context, which stays in place since the CPU never returns
  * from that NMI (and takes no other until it would). Used from NMIs and
- * the panic path, unchecked (raw_*_ptr). */
+ * the panic path, unchecked (raw_*_ptr). `stopped` is the answer: a
+ * release store by the CPU once regs (and its printk text) are in
+ * place, polled with acquire loads by the CPU that asked. */
 struct stop_state {
 	const struct trap_frame *regs;
-	volatile bool stopped;
+	bool stopped;
 };
 
 cpumask_t __cpu_online_mask, __cpu_possible_mask, __cpu_active_mask;
@@ -110,15 +113,18 @@ void set_cpu_possible(int cpu)
 void set_cpu_online(int cpu)
 {
 	/* Everything this CPU set up before is seen by whoever sees it
-	 * online (the CPU that started it waits for that, kernel/cpu.c). */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	 * online (the CPU that started it waits for that, kernel/cpu.c):
+	 * set_bit() orders nothing by itself. */
+	smp_mb__before_atomic();
 	cpumask_set_cpu(cpu, &__cpu_online_mask);
 }
 
 void set_cpu_offline(int cpu)
 {
+	/* Gone from the mask before anything this CPU does next (its
+	 * DYING callbacks) is seen: whoever sees that sees it offline. */
 	cpumask_clear_cpu(cpu, &__cpu_online_mask);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	smp_mb__after_atomic();
 }
 
 void set_cpu_active(int cpu, bool active)
@@ -127,7 +133,9 @@ void set_cpu_active(int cpu, bool active)
 		cpumask_set_cpu(cpu, &__cpu_active_mask);
 	else
 		cpumask_clear_cpu(cpu, &__cpu_active_mask);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* The new mask before the caller's next step (moving tasks off, or
+	 * letting them on): a full barrier, as clear_bit() orders nothing. */
+	smp_mb__after_atomic();
 }
 
 /* Wait for the previous use of csd to end. Its target may be waiting
@@ -135,8 +143,9 @@ void set_cpu_active(int cpu, bool active)
  * ends once that CPU takes its IPI. */
 static void csd_lock_wait(struct call_single_data *csd)
 {
-	while (__atomic_load_n(&csd->flags, __ATOMIC_ACQUIRE) & CSD_FLAG_LOCK)
-		cpu_relax();
+	/* Acquire: what fn did (and a waited-for caller's results) before
+	 * the target's release in csd_unlock(). */
+	smp_cond_load_acquire(&csd->flags, !(VAL & CSD_FLAG_LOCK));
 	lockdep_hb_acquire(csd); /* fn's work happens before our return */
 }
 
@@ -155,7 +164,8 @@ static void csd_lock(struct call_single_data *csd, smp_call_func_t fn,
 static void csd_unlock(struct call_single_data *csd)
 {
 	lockdep_hb_release(csd);
-	__atomic_store_n(&csd->flags, 0, __ATOMIC_RELEASE);
+	/* Release: fn's work before the caller may reuse csd. */
+	smp_store_release(&csd->flags, 0);
 }
 
 /* Queue csd on cpu and send the IPI; false (nothing queued, csd unlocked)
@@ -327,8 +337,12 @@ void scheduler_ipi(void)
  * gets through with interrupts off, so a CPU spinning with them off still
  * answers.
  */
+/* A CPU's mailbox for the NMI it is sent: written by the asker with a
+ * release store (after its stop_state reset), taken by the CPU's NMI
+ * handler with one xchg. Its protection is those atomics, which the
+ * checker cannot see: unchecked, reached with raw_*_ptr() only. */
 enum nmi_request { NMI_NONE, NMI_BACKTRACE, NMI_STOP };
-static DEFINE_PER_CPU(int, nmi_request);
+static DEFINE_PER_CPU_UNCHECKED(int, nmi_request);
 
 /*
  * Any other NMI (a watchdog, the QEMU monitor's nmi, a stray one) is
@@ -356,12 +370,11 @@ static void nmi_backtrace(const struct trap_frame *regs)
 void smp_nmi_interrupt(const struct trap_frame *regs)
 {
 	struct stop_state *s = raw_cpu_ptr(&stop_state);
-	int req = __atomic_exchange_n(raw_cpu_ptr(&nmi_request), NMI_NONE,
-				      __ATOMIC_ACQ_REL);
+	int req = xchg(raw_cpu_ptr(&nmi_request), NMI_NONE);
 
 	if (req == NMI_BACKTRACE) {
 		nmi_backtrace(regs);
-		__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
+		smp_store_release(&s->stopped, true);
 		return;
 	}
 	if (req != NMI_STOP) {
@@ -371,7 +384,7 @@ void smp_nmi_interrupt(const struct trap_frame *regs)
 		return;
 	}
 	s->regs = regs;
-	__atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
+	smp_store_release(&s->stopped, true);
 	for (;;) {
 		local_irq_disable();
 		halt();
@@ -409,9 +422,8 @@ unsigned long nmi_unexpected_count(int cpu, bool user_only)
 /* Ask cpu for req over an NMI; it answers through its stop_state. */
 static void nmi_request_cpu(int cpu, int req)
 {
-	raw_per_cpu_ptr(&stop_state, cpu)->stopped = false;
-	__atomic_store_n(raw_per_cpu_ptr(&nmi_request, cpu), req,
-			 __ATOMIC_RELEASE);
+	WRITE_ONCE(raw_per_cpu_ptr(&stop_state, cpu)->stopped, false);
+	smp_store_release(raw_per_cpu_ptr(&nmi_request, cpu), req);
 	arch_send_ipi(cpu, IPI_STOP);
 }
 
@@ -419,7 +431,7 @@ static void nmi_request_cpu(int cpu, int req)
 static bool nmi_answered(int cpu)
 {
 	for (long i = 0; i < 20000000; i++) {
-		if (raw_per_cpu_ptr(&stop_state, cpu)->stopped)
+		if (smp_load_acquire(&raw_per_cpu_ptr(&stop_state, cpu)->stopped))
 			return true;
 		cpu_relax();
 	}
@@ -482,7 +494,7 @@ static void show_stopped_cpu(int cpu)
 {
 	struct stop_state *s = raw_per_cpu_ptr(&stop_state, cpu);
 
-	if (!s->stopped) {
+	if (!smp_load_acquire(&s->stopped)) {
 		printk("CPU %d: did not answer the stop NMI\n", cpu);
 		return;
 	}

@@ -37,16 +37,35 @@
 			    __scalar_type_to_expr_cases(long long),           \
 			    default : (x)))
 
+/*
+ * The access itself. In an object the per-CPU checker's compiler hooks
+ * instrument (-fsanitize=thread, which defines __SANITIZE_THREAD__), a
+ * volatile access reaches them as a plain __tsan_readN()/__tsan_writeN(),
+ * checked like any other, while an __atomic builtin reaches them as an
+ * atomic, done and not checked (kernel/locking/lockdep_percpu_tsan.c):
+ * so there the marked accesses are relaxed atomic loads and stores,
+ * which are just as whole, once and in place (GCC never fuses, splits or
+ * drops an atomic access), and compile to the same single mov.
+ * Everywhere else, the volatile access Linux uses.
+ */
+#ifdef __SANITIZE_THREAD__
+#define __READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define __WRITE_ONCE(x, val) __atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
+#else
+#define __READ_ONCE(x) (*(const volatile __unqual_scalar_typeof(x) *)&(x))
+#define __WRITE_ONCE(x, val) (*(volatile __typeof__(x) *)&(x) = (val))
+#endif
+
 #define READ_ONCE(x)                                                          \
 	({                                                                    \
 		compiletime_assert_rwonce_type(x);                            \
-		(*(const volatile __unqual_scalar_typeof(x) *)&(x));          \
+		__READ_ONCE(x);                                               \
 	})
 
 #define WRITE_ONCE(x, val)                                                    \
 	do {                                                                  \
 		compiletime_assert_rwonce_type(x);                            \
-		*(volatile __typeof__(x) *)&(x) = (val);                      \
+		__WRITE_ONCE(x, val);                                         \
 	} while (0)
 
 #endif

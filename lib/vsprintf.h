@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "errno.h"
 
 /*
  * Format into buf, writing at most size bytes including the terminating NUL
@@ -27,13 +28,6 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
 /* Parse an unsigned number in base 2..16 (0: "0x" prefix means 16, a
  * leading 0 means 8, else 10); *endp, if given, is set past the digits. */
 unsigned long simple_strtoul(const char *cp, char **endp, unsigned base);
-
-#ifndef EINVAL
-#define EINVAL 22
-#endif
-#ifndef ERANGE
-#define ERANGE 34
-#endif
 
 /* The whole of s as an unsigned number (bases as simple_strtoul), as
  * Linux's kstrtoul: 0 and *res; -EINVAL when s is empty or anything but

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make explore-eval`: how well the explorer finds the planted bugs
-# (tests/explore_bugs*.c) against plain stress, and whether what it finds
+# (tests/debug/explore_bugs*.c) against plain stress, and whether what it finds
 # replays (docs/debugging.md).
 #
 # For each planted bug: (a) the explorer, SEEDS seeds on one CPU in the

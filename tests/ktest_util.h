@@ -38,9 +38,9 @@
  *    the TSC, host time, which a descheduled vCPU only makes longer;
  *  - "lasted at most T" is counted in the CPU's ticks (cpu_ticks), which
  *    a descheduled vCPU only makes fewer: a tick that falls due while the
- *    host runs something else is merged with the next (kernel/time.c), so
- *    a CPU takes at most T * HZ + 2 ticks in T seconds, however busy the
- *    host.
+ *    host runs something else is merged with the next
+ *    (kernel/time/timekeeping.c), so a CPU takes at most T * HZ + 2 ticks
+ *    in T seconds, however busy the host.
  */
 static inline uint64_t ns_since(uint64_t t0)
 {

@@ -14,7 +14,7 @@
 #define FANOUT 4
 #define MAX_DEPTH 6
 
-static void count(volatile int *c)
+static void count(int *c)
 {
 	__atomic_fetch_add(c, 1, __ATOMIC_SEQ_CST);
 }

@@ -285,8 +285,8 @@ int main(int argc, char **argv)
 	page = shm_map(FPU_TEST_KEY);
 	CHECK(6, (long)page > 0);
 	CHECK(7, pin_to_cpu(simple_strtoul(argv[2], 0, 10)) == 0);
-	page->ready[slot] = 1;
-	while (!page->ready[!slot])
+	WRITE_ONCE(page->ready[slot], 1);
+	while (!READ_ONCE(page->ready[!slot]))
 		sched_yield();
 	sum = sum_doubles();
 	for (unsigned r = 0; r < rounds; r++) {

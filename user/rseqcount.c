@@ -21,21 +21,21 @@ int main(int argc, char **argv)
 	struct rseq_counter_page *pg = shm_map(RSEQ_COUNTER_KEY);
 	bool publish = argc > 1 && !strcmp(argv[1], "rseq");
 	unsigned slot = argc > 2 ? simple_strtoul(argv[2], 0, 10) : 0;
-	volatile uint64_t *done, *aborts;
+	uint64_t *done, *aborts;
 
 	if ((long)pg < 0 || slot >= RSEQ_COUNTER_SLOTS)
 		return 2;
 	if (rseq_register())
 		return 3;
 	/* Own slots, updated as we go (after the commit): the test reads
-	 * them live to see losses happen. */
+	 * them live to see losses happen, so each update is one store. */
 	done = &pg->done[slot];
 	aborts = &pg->aborts[slot];
-	while (!pg->stop) {
+	while (!READ_ONCE(pg->stop)) {
 		if (rseq_percpu_inc(pg->counter, 3, publish, WINDOW_SPIN))
-			*done += 1;
+			WRITE_ONCE(*done, *done + 1);
 		else
-			*aborts += 1;
+			WRITE_ONCE(*aborts, *aborts + 1);
 	}
 	return 0;
 }

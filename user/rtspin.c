@@ -21,13 +21,15 @@ int main(int argc, char **argv)
 
 	if (slot >= RT_SPIN_SLOTS || pin_to_cpu(cpu))
 		return 2;
-	pg->denied[slot] = sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo);
-	while (!pg->go && !pg->stop)
+	WRITE_ONCE(pg->denied[slot],
+		   sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo));
+	while (!READ_ONCE(pg->go) && !READ_ONCE(pg->stop))
 		nanosleep(&ms, 0);
-	if (!pg->stop && sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo))
+	if (!READ_ONCE(pg->stop) &&
+	    sched_setscheduler(0, SCHED_POLICY_FIFO, &fifo))
 		return 3;
-	pg->ready[slot] = 1;
-	while (!pg->stop)
+	WRITE_ONCE(pg->ready[slot], 1);
+	while (!READ_ONCE(pg->stop))
 		n++;
 	printf("rtspin %u: %lu rounds on CPU %u\n", slot, n, cpu);
 	return 0;

@@ -12,13 +12,13 @@
 int main(int argc, char **argv)
 {
 	unsigned cpu = argc > 1 ? simple_strtoul(argv[1], 0, 0) : 0, got;
-	volatile int *stop = shm_map(0);
+	int *stop = shm_map(0);
 	uint64_t h = 0x9e3779b97f4a7c15ull, rng = 1;
 	unsigned long n = 0;
 
 	if (pin_to_cpu(cpu))
 		return 2;
-	while (!*stop) {
+	while (!READ_ONCE(*stop)) {
 		h = (h ^ rand64(&rng)) * 0x100000001b3ull;
 		h ^= h >> 29;
 		if (n++ % 256 == 0 &&

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../kernel/user/uapi.h"   /* the ABI, shared with the kernel */
+#include "../lib/rwonce.h"    /* READ_ONCE(), WRITE_ONCE() */
 #include "../lib/string.h"    /* lib/ is built for ring 3 too */
 #include "../lib/vsprintf.h"
 

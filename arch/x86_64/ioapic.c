@@ -27,7 +27,7 @@
 #define MPS_TRIGGER_LEVEL (3 << 2)
 
 struct ioapic {
-	volatile uint32_t *regs;
+	volatile uint32_t *regs; /* volatile: MMIO, each access a device's */
 	uint32_t gsi_base;
 	uint32_t nr_pins;
 };

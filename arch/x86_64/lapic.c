@@ -56,7 +56,9 @@ enum {
 #define ICR_SELF (1u << 18)
 #define TIMER_DIV_16 0x3
 
-static volatile uint32_t *lapic_regs; /* xAPIC mode only */
+/* xAPIC mode only. volatile: MMIO registers, where every read and write
+ * is an access to the device, made exactly as written. */
+static volatile uint32_t *lapic_regs;
 static bool x2apic_mode;              /* chosen in lapic_init(), then fixed */
 static uint64_t timer_hz;   /* timer input clock after the divider */
 static uint64_t count_per_ns; /* timer counts per ns, << 32 */

@@ -21,6 +21,7 @@
 #include "asm/realmode.h"
 #include "asm/syscall.h"
 #include "asm/timer.h"
+#include "atomic.h"
 #include "gdt.h"
 #include "idt.h"
 #include "mm/kmalloc.h"
@@ -35,14 +36,16 @@
 #define SECOND_SIPI_US 1000
 
 /* What a starting CPU is given; the boot CPU owns it until the CPU sets
- * `alive`, the CPU owns it afterwards. */
+ * `alive`, the CPU owns it afterwards. `alive` is the hand-over: set by
+ * the AP with a release store once it is done with the rest, polled by
+ * the boot CPU with an acquire load. */
 struct ap_boot {
 	struct cpu_tables *tables;
 	void *stack;
 	void *ist;                   /* IST_COUNT stacks, contiguous */
 	uint64_t kicked;             /* TSC when arch_kick_cpus() began */
 	bool second_sipi;            /* the second STARTUP has gone */
-	volatile bool alive;
+	bool alive;
 };
 
 extern const char trampoline_start[], trampoline_end[];
@@ -97,8 +100,9 @@ int arch_find_cpus(void)
 	return n;
 }
 
-/* The trampoline's parameter slots, in its copy below 1 MiB. */
-static volatile uint64_t *tramp_slot(const char *label)
+/* The trampoline's parameter slots, in its copy below 1 MiB. Plain
+ * stores: the APs read them only after arch_kick_cpus()'s smp_mb(). */
+static uint64_t *tramp_slot(const char *label)
 {
 	return phys_to_virt(trampoline_phys + (label - trampoline_start));
 }
@@ -127,11 +131,9 @@ static void trampoline_remove(void)
  * time lands last does not move the bound's start back. */
 static void note_alive(uint64_t now)
 {
-	uint64_t seen = __atomic_load_n(&last_alive_tsc, __ATOMIC_RELAXED);
+	uint64_t seen = READ_ONCE(last_alive_tsc);
 
-	while (now > seen &&
-	       !__atomic_compare_exchange_n(&last_alive_tsc, &seen, now, false,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	while (now > seen && !try_cmpxchg(&last_alive_tsc, &seen, now))
 		;
 }
 
@@ -147,7 +149,7 @@ void arch_cpu_init_ap(int cpu)
 	idt_load();                               /* exceptions reported */
 	lapic_setup_cpu();                        /* interrupts and IPIs */
 	note_alive(rdtsc());
-	__atomic_store_n(&b->alive, true, __ATOMIC_RELEASE);
+	smp_store_release(&b->alive, true);
 }
 
 static void ap_boot_free(int cpu)
@@ -172,7 +174,9 @@ static bool ap_boot_prepare(int cpu)
 	struct ap_boot *b = ap_boot[cpu];
 
 	if (b) {
-		__atomic_store_n(&b->alive, false, __ATOMIC_RELAXED);
+		/* The CPU is parked and the boot CPU polls only after the
+		 * kick: no order needed, only a whole store. */
+		WRITE_ONCE(b->alive, false);
 		return true;
 	}
 	if (!(b = kzalloc(sizeof(*b))))
@@ -228,7 +232,7 @@ void arch_kick_cpus(int *cpus, int n, void (*entry)(int cpu))
 	}
 	/* The tables before the SIPIs: the APs read them (the ICR write
 	 * that sends a SIPI is not ordered after plain stores by itself). */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	smp_mb();
 	send_init_sipi(cpus, n);
 	if (!trampoline_users)
 		trampoline_remove();
@@ -250,7 +254,7 @@ static void kick_done(int cpu)
  */
 static uint64_t bound_start(const struct ap_boot *b)
 {
-	uint64_t last = __atomic_load_n(&last_alive_tsc, __ATOMIC_RELAXED);
+	uint64_t last = READ_ONCE(last_alive_tsc);
 
 	return last > b->kicked ? last : b->kicked;
 }
@@ -260,7 +264,7 @@ int arch_poll_cpu_alive(int cpu, uint64_t timeout_us)
 	struct ap_boot *b = ap_boot[cpu];
 	uint64_t now, since, waited_us;
 
-	if (__atomic_load_n(&b->alive, __ATOMIC_ACQUIRE)) {
+	if (smp_load_acquire(&b->alive)) {
 		kick_done(cpu);
 		return 1;
 	}
@@ -297,10 +301,10 @@ bool arch_boot_cpu(int cpu, uint32_t hw_id, void (*entry)(int cpu),
 	return alive > 0;
 }
 
-__attribute__((noreturn)) void arch_cpu_play_dead(volatile bool *dead)
+__attribute__((noreturn)) void arch_cpu_play_dead(bool *dead)
 {
 	arch_local_irq_disable();
-	__atomic_store_n(dead, true, __ATOMIC_RELEASE);
+	smp_store_release(dead, true);
 	for (;;)
 		halt(); /* interrupts stay off: only an NMI or INIT wakes us */
 }

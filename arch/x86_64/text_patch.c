@@ -20,6 +20,7 @@
 #include "asm/page.h"
 #include "asm/processor.h"
 #include "asm/text-patching.h"
+#include "atomic.h"
 #include "smp.h"
 #include "string.h"
 #include "trap.h"
@@ -40,13 +41,21 @@ struct text_poke_loc {
 
 /* The batch. Filled by one caller at a time (the core's lock); nr_live
  * is how many of its sites the #BP handler may find, published before
- * the first int3 is written and cleared after the last serialisation. */
+ * the first int3 is written and cleared after the last serialisation:
+ * a release store, so that a CPU whose acquire load in the handler sees
+ * n also sees the n sites filled in before it. */
 static struct text_poke_loc poke_vec[POKE_BATCH];
 static int poke_nr;
 static int poke_nr_live;
 
-/* int3s taken at a site whose patch had completed. */
-unsigned long text_poke_stale_int3;
+/* int3s taken at a site whose patch had completed; by any CPU's #BP
+ * handler, so atomic. */
+static atomic_long_t text_poke_stale_int3;
+
+unsigned long text_poke_nr_stale_int3(void)
+{
+	return atomic_long_read(&text_poke_stale_int3);
+}
 
 static void text_poke(uintptr_t addr, const void *src, size_t len)
 {
@@ -76,7 +85,7 @@ static void text_poke_bp_batch(struct text_poke_loc *v, int n)
 {
 	uint8_t int3 = INT3_INSN;
 
-	__atomic_store_n(&poke_nr_live, n, __ATOMIC_RELEASE);
+	smp_store_release(&poke_nr_live, n);
 	for (int i = 0; i < n; i++)
 		text_poke(v[i].addr, &int3, 1);
 	text_poke_sync();
@@ -96,8 +105,9 @@ static void text_poke_bp_batch(struct text_poke_loc *v, int n)
 	for (int i = 0; i < n; i++)
 		text_poke(v[i].addr, v[i].insn, v[i].len);
 	text_poke_sync();
-	/* No CPU can be at an int3 now: each has serialised since. */
-	__atomic_store_n(&poke_nr_live, 0, __ATOMIC_RELAXED);
+	/* No CPU can be at an int3 now: each has serialised since, so no
+	 * handler still reads the batch and the store needs no order. */
+	WRITE_ONCE(poke_nr_live, 0);
 }
 
 void text_poke_queue(void *addr, const void *insn, size_t len,
@@ -134,7 +144,7 @@ bool text_poke_int3_handler(struct trap_frame *f)
 {
 	/* RIP is past the one-byte int3. */
 	uintptr_t at = f->rip - 1;
-	int n = __atomic_load_n(&poke_nr_live, __ATOMIC_ACQUIRE);
+	int n = smp_load_acquire(&poke_nr_live);
 
 	for (int i = 0; i < n; i++) {
 		if (poke_vec[i].addr == at) {
@@ -146,9 +156,10 @@ bool text_poke_int3_handler(struct trap_frame *f)
 	 * patch completed (as Linux's kprobes says of a removed probe). Run
 	 * what is there now, if it is a site we patch. A real int3 is still
 	 * in memory, and another #BP (an `int $3`, two bytes) is no site:
-	 * not ours. */
-	if (*(volatile uint8_t *)at != INT3_INSN && is_jump_site(at)) {
-		__atomic_fetch_add(&text_poke_stale_int3, 1, __ATOMIC_RELAXED);
+	 * not ours. READ_ONCE: the byte is being written by the patching
+	 * CPU; it must be read from memory now, once. */
+	if (READ_ONCE(*(const uint8_t *)at) != INT3_INSN && is_jump_site(at)) {
+		atomic_long_inc(&text_poke_stale_int3);
 		f->rip = at;
 		return true;
 	}

@@ -6,6 +6,7 @@
  * exception is fatal, and gets a full report: vector, error code,
  * CR2, registers and a symbolised call trace.
  */
+#include "atomic.h"
 #include "compiler.h"
 #include "trap.h"
 #include "asm/processor.h"
@@ -26,8 +27,9 @@ static irq_handler_t nmi_handler;
 static unsigned long spurious_count;
 /* NMIs before nmi_handler was set: from the first instruction that has
  * an IDT on, an NMI (a watchdog, the QEMU monitor's nmi) must not kill
- * the boot. A plain global: there may be no per-CPU area yet. */
-static unsigned long early_nmis;
+ * the boot. A plain global: there may be no per-CPU area yet. Atomic:
+ * every CPU may take one at once. */
+static atomic_long_t early_nmis;
 
 static const char *const exception_names[NR_EXCEPTIONS] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -54,7 +56,7 @@ void trap_set_nmi_handler(irq_handler_t handler)
 
 unsigned long arch_nmis_before_handler(void)
 {
-	return __atomic_load_n(&early_nmis, __ATOMIC_RELAXED);
+	return atomic_long_read(&early_nmis);
 }
 
 static void show_page_fault(uint64_t err)
@@ -150,7 +152,7 @@ void trap_dispatch(struct trap_frame *f)
 	}
 	if (f->vector == VEC_NMI) {
 		if (!nmi_handler) {
-			__atomic_fetch_add(&early_nmis, 1, __ATOMIC_RELAXED);
+			atomic_long_inc(&early_nmis);
 			return;
 		}
 		nmi_enter();

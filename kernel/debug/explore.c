@@ -24,6 +24,7 @@
  */
 #ifdef CONFIG_EXPLORE
 #include "debug/explore.h"
+#include "atomic.h"
 #include "cpumask.h"
 #include "delay.h"
 #include "debug/ktest.h"
@@ -54,8 +55,8 @@ static struct {
 	bool enabled;                  /* ktest_seed= given */
 	uint64_t seed;
 	int first_task_id;             /* the test's task and its children */
-	unsigned long next;            /* the next decision number */
-	unsigned long injected;        /* slots of inj[] taken */
+	atomic_long_t next;            /* the next decision number */
+	atomic_long_t injected;        /* slots of inj[] taken */
 	struct explore_injection inj[EXPLORE_MAX_INJECT];
 	bool only_set;
 	int nr_only;
@@ -266,7 +267,7 @@ void __explore_point(enum explore_site site)
 
 	if (!explore_may_inject(site, t))
 		return;
-	idx = __atomic_fetch_add(&ex.next, 1, __ATOMIC_RELAXED);
+	idx = atomic_long_fetch_add(1, &ex.next);
 	if (ex.only_set)
 		action = explore_list_has(ex.only, ex.nr_only, idx)
 				 ? pick_action(ex.seed, idx) : EXPLORE_NONE;
@@ -274,7 +275,7 @@ void __explore_point(enum explore_site site)
 		action = explore_decide(ex.seed, idx);
 	if (action == EXPLORE_NONE)
 		return;
-	slot = __atomic_fetch_add(&ex.injected, 1, __ATOMIC_RELAXED);
+	slot = atomic_long_fetch_add(1, &ex.injected);
 	if (slot >= EXPLORE_MAX_INJECT)
 		return;
 	ex.inj[slot] = (struct explore_injection){idx, site, action, t->pid, ""};
@@ -314,14 +315,15 @@ void explore_test_start(const struct task_struct *t)
 	if (!ex.enabled)
 		return;
 	ex.first_task_id = t->pid;
-	ex.next = 0;
-	ex.injected = 0;
-	__atomic_store_n(&explore_armed, true, __ATOMIC_RELEASE);
+	atomic_long_set(&ex.next, 0);
+	atomic_long_set(&ex.injected, 0);
+	/* Release: the counts are reset before any CPU injects. */
+	smp_store_release(&explore_armed, true);
 }
 
 void explore_test_end(void)
 {
-	__atomic_store_n(&explore_armed, false, __ATOMIC_RELEASE);
+	smp_store_release(&explore_armed, false);
 }
 
 /* The injected decisions as "3,17,40" into buf (the explore_only= form). */
@@ -338,13 +340,15 @@ static void format_only(char *buf, int size, unsigned long n)
 void explore_report_failure(const char *suite, const char *name)
 {
 	static char only[BOOT_CMDLINE_MAX];
-	unsigned long n = ex.injected < EXPLORE_MAX_INJECT ? ex.injected
-							   : EXPLORE_MAX_INJECT;
+	unsigned long n = atomic_long_read(&ex.injected);
+
+	if (n > EXPLORE_MAX_INJECT)
+		n = EXPLORE_MAX_INJECT;
 
 	if (!ex.enabled)
 		return;
 	ktest_log("explore: seed=%llu: %lu decisions, %lu injected",
-		  (unsigned long long)ex.seed, ex.next, n);
+		  (unsigned long long)ex.seed, atomic_long_read(&ex.next), n);
 	for (unsigned long i = 0; i < n; i++) {
 		const struct explore_injection *j = &ex.inj[i];
 

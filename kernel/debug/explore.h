@@ -19,6 +19,7 @@
 #include "compiler.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include "rwonce.h"
 
 enum explore_site {
 	EXPLORE_RAW_SPIN_LOCK,
@@ -60,7 +61,7 @@ void __explore_point(enum explore_site site);
 
 static __always_inline void explore_point(enum explore_site site)
 {
-	if (unlikely(explore_armed))
+	if (unlikely(READ_ONCE(explore_armed)))
 		__explore_point(site);
 }
 

@@ -2,6 +2,7 @@
  * kbench= option selects, and prints their figures. */
 #include <stdarg.h>
 #include "debug/kbench.h"
+#include "atomic.h"
 #include "cmdline.h"
 #include "glob.h"
 #include "irqflags.h"
@@ -88,17 +89,19 @@ struct on_cpus {
 	void (*fn)(void *arg, int idx);
 	void *arg;
 	int ncpus;
-	volatile int ready;
-	volatile int done;
+	atomic_t ready;
+	atomic_t done;
 };
 
 static void on_cpus_worker(struct on_cpus *oc, int idx)
 {
-	__atomic_fetch_add(&oc->ready, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&oc->ready, __ATOMIC_ACQUIRE) < oc->ncpus)
+	atomic_inc(&oc->ready);
+	while (atomic_read(&oc->ready) < oc->ncpus)
 		cpu_relax();
 	oc->fn(oc->arg, idx);
-	__atomic_fetch_add(&oc->done, 1, __ATOMIC_SEQ_CST);
+	/* fn's results before the count the caller waits on (acquire). */
+	smp_mb__before_atomic();
+	atomic_inc(&oc->done);
 }
 
 static void on_cpus_ipi(void *arg)
@@ -120,6 +123,6 @@ void kbench_on_cpus(int ncpus, void (*fn)(void *arg, int idx), void *arg)
 	local_irq_save(flags);
 	on_cpus_worker(&oc, raw_smp_processor_id());
 	local_irq_restore(flags);
-	while (__atomic_load_n(&oc.done, __ATOMIC_ACQUIRE) < ncpus)
+	while (atomic_read_acquire(&oc.done) < ncpus)
 		cpu_relax();
 }

@@ -27,7 +27,7 @@
 #include "sched/sched.h"
 #include "smp.h"
 #include "string.h"
-#include "time.h"
+#include "time/time.h"
 #include "vsprintf.h"
 
 extern const struct ktest __ktests_start[], __ktests_end[];
@@ -45,12 +45,14 @@ extern const struct ktest_suite __ktest_suites_start[], __ktest_suites_end[];
 #define HEARTBEAT_S 60
 
 /* The test now running. failed may be set by the test's task and by any
- * task it started; the rest belongs to the runner. */
+ * task it started, on any CPU (WRITE_ONCE/READ_ONCE: each access one
+ * store or load; the runner reads it once the test's completion has
+ * ordered the task's stores); the rest belongs to the runner. */
 static struct {
 	const struct ktest *test;
 	const struct ktest_suite *suite; /* its set-up, or NULL */
 	struct task_struct *task;
-	volatile bool failed;
+	bool failed;
 	struct completion done;
 	unsigned long reports[LOCKDEP_NR_REPORT_KINDS]; /* when it began */
 	unsigned long overflows;     /* lockdep_overflows() when it began */
@@ -83,7 +85,7 @@ void ktest_log(const char *fmt, ...)
 void ktest_fail(const char *file, int line, const char *op, const char *lhs,
 		long long a, const char *rhs, long long b)
 {
-	cur.failed = true;
+	WRITE_ONCE(cur.failed, true);
 	printk("    # %s:%d: expected %s %s %s, got %lld (0x%llx) vs %lld "
 	       "(0x%llx)\n",
 	       file, line, lhs, op, rhs, a, a, b, b);
@@ -97,7 +99,7 @@ void ktest_fail_msg(const char *file, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	cur.failed = true;
+	WRITE_ONCE(cur.failed, true);
 	printk("    # %s:%d: %s\n", file, line, buf);
 }
 
@@ -334,6 +336,7 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 			  struct tally *tally)
 {
 	unsigned long reports;
+	bool failed;
 
 	if (t->expect && !runs_alone(t, glob)) {
 		printk("    ok %d %s # SKIP %s\n", num, t->name,
@@ -351,7 +354,7 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 		printk("    # expect: %s\n", *e);
 	cur.test = t;
 	cur.suite = find_suite(t->suite);
-	cur.failed = false;
+	WRITE_ONCE(cur.failed, false);
 	reports = lockdep_reports_total();
 	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++)
 		cur.reports[k] = lockdep_reports(k);
@@ -361,10 +364,11 @@ static void ktest_run_one(const struct ktest *t, int num, const char *glob,
 	check_lockdep_on(t);
 	if (t->expect && !t->must_fail)
 		ktest_fail_msg(t->file, t->line, "returned; a panic was expected");
-	if (IS_ENABLED(CONFIG_EXPLORE) && cur.failed)
+	failed = READ_ONCE(cur.failed);
+	if (IS_ENABLED(CONFIG_EXPLORE) && failed)
 		explore_report_failure(t->suite, t->name);
-	printk("    %sok %d %s\n", cur.failed ? "not " : "", num, t->name);
-	if (cur.failed)
+	printk("    %sok %d %s\n", failed ? "not " : "", num, t->name);
+	if (failed)
 		tally->failed++;
 	else
 		tally->passed++;
@@ -502,7 +506,7 @@ struct hardirq_call {
 	struct irq_work work;
 	void (*fn)(void *);
 	void *arg;
-	volatile bool done;
+	bool done; /* released by the interrupt once fn has run */
 };
 
 static void hardirq_call_func(struct irq_work *work)
@@ -510,7 +514,7 @@ static void hardirq_call_func(struct irq_work *work)
 	struct hardirq_call *c = (struct hardirq_call *)work;
 
 	c->fn(c->arg);
-	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+	smp_store_release(&c->done, true);
 }
 
 void ktest_in_hardirq(void (*fn)(void *), void *arg)
@@ -525,7 +529,6 @@ void ktest_in_hardirq(void (*fn)(void *), void *arg)
 	}
 	migrate_disable(); /* "the calling CPU" */
 	irq_work_queue(&c.work);
-	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	smp_cond_load_acquire(&c.done, VAL);
 	migrate_enable();
 }

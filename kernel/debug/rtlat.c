@@ -13,8 +13,8 @@
 #include "printk.h"
 #include "sched/sched.h"
 #include "smp.h"
-#include "time.h"
-#include "sched/timer.h"
+#include "time/time.h"
+#include "time/timer.h"
 
 /* What the background sections protect: this CPU's copy of a counter. */
 struct rtlat_pcp {
@@ -38,8 +38,9 @@ static struct {
 	struct rtlat_result *res;
 	struct timer_list timer;
 	struct task_struct *measurer;
-	volatile int fired;          /* the timer ran for this period */
-	volatile int stop;           /* the background tasks should end */
+	bool fired;                  /* the timer ran for this period */
+	bool stop;                   /* the background tasks should end */
+	atomic_long_t sections;      /* by every background task at once */
 	struct task_struct *load[NR_CPUS];  /* the background tasks, by CPU */
 } rl;
 
@@ -84,7 +85,7 @@ static uint64_t late_by(uint64_t now, uint64_t expected)
 static void rtlat_timer_fn(struct timer_list *t)
 {
 	series_add(&rl.res->irq, late_by(ktime_get_ns(), t->expires));
-	__atomic_store_n(&rl.fired, 1, __ATOMIC_RELEASE);
+	smp_store_release(&rl.fired, true); /* after the series is updated */
 	wake_up_process(rl.measurer);
 }
 
@@ -137,7 +138,7 @@ static void kmalloc_burst(unsigned long n)
 
 	for (int i = 0; i < KMALLOC_BURST; i++)
 		if ((objs[i] = kmalloc(size)))
-			*(volatile char *)objs[i] = (char)i;
+			WRITE_ONCE(*(char *)objs[i], (char)i); /* a real store */
 	for (int i = 0; i < KMALLOC_BURST; i++)
 		kfree(objs[i]);
 }
@@ -146,14 +147,13 @@ static int background(void *arg)
 {
 	const struct rtlat_config *cfg = arg;
 
-	for (unsigned long n = 0; !__atomic_load_n(&rl.stop, __ATOMIC_ACQUIRE);
-	     n++) {
+	for (unsigned long n = 0; !smp_load_acquire(&rl.stop); n++) {
 		if (cfg->protect == RTLAT_KMALLOC_LOCAL ||
 		    cfg->protect == RTLAT_KMALLOC_ALL)
 			kmalloc_burst(n);
 		else
 			section(cfg);
-		__atomic_fetch_add(&rl.res->sections, 1, __ATOMIC_RELAXED);
+		atomic_long_inc(&rl.sections);
 	}
 	return 0;
 }
@@ -182,12 +182,13 @@ static bool load_start(const struct rtlat_config *cfg)
 
 static void load_stop(void)
 {
-	__atomic_store_n(&rl.stop, 1, __ATOMIC_RELEASE);
+	smp_store_release(&rl.stop, true);
 	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
 		if (rl.load[cpu])
 			kthread_join(rl.load[cpu]);
 		rl.load[cpu] = 0;
 	}
+	rl.res->sections = atomic_long_read(&rl.sections);
 }
 
 static int measurer(void *arg)
@@ -198,11 +199,11 @@ static int measurer(void *arg)
 	for (int i = 0; i < cfg->loops; i++) {
 		uint64_t now;
 
-		__atomic_store_n(&rl.fired, 0, __ATOMIC_RELAXED);
+		WRITE_ONCE(rl.fired, false); /* no timer is queued now */
 		add_timer(&rl.timer, next);
 		for (;;) {
 			set_current_state(TASK_UNINTERRUPTIBLE);
-			if (__atomic_load_n(&rl.fired, __ATOMIC_ACQUIRE))
+			if (smp_load_acquire(&rl.fired))
 				break;
 			schedule();
 		}
@@ -227,7 +228,8 @@ int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res)
 	*res = (struct rtlat_result){0};
 	rl.cfg = cfg;
 	rl.res = res;
-	rl.stop = 0;
+	rl.stop = false;
+	atomic_long_set(&rl.sections, 0);
 	timer_setup(&rl.timer, rtlat_timer_fn);
 	m = load_start(cfg) ? kthread_create(measurer, (void *)cfg, "rtlat") : 0;
 	if (!m) {

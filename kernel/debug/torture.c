@@ -18,6 +18,7 @@
  * seeded with ktest_seed=N; scripts/torture.sh (`make torture`) boots it.
  * The soft-lockup watchdog is on, so a hang is a report.
  */
+#include "atomic.h"
 #include "cpumask.h"
 #include "glob.h"
 #include "locking/local_lock.h"
@@ -30,10 +31,10 @@
 #include "sched/sched.h"
 #include "smp.h"
 #include "locking/spinlock.h"
-#include "time.h"
+#include "time/time.h"
 #include "debug/torture.h"
 #include "vsprintf.h"
-#include "debug/watchdog.h"
+#include "watchdog.h"
 #include "asm/processor.h"
 #include "asm/timer.h"
 
@@ -112,9 +113,9 @@ struct torture_writer {
 static struct {
 	const struct torture_ops *ops;
 	uint64_t seed;
-	volatile int stop;
-	unsigned long fail;            /* two writers inside at once */
-	unsigned long mig_fail;        /* moved with migration disabled */
+	bool stop;                     /* released; the writers acquire it */
+	atomic_long_t fail;            /* two writers inside at once */
+	atomic_long_t mig_fail;        /* moved with migration disabled */
 	int nwriters;
 	struct torture_writer w[TORTURE_MAX_WRITERS];
 	struct task_struct *shuffler;
@@ -149,14 +150,16 @@ static void torture_lock_once(struct torture_writer *w)
 	tt.ops->lock();
 	owner = tt.ops->percpu ? &this_cpu_ptr(&torture_pcp)->owner
 			       : &torture_owner;
-	if (__atomic_exchange_n(owner, w->id + 1, __ATOMIC_ACQ_REL))
-		__atomic_fetch_add(&tt.fail, 1, __ATOMIC_RELAXED);
+	/* The lock's own check: nobody else may be inside. xchg() is a
+	 * full barrier, so a second writer inside is always seen. */
+	if (xchg(owner, w->id + 1))
+		atomic_long_inc(&tt.fail);
 	torture_hold(w);
-	__atomic_store_n(owner, 0, __ATOMIC_RELEASE);
+	smp_store_release(owner, 0);
 	tt.ops->unlock();
 	if (pin) {
 		if (raw_smp_processor_id() != cpu)
-			__atomic_fetch_add(&tt.mig_fail, 1, __ATOMIC_RELAXED);
+			atomic_long_inc(&tt.mig_fail);
 		migrate_enable();
 	}
 }
@@ -168,13 +171,13 @@ static void torture_lock_once(struct torture_writer *w)
 static void torture_racy_inc(struct torture_writer *w)
 {
 	unsigned long *p = raw_cpu_ptr(&torture_racy_count);
-	unsigned long v = *(volatile unsigned long *)p;
+	unsigned long v = READ_ONCE(*p);
 
 	if (rnd(w) % 8 == 0)
 		msleep(1);
 	for (uint32_t i = rnd(w) % 256; i > 0; i--)
 		cpu_relax();
-	*(volatile unsigned long *)p = v + 1;
+	WRITE_ONCE(*p, v + 1);
 }
 
 /* A migration storm: the counter writers move themselves, often. */
@@ -200,7 +203,7 @@ static int torture_writer_fn(void *arg)
 {
 	struct torture_writer *w = arg;
 
-	while (!__atomic_load_n(&tt.stop, __ATOMIC_ACQUIRE)) {
+	while (!smp_load_acquire(&tt.stop)) {
 		switch (tt.ops->kind) {
 		case LOCK:
 		case LOCK_BUSTED:
@@ -213,7 +216,7 @@ static int torture_writer_fn(void *arg)
 			torture_racy_inc(w);
 			break;
 		}
-		w->writes++;
+		WRITE_ONCE(w->writes, w->writes + 1); /* read by the stats */
 		if (tt.ops->kind >= COUNTER && rnd(w) % 16 == 0)
 			torture_move_self(w);
 		torture_pause(w);
@@ -229,7 +232,7 @@ static int torture_shuffler_fn(void *arg)
 	int n = (int)num_online_cpus();
 
 	prandom_seed_state(&sh.rnd, tt.seed ^ 0x5eed);
-	while (!__atomic_load_n(&tt.stop, __ATOMIC_ACQUIRE)) {
+	while (!smp_load_acquire(&tt.stop)) {
 		struct torture_writer *w = &tt.w[rnd(&sh) % tt.nwriters];
 		cpumask_t mask;
 
@@ -250,14 +253,14 @@ static void torture_stats(void)
 	unsigned long total = 0, max = 0, min = ~0ul;
 
 	for (int i = 0; i < tt.nwriters; i++) {
-		unsigned long n = tt.w[i].writes;
+		unsigned long n = READ_ONCE(tt.w[i].writes);
 
 		total += n;
 		max = n > max ? n : max;
 		min = n < min ? n : min;
 	}
 	printk("%s-torture: Writes: Total: %lu Max/Min: %lu/%lu Fail: %lu\n",
-	       tt.ops->name, total, max, min, tt.fail);
+	       tt.ops->name, total, max, min, atomic_long_read(&tt.fail));
 }
 
 static unsigned long torture_writes(void)
@@ -298,8 +301,9 @@ static int torture_start(const struct torture_ops *ops, uint64_t seed)
 
 	tt.ops = ops;
 	tt.seed = seed;
-	tt.stop = 0;
-	tt.fail = tt.mig_fail = 0;
+	tt.stop = false;
+	atomic_long_set(&tt.fail, 0);
+	atomic_long_set(&tt.mig_fail, 0);
 	torture_owner = 0;
 	torture_counters_reset();
 	tt.nwriters = 2 * (int)num_online_cpus();
@@ -328,7 +332,7 @@ static int torture_start(const struct torture_ops *ops, uint64_t seed)
 
 static void torture_stop(void)
 {
-	__atomic_store_n(&tt.stop, 1, __ATOMIC_RELEASE);
+	smp_store_release(&tt.stop, true);
 	for (int i = 0; i < tt.nwriters; i++)
 		kthread_join(tt.w[i].task);
 	kthread_join(tt.shuffler);
@@ -343,7 +347,8 @@ static uint64_t torture_wait(uint64_t ms, bool stop_on_fail)
 	for (;;) {
 		msleep(stop_on_fail ? 10 : 100);
 		now = (ktime_get_ns() - t0) / 1000000;
-		if (now >= ms || (stop_on_fail && __atomic_load_n(&tt.fail, __ATOMIC_ACQUIRE)))
+		if (now >= ms ||
+		    (stop_on_fail && atomic_long_read_acquire(&tt.fail)))
 			return now;
 		if (now >= next) {
 			torture_stats();
@@ -375,17 +380,21 @@ static bool torture_end(const struct torture_ops *ops, bool ok, const char *why)
 static bool torture_lock(const struct torture_ops *ops, uint64_t seed,
 			 unsigned int secs)
 {
+	unsigned long fail, mig_fail;
+
 	if (torture_start(ops, seed))
 		return torture_end(ops, false, "out of memory");
 	torture_banner(ops, seed, secs);
 	torture_wait(secs * 1000ull, false);
 	torture_stop();
 	torture_stats();
-	if (tt.mig_fail)
+	fail = atomic_long_read(&tt.fail);
+	mig_fail = atomic_long_read(&tt.mig_fail);
+	if (mig_fail)
 		printk("%s-torture: %lu section(s) moved with migration disabled\n",
-		       ops->name, tt.mig_fail);
-	return torture_end(ops, !tt.fail && !tt.mig_fail && torture_writes(),
-			   tt.fail ? "two writers inside at once" : "");
+		       ops->name, mig_fail);
+	return torture_end(ops, !fail && !mig_fail && torture_writes(),
+			   fail ? "two writers inside at once" : "");
 }
 
 /* Each of BUSTED_SEEDS seeds must catch the lock within BUSTED_LIMIT_MS. */
@@ -402,7 +411,7 @@ static bool torture_busted(const struct torture_ops *ops, uint64_t seed)
 		ms = torture_wait(BUSTED_LIMIT_MS, true);
 		torture_stop();
 		torture_stats();
-		if (tt.fail) {
+		if (atomic_long_read(&tt.fail)) {
 			caught++;
 			printk("%s-torture: seed=%lu caught after %lu ms\n", ops->name,
 			       (unsigned long)(seed + i), (unsigned long)ms);
@@ -430,7 +439,7 @@ static bool torture_counter(const struct torture_ops *ops, uint64_t seed,
 	torture_stop();
 	writes = torture_writes();
 	sum = torture_counters_sum(ops->kind);
-	tt.fail = writes - sum;
+	atomic_long_set(&tt.fail, writes - sum);
 	torture_stats();
 	printk("%s-torture: counted %lu, per-CPU sum %lu: %lu update(s) lost\n",
 	       ops->name, writes, sum, writes - sum);

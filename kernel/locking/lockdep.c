@@ -18,6 +18,7 @@
 #ifdef CONFIG_LOCKDEP
 
 #include "locking/lockdep_fast.h"
+#include "atomic.h"
 #include "asm/spinlock.h"
 #include "ksyms.h"
 #include "asm/page.h"
@@ -32,8 +33,9 @@ static int nr_classes = 1; /* lock_classes[] used; under the graph lock */
 /* Open addressing on (key, subclass); holds class indices, 0 = empty.
  * Lock-free readers, writers under the graph lock. */
 static uint16_t class_hash[2 * MAX_LOCKDEP_CLASSES];
-static unsigned long report_count[LOCKDEP_NR_REPORT_KINDS];
-static unsigned long reports_printed[LOCKDEP_NR_REPORT_KINDS];
+/* Counted by any CPU at once, reset by lockdep_reset(): atomic. */
+static atomic_long_t report_count[LOCKDEP_NR_REPORT_KINDS];
+static atomic_long_t reports_printed[LOCKDEP_NR_REPORT_KINDS];
 
 static arch_spinlock_t graph_spin = ARCH_SPIN_LOCK_UNLOCKED;
 static bool lockdep_started; /* held-lock stacks are kept from here on */
@@ -66,37 +68,41 @@ void lockdep_graph_unlock(unsigned long flags)
  * did: never reset (lockdep_reset() turns the validator back on), so that
  * whoever relies on it can tell it was off for a while. */
 static const char *overflow_limit;
-static unsigned long overflow_count;
+static atomic_long_t overflow_count;
 
 void lockdep_overflow(const char *limit)
 {
-	if (!__atomic_exchange_n(&lockdep_on, false, __ATOMIC_RELAXED))
+	/* The one caller that turns the validator off says so. */
+	if (!xchg(&lockdep_on, false))
 		return;
-	__atomic_store_n(&overflow_limit, limit, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&overflow_count, 1, __ATOMIC_RELEASE);
+	WRITE_ONCE(overflow_limit, limit);
+	/* The limit before the count: a reader that sees the count
+	 * (acquire) sees which limit it was. */
+	smp_mb__before_atomic();
+	atomic_long_inc(&overflow_count);
 	printk("lockdep: BUG: %s too low; the lock validator is off from here "
 	       "on\n", limit);
 }
 
 unsigned long lockdep_overflows(void)
 {
-	return __atomic_load_n(&overflow_count, __ATOMIC_ACQUIRE);
+	return atomic_long_read_acquire(&overflow_count);
 }
 
 const char *lockdep_overflow_limit(void)
 {
-	return __atomic_load_n(&overflow_limit, __ATOMIC_RELAXED);
+	return READ_ONCE(overflow_limit);
 }
 
 bool lockdep_enabled(void)
 {
-	return __atomic_load_n(&lockdep_on, __ATOMIC_RELAXED);
+	return READ_ONCE(lockdep_on);
 }
 
 void lockdep_init(void)
 {
 	lockdep_started = true;
-	lockdep_on = true;
+	WRITE_ONCE(lockdep_on, true);
 	printk("lockdep: lock validator on: %d classes, %d dependencies, %d "
 	       "chains, %d held locks per task\n", MAX_LOCKDEP_CLASSES - 1,
 	       MAX_LOCKDEP_EDGES - 1, CHAINHASH_SIZE * 3 / 4, MAX_LOCK_DEPTH);
@@ -111,7 +117,7 @@ unsigned long lockdep_reports(enum lockdep_report_kind kind)
 	lockdep_percpu_flush();
 	if ((unsigned int)kind >= LOCKDEP_NR_REPORT_KINDS)
 		return 0;
-	return __atomic_load_n(&report_count[kind], __ATOMIC_RELAXED);
+	return atomic_long_read(&report_count[kind]);
 }
 
 unsigned long lockdep_reports_total(void)
@@ -125,7 +131,7 @@ unsigned long lockdep_reports_total(void)
 
 void lockdep_count(enum lockdep_report_kind kind)
 {
-	__atomic_fetch_add(&report_count[kind], 1, __ATOMIC_RELAXED);
+	atomic_long_inc(&report_count[kind]);
 }
 
 const char *lockdep_sym(char *buf, unsigned long size, unsigned long ip)
@@ -180,7 +186,7 @@ static void print_held_locks(const struct task_struct *t)
 bool lockdep_report_begin(enum lockdep_report_kind kind, const char *title)
 {
 	lockdep_count(kind);
-	if (__atomic_fetch_add(&reports_printed[kind], 1, __ATOMIC_RELAXED) >=
+	if (atomic_long_inc_return(&reports_printed[kind]) >
 	    REPORTS_PRINTED_PER_KIND)
 		return false;
 	printk("\n======================================================\n"
@@ -220,8 +226,9 @@ static unsigned int class_lookup(const void *key, unsigned int subclass)
 {
 	for (unsigned int s = class_slot(key, subclass);;
 	     s = (s + 1) % (2 * MAX_LOCKDEP_CLASSES)) {
-		unsigned int idx = __atomic_load_n(&class_hash[s],
-						   __ATOMIC_ACQUIRE);
+		/* Acquire: the class class_register() filled in before
+		 * its release store of the index. */
+		unsigned int idx = smp_load_acquire(&class_hash[s]);
 
 		if (!idx)
 			return 0;
@@ -252,7 +259,7 @@ static unsigned int class_register(const struct lockdep_map *map,
 	for (s = class_slot(key, subclass); class_hash[s];
 	     s = (s + 1) % (2 * MAX_LOCKDEP_CLASSES))
 		;
-	__atomic_store_n(&class_hash[s], idx, __ATOMIC_RELEASE);
+	smp_store_release(&class_hash[s], idx);
 	return idx;
 }
 
@@ -261,8 +268,8 @@ static unsigned int class_register(const struct lockdep_map *map,
 static unsigned int get_class(struct lockdep_map *map, unsigned int subclass,
 			      int *cpu)
 {
-	struct lock_class *cached = __atomic_load_n(&map->class_cache,
-						    __ATOMIC_ACQUIRE);
+	/* Acquire: map->cpu, stored before the release below. */
+	struct lock_class *cached = smp_load_acquire(&map->class_cache);
 	const void *key;
 	unsigned int idx;
 	unsigned long flags;
@@ -295,8 +302,7 @@ static unsigned int get_class(struct lockdep_map *map, unsigned int subclass,
 	}
 	if (idx && subclass == 0) {
 		map->cpu = *cpu;
-		__atomic_store_n(&map->class_cache, &lock_classes[idx],
-				 __ATOMIC_RELEASE);
+		smp_store_release(&map->class_cache, &lock_classes[idx]);
 	}
 	return idx;
 }
@@ -309,7 +315,7 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
 	map->wait_type = wait_type;
 	map->untracked = false;
 	map->cpu = -1;
-	__atomic_store_n(&map->class_cache, 0, __ATOMIC_RELEASE);
+	smp_store_release(&map->class_cache, NULL);
 }
 
 /* ---- the held-lock stacks ---- */
@@ -597,10 +603,10 @@ void lockdep_reset(void)
 	lockdep_hb_reset();
 	lockdep_reset_gen++; /* held-back accesses before it are forgotten */
 	for (int k = 0; k < LOCKDEP_NR_REPORT_KINDS; k++) {
-		__atomic_store_n(&report_count[k], 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&reports_printed[k], 0, __ATOMIC_RELAXED);
+		atomic_long_set(&report_count[k], 0);
+		atomic_long_set(&reports_printed[k], 0);
 	}
-	lockdep_on = lockdep_started;
+	WRITE_ONCE(lockdep_on, lockdep_started);
 	lockdep_graph_unlock(flags);
 }
 

@@ -268,7 +268,7 @@ void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
  * compiler's hooks (lockdep_percpu_tsan.c) start telling it about
  * accesses inside them. */
 void lockdep_percpu_areas_ready(int nr_cpus);
-/* Dynamic per-CPU memory (percpu_alloc.c): the size bytes at template
+/* Dynamic per-CPU memory (mm/percpu.c): the size bytes at template
  * address var now hold a new variable, or none (alloc_percpu() and
  * free_percpu() call it). The checker forgets what it knew of the range:
  * each CPU's copy starts again unowned, and the variable may be reported

@@ -37,7 +37,7 @@ void lockdep_graph_reset(int nr_classes)
 	}
 	nr_edges = 1;
 	for (int s = 0; s < CHAINHASH_SIZE; s++)
-		__atomic_store_n(&lockdep_chain_hash[s], 0, __ATOMIC_RELAXED);
+		WRITE_ONCE(lockdep_chain_hash[s], 0);
 	nr_chains = 0;
 }
 
@@ -63,7 +63,7 @@ static void chain_add(uint64_t key)
 	for (s = key % CHAINHASH_SIZE; lockdep_chain_hash[s];
 	     s = (s + 1) % CHAINHASH_SIZE)
 		;
-	__atomic_store_n(&lockdep_chain_hash[s], key, __ATOMIC_RELAXED);
+	WRITE_ONCE(lockdep_chain_hash[s], key);
 	nr_chains++;
 }
 
@@ -337,11 +337,13 @@ void lockdep_mark_usage(unsigned int idx, unsigned int bit, unsigned long ip)
 	unsigned int other;
 	unsigned long flags;
 
-	if (__atomic_load_n(&c->usage, __ATOMIC_RELAXED) & bit)
+	/* Unlocked: a bit already set stays set until a reset. */
+	if (READ_ONCE(c->usage) & bit)
 		return;
 	flags = lockdep_graph_lock();
 	if (lockdep_on && !(c->usage & bit)) {
-		__atomic_or_fetch(&c->usage, bit, __ATOMIC_RELAXED);
+		/* Only under the graph lock: one store, read unlocked. */
+		WRITE_ONCE(c->usage, c->usage | bit);
 		c->usage_ip[bit - 1] = ip;
 		if (c->usage & (bit ^ (USED_IN_HARDIRQ | ENABLED_HARDIRQ)))
 			report_irq_inconsistent(idx, bit, ip);

@@ -8,6 +8,7 @@
 #include "locking/lockdep.h"
 #include "rwonce.h"
 #include "sched/sched.h"
+#include "rwonce.h"
 
 #define MAX_LOCKDEP_CLASSES 1024   /* index 0 means "no class" */
 #define MAX_LOCKDEP_EDGES 8192
@@ -81,8 +82,7 @@ static inline bool lockdep_chain_cached(uint64_t key)
 {
 	for (unsigned int s = key % CHAINHASH_SIZE;;
 	     s = (s + 1) % CHAINHASH_SIZE) {
-		uint64_t k = __atomic_load_n(&lockdep_chain_hash[s],
-					     __ATOMIC_RELAXED);
+		uint64_t k = READ_ONCE(lockdep_chain_hash[s]);
 
 		if (k == key)
 			return true;

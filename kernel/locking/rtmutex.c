@@ -16,6 +16,7 @@
  * task that is blocking is a deadlock: reported, not slept in.
  */
 #include "locking/rtmutex.h"
+#include "atomic.h"
 #include "locking/lockdep_fast.h"
 #include "asm/spinlock.h"
 #include "debug/explore.h"
@@ -23,7 +24,7 @@
 #include "printk.h"
 #include "sched/sched.h"
 #include "sched/sched_internal.h"
-#include "debug/trace.h"
+#include "trace/trace.h"
 
 #define MAX_CHAIN 1024
 
@@ -103,7 +104,14 @@ int rt_mutex_effective_prio(struct task_struct *p)
  */
 static void mark_waiters(struct rt_mutex *lock)
 {
-	__atomic_fetch_or(&lock->owner, RT_MUTEX_HAS_WAITERS, __ATOMIC_ACQUIRE);
+	uintptr_t owner = READ_ONCE(lock->owner);
+
+	/* As Linux's mark_rt_mutex_waiters(): a retry loop, as the owner
+	 * may change under us (a fast-path lock or unlock). try_cmpxchg()
+	 * is fully ordered: what we do next comes after the bit. */
+	while (!try_cmpxchg(&lock->owner, &owner,
+			    owner | RT_MUTEX_HAS_WAITERS))
+		;
 }
 
 /* Keep lock on its owner's pi_locks exactly while it has waiters. */
@@ -116,9 +124,10 @@ static void update_pi_link(struct rt_mutex *lock)
 		list_del_init(&lock->pi_node);
 	if (owner && waited)
 		list_add_tail(&lock->pi_node, &owner->pi_locks);
-	__atomic_store_n(&lock->owner,
-			 (uintptr_t)owner | (waited ? RT_MUTEX_HAS_WAITERS : 0),
-			 __ATOMIC_RELEASE);
+	/* Release: a fast path that takes the lock once the bit is clear
+	 * finds the waiter lists as we left them. */
+	smp_store_release(&lock->owner, (uintptr_t)owner |
+				       (waited ? RT_MUTEX_HAS_WAITERS : 0));
 }
 
 /*
@@ -223,7 +232,9 @@ static bool try_to_take(struct rt_mutex *lock, struct rt_mutex_waiter *w)
 		return false;
 	if (w)
 		list_del_init(&w->list);
-	__atomic_store_n(&lock->owner, (uintptr_t)current, __ATOMIC_RELAXED);
+	/* With HAS_WAITERS set no fast path changes the word: only the
+	 * release in update_pi_link() below publishes it. */
+	WRITE_ONCE(lock->owner, (uintptr_t)current);
 	update_pi_link(lock);
 	return true;
 }
@@ -288,9 +299,9 @@ int __rt_mutex_lock(struct rt_mutex *lock)
 	uintptr_t free = 0;
 	int ret;
 
-	if (__atomic_compare_exchange_n(&lock->owner, &free, (uintptr_t)current,
-					false, __ATOMIC_ACQUIRE,
-					__ATOMIC_RELAXED))
+	/* The fast path: a free lock with no waiters is ours by one
+	 * compare-and-swap (fully ordered: an acquire and more). */
+	if (try_cmpxchg(&lock->owner, &free, (uintptr_t)current))
 		return 0;
 	trace_event(TRACE_LOCK_CONTENDED, (uintptr_t)lock, 0, lock->name);
 	ret = rt_mutex_slowlock(lock);
@@ -305,9 +316,7 @@ bool __rt_mutex_trylock(struct rt_mutex *lock)
 	unsigned long flags;
 	bool taken;
 
-	if (__atomic_compare_exchange_n(&lock->owner, &free, (uintptr_t)current,
-					false, __ATOMIC_ACQUIRE,
-					__ATOMIC_RELAXED))
+	if (try_cmpxchg(&lock->owner, &free, (uintptr_t)current))
 		return true;
 	if (rt_mutex_owner(lock))
 		return false;
@@ -340,7 +349,7 @@ static void rt_mutex_slowunlock(struct rt_mutex *lock)
 	lazy_init(lock);
 	/* Free, but with the bit kept until update_pi_link() decides: a
 	 * bare 0 would let a fast-path lock slip in under our feet. */
-	__atomic_store_n(&lock->owner, RT_MUTEX_HAS_WAITERS, __ATOMIC_RELEASE);
+	smp_store_release(&lock->owner, RT_MUTEX_HAS_WAITERS);
 	update_pi_link(lock);
 	wake_top_of_free_lock(lock);
 	propagate(current);
@@ -355,8 +364,9 @@ void __rt_mutex_unlock(struct rt_mutex *lock)
 
 	if (WARN_ON(rt_mutex_owner(lock) != current))
 		return; /* not ours to release */
-	if (__atomic_compare_exchange_n(&lock->owner, &me, 0, false,
-					__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	/* The fast path: ours and no waiters, so free it in one step
+	 * (fully ordered: a release and more). */
+	if (try_cmpxchg(&lock->owner, &me, 0))
 		return;
 	rt_mutex_slowunlock(lock);
 }

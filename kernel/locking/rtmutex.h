@@ -9,7 +9,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "errno.h"
 #include "list.h"
+#include "rwonce.h"
 #include "locking/lockdep.h"
 
 struct task_struct;
@@ -30,7 +32,6 @@ struct rt_mutex {
 };
 
 #define RT_MUTEX_HAS_WAITERS 1ul
-#define EDEADLK 35
 
 /* The lists start zeroed and are set up on first contention, so that a
  * static initialiser holds no address of the lock itself: a per-CPU
@@ -64,8 +65,8 @@ void __rt_mutex_unlock(struct rt_mutex *lock);
 
 static inline struct task_struct *rt_mutex_owner(const struct rt_mutex *lock)
 {
-	return (struct task_struct *)(__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) &
-			       ~RT_MUTEX_HAS_WAITERS);
+	return (struct task_struct *)(READ_ONCE(lock->owner) &
+				      ~RT_MUTEX_HAS_WAITERS);
 }
 
 static inline bool rt_mutex_is_locked(const struct rt_mutex *lock)

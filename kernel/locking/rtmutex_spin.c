@@ -32,6 +32,7 @@
  * within one iteration (the owner does not run).
  */
 #include "locking/rtmutex.h"
+#include "atomic.h"
 #include "percpu.h"
 #include "preempt.h"
 #include "sched/sched.h"
@@ -41,41 +42,41 @@
 static DEFINE_PER_CPU_UNCHECKED(struct task_struct *, spin_owner);
 
 /* Publish owner, then check that it still owns lock: only then may the
- * caller read it, until spin_release(). The full fence orders the
- * publication before the check, against the freeing CPU's release of
- * the lock (long before the free) and its scan in rt_mutex_spin_forget(). */
+ * caller read it, until spin_release(). A store, then a load of another
+ * location: smp_store_mb() orders the publication before the check,
+ * against the freeing CPU's release of the lock (long before the free)
+ * and its scan in rt_mutex_spin_forget(), which makes the mirror image
+ * (a full barrier, then the loads of every slot). */
 static bool spin_protect(struct rt_mutex *lock, struct task_struct *owner)
 {
 	struct task_struct **slot = raw_cpu_ptr(&spin_owner);
 
-	if (*slot != owner) {
-		__atomic_store_n(slot, owner, __ATOMIC_SEQ_CST);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	}
+	if (*slot != owner)
+		smp_store_mb(*slot, owner);
 	return rt_mutex_owner(lock) == owner;
 }
 
+/* Release: our reads of the owner are done before the slot says so. */
 static void spin_release(void)
 {
-	__atomic_store_n(raw_cpu_ptr(&spin_owner), 0, __ATOMIC_RELEASE);
+	smp_store_release(raw_cpu_ptr(&spin_owner), NULL);
 }
 
 void rt_mutex_spin_forget(struct task_struct *t)
 {
 	int cpu;
 
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	smp_mb(); /* t owns no lock any more: before the scan */
 	for_each_possible_cpu(cpu)
-		while (__atomic_load_n(raw_per_cpu_ptr(&spin_owner, cpu),
-				       __ATOMIC_ACQUIRE) == t)
-			cpu_relax();
+		smp_cond_load_acquire(raw_per_cpu_ptr(&spin_owner, cpu),
+				      VAL != t);
 }
 
 /* Whether owner (protected, see above) runs on another CPU, where it
  * will soon release the lock. Preemption off: our CPU stays ours. */
 static bool owner_running_elsewhere(const struct task_struct *owner)
 {
-	return __atomic_load_n(&owner->on_cpu, __ATOMIC_RELAXED) &&
+	return READ_ONCE(owner->on_cpu) &&
 	       task_cpu(owner) != raw_smp_processor_id();
 }
 
@@ -85,17 +86,15 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 
 	preempt_disable(); /* need_resched() ends the spin */
 	while (!need_resched()) {
-		uintptr_t word = __atomic_load_n(&lock->owner, __ATOMIC_RELAXED);
+		uintptr_t word = READ_ONCE(lock->owner);
 		struct task_struct *owner = (struct task_struct *)(word & ~RT_MUTEX_HAS_WAITERS);
 		uintptr_t free = 0;
 
 		if (word & RT_MUTEX_HAS_WAITERS)
 			break; /* queued waiters go first: the slow path */
 		if (!owner) {
-			if (__atomic_compare_exchange_n(&lock->owner, &free,
-							(uintptr_t)current, false,
-							__ATOMIC_ACQUIRE,
-							__ATOMIC_RELAXED)) {
+			if (try_cmpxchg(&lock->owner, &free,
+					(uintptr_t)current)) {
 				taken = true;
 				break;
 			}
@@ -108,8 +107,7 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 		if (!owner_running_elsewhere(owner))
 			break;
 		if (!lock->no_pi && rt_mutex_pi_enabled &&
-		    current->prio < __atomic_load_n(&owner->prio,
-						     __ATOMIC_RELAXED))
+		    current->prio < READ_ONCE(owner->prio))
 			break; /* it must inherit our priority: queue */
 		cpu_relax();
 	}

@@ -15,6 +15,7 @@
  * context may take it, in both RT worlds.
  */
 #include "compiler.h"
+#include "atomic.h"
 #include <stdint.h>
 #include "irqflags.h"
 #include "mm/slab.h"
@@ -59,7 +60,7 @@ MM_LOCK_STAT_DEFINE(kmalloc_lock_count);
  * boot_in_use[] and is handed over then.
  */
 static struct percpu_counter in_use[KMALLOC_NR_CLASSES + 1];
-static long boot_in_use[KMALLOC_NR_CLASSES + 1];
+static atomic_long_t boot_in_use[KMALLOC_NR_CLASSES + 1];
 
 /* A CPU's delta folds into the shared count (under the counter's lock)
  * when it reaches this. The default batch (32) would fold once per
@@ -73,7 +74,7 @@ static void in_use_add(int cls, long v)
 	if (likely(percpu_counter_initialized(&in_use[cls])))
 		percpu_counter_add_batch(&in_use[cls], v, KMALLOC_STAT_BATCH);
 	else
-		__atomic_fetch_add(&boot_in_use[cls], v, __ATOMIC_RELAXED);
+		atomic_long_add(v, &boot_in_use[cls]);
 }
 
 /* Only the boot CPU runs, so an add that found the counter missing
@@ -89,8 +90,7 @@ void kmalloc_stats_init(void)
 			return;
 		}
 		percpu_counter_add(&in_use[cls],
-				   __atomic_exchange_n(&boot_in_use[cls], 0,
-						       __ATOMIC_RELAXED));
+				   atomic_long_xchg(&boot_in_use[cls], 0));
 	}
 }
 
@@ -348,7 +348,7 @@ long kmalloc_objects_in_use(int cls)
 	if (cls < 0 || cls > KMALLOC_NR_CLASSES)
 		return 0;
 	if (!percpu_counter_initialized(&in_use[cls]))
-		return __atomic_load_n(&boot_in_use[cls], __ATOMIC_RELAXED);
+		return atomic_long_read(&boot_in_use[cls]);
 	return percpu_counter_sum(&in_use[cls]);
 }
 

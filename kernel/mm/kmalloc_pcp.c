@@ -40,6 +40,7 @@
 #include "locking/local_lock.h"
 #include "percpu.h"
 #include "string.h"
+#include "asm/barrier.h"
 
 struct sheaf {
 	unsigned int count;                      /* objs[0..count) are free */
@@ -166,7 +167,7 @@ const char *kmalloc_pcp_free(struct slab *s, struct free_obj *o, int cls)
 		sh->objs[sh->count] = o;
 		/* The entry before the count that covers it, for the
 		 * lock-free readers (a plain store on x86). */
-		__atomic_store_n(&sh->count, sh->count + 1, __ATOMIC_RELEASE);
+		smp_store_release(&sh->count, sh->count + 1);
 	}
 	local_unlock(&kmalloc_pcp.lock);
 	return err;
@@ -189,10 +190,10 @@ bool kmalloc_pcp_holds(const void *o, int cls)
 	for_each_possible_cpu(cpu) {
 		struct sheaf *sh =
 			&raw_per_cpu_ptr(&kmalloc_pcp, cpu)->sheaves[cls];
-		unsigned int n = __atomic_load_n(&sh->count, __ATOMIC_ACQUIRE);
+		unsigned int n = smp_load_acquire(&sh->count);
 
 		for (unsigned int i = 0; i < n && i < KMALLOC_SHEAF_CAPACITY; i++)
-			if (__atomic_load_n(&sh->objs[i], __ATOMIC_RELAXED) == o)
+			if (READ_ONCE(sh->objs[i]) == o)
 				return true;
 	}
 	return false;
@@ -226,9 +227,7 @@ void kmalloc_drain_all(void)
 
 unsigned int kmalloc_cached_objects(int cpu, int cls)
 {
-	return __atomic_load_n(
-		&raw_per_cpu_ptr(&kmalloc_pcp, cpu)->sheaves[cls].count,
-		__ATOMIC_RELAXED);
+	return READ_ONCE(raw_per_cpu_ptr(&kmalloc_pcp, cpu)->sheaves[cls].count);
 }
 
 void kmalloc_pcp_init(bool on)
@@ -241,12 +240,12 @@ void kmalloc_pcp_init(bool on)
  * drain (or the sheaves come back on). */
 void kmalloc_pcp_set(bool on)
 {
-	__atomic_store_n(&kmalloc_pcp_on, on, __ATOMIC_RELAXED);
+	WRITE_ONCE(kmalloc_pcp_on, on);
 	if (!on)
 		kmalloc_drain_all();
 }
 
 bool kmalloc_pcp_enabled(void)
 {
-	return __atomic_load_n(&kmalloc_pcp_on, __ATOMIC_RELAXED);
+	return READ_ONCE(kmalloc_pcp_on);
 }

@@ -16,14 +16,14 @@
 
 #include "percpu.h"
 #include "locking/spinlock.h"
+#include "rwonce.h"
 
 /* A per-CPU lock counter; the per-CPU checker skips statistics. */
 #define MM_LOCK_STAT_DEFINE(name) static DEFINE_PER_CPU_STAT(unsigned long, name)
 
 /* CPU cpu's count: exact once that CPU stops taking the lock, and for
  * the calling CPU's own. */
-#define mm_lock_stat_cpu(name, cpu)                                           \
-	__atomic_load_n(raw_per_cpu_ptr(&(name), (cpu)), __ATOMIC_RELAXED)
+#define mm_lock_stat_cpu(name, cpu) READ_ONCE(*raw_per_cpu_ptr(&(name), (cpu)))
 
 /* The sum over the possible CPUs (a snapshot while CPUs allocate). */
 #define mm_lock_stat_sum(name)                                                \

@@ -21,14 +21,17 @@
 #include "printk.h"
 #include "locking/spinlock.h"
 #include "string.h"
+#include "rwonce.h"
+#include "asm/bitops.h"
 
 #define NR_PAGES (PAGE_ALLOC_MAX_PHYS / PAGE_SIZE)
 
 /* All fields under page_lock (taken with interrupts off: frees may come
  * from interrupt context). */
 static DEFINE_RAW_SPINLOCK(page_lock);
-static uint64_t page_bitmap[NR_PAGES / 64];
+static unsigned long page_bitmap[NR_PAGES / 64];
 static size_t nr_pages;     /* pages covered: up to the highest usable one */
+/* Under page_lock; read without it (page_free_count()): one store each. */
 static size_t free_pages;
 static size_t total_pages;  /* usable pages after the boot reservations */
 static size_t search_hint;  /* no free page below this index */
@@ -67,7 +70,7 @@ static void mark_range(uint64_t base, uint64_t end, bool used)
 
 		if (page_used(i) != used) {
 			page_set(i, used);
-			free_pages += used ? -1 : 1;
+			WRITE_ONCE(free_pages, free_pages + (used ? -1 : 1));
 		}
 	}
 }
@@ -136,7 +139,7 @@ static size_t alloc_run_locked(size_t n)
 	if (first < nr_pages) {
 		for (size_t i = first; i < first + n; i++)
 			page_set(i, true);
-		free_pages -= n;
+		WRITE_ONCE(free_pages, free_pages - n);
 		/* Everything in [hint, first_free) is in use. */
 		search_hint = first_free == first ? first + n : first_free;
 	} else {
@@ -261,8 +264,7 @@ const char *page_free_precheck(void *p)
 		return "not a page of this allocator";
 	if (page_reserved(i * PAGE_SIZE))
 		return "reserved page, never allocated";
-	if (!(__atomic_load_n(&page_bitmap[i / 64], __ATOMIC_RELAXED) &
-	      (1ul << (i % 64))))
+	if (!test_bit(i, page_bitmap))
 		return "double free (page already free)";
 	return 0;
 }
@@ -276,7 +278,7 @@ const char *free_run_locked(uint64_t pa, size_t n)
 		return err;
 	for (size_t i = first; i < first + n; i++)
 		page_set(i, false);
-	free_pages += n;
+	WRITE_ONCE(free_pages, free_pages + n);
 	if (first < search_hint)
 		search_hint = first;
 	return 0;
@@ -309,8 +311,7 @@ void pages_free(void *p, size_t n)
  * what callers take and give back, wherever the pages wait. */
 size_t page_free_count(void)
 {
-	return __atomic_load_n(&free_pages, __ATOMIC_RELAXED) +
-	       page_pcp_total();
+	return READ_ONCE(free_pages) + page_pcp_total();
 }
 
 size_t page_total_count(void)

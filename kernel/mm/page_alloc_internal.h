@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "preempt.h"
+#include "rwonce.h"
 
 /* Word 1 of a page on a per-CPU list (word 0 is left alone: kmalloc
  * keeps its large-allocation magic there, for its double-free message).
@@ -51,8 +52,7 @@ extern bool page_pcp_on;
 
 static inline bool page_pcp_usable(void)
 {
-	return __atomic_load_n(&page_pcp_on, __ATOMIC_RELAXED) &&
-	       preemptible();
+	return READ_ONCE(page_pcp_on) && preemptible();
 }
 
 void *page_pcp_alloc(void);

@@ -28,6 +28,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "string.h"
+#include "asm/barrier.h"
 
 struct per_cpu_pages {
 	local_lock_t lock;
@@ -124,7 +125,7 @@ const char *page_pcp_free(void *p)
 		pcp->pages[pcp->count] = p;
 		/* The entry before the count that covers it, for the
 		 * lock-free readers (a plain store on x86). */
-		__atomic_store_n(&pcp->count, pcp->count + 1, __ATOMIC_RELEASE);
+		smp_store_release(&pcp->count, pcp->count + 1);
 	}
 	local_unlock(&pcp_pages.lock);
 	return err;
@@ -144,10 +145,10 @@ bool page_pcp_holds_locked(const void *p)
 
 	for_each_possible_cpu(cpu) {
 		struct per_cpu_pages *pcp = raw_per_cpu_ptr(&pcp_pages, cpu);
-		unsigned int n = __atomic_load_n(&pcp->count, __ATOMIC_RELAXED);
+		unsigned int n = READ_ONCE(pcp->count);
 
 		for (unsigned int i = 0; i < n && i < PCP_HIGH; i++)
-			if (__atomic_load_n(&pcp->pages[i], __ATOMIC_RELAXED) == p)
+			if (READ_ONCE(pcp->pages[i]) == p)
 				return true;
 	}
 	return false;
@@ -155,8 +156,7 @@ bool page_pcp_holds_locked(const void *p)
 
 unsigned int page_pcp_count(int cpu)
 {
-	return __atomic_load_n(&raw_per_cpu_ptr(&pcp_pages, cpu)->count,
-			       __ATOMIC_RELAXED);
+	return READ_ONCE(raw_per_cpu_ptr(&pcp_pages, cpu)->count);
 }
 
 size_t page_pcp_total(void)
@@ -202,12 +202,12 @@ void page_pcp_init(bool on)
 
 void page_pcp_set(bool on)
 {
-	__atomic_store_n(&page_pcp_on, on, __ATOMIC_RELAXED);
+	WRITE_ONCE(page_pcp_on, on);
 	if (!on)
 		page_alloc_drain_all();
 }
 
 bool page_pcp_enabled(void)
 {
-	return __atomic_load_n(&page_pcp_on, __ATOMIC_RELAXED);
+	return READ_ONCE(page_pcp_on);
 }

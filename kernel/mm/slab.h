@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "mm/kmalloc.h"
 #include "preempt.h"
+#include "rwonce.h"
 
 #define SLAB_MAGIC  0x51ab51ab51ab51abul
 #define FREE_POISON 0xf4eef4eef4eef4eeul
@@ -86,8 +87,7 @@ extern bool kmalloc_pcp_on;
 
 static inline bool kmalloc_pcp_usable(void)
 {
-	return __atomic_load_n(&kmalloc_pcp_on, __ATOMIC_RELAXED) &&
-	       preemptible();
+	return READ_ONCE(kmalloc_pcp_on) && preemptible();
 }
 
 void *kmalloc_pcp_alloc(int cls);

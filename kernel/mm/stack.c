@@ -11,6 +11,7 @@
 #include "asm/pgtable.h"
 #include "locking/mutex.h"
 #include "locking/spinlock.h"
+#include "rwonce.h"
 
 #define KSTACK_REGION 0xffffc90000000000ul
 #define KSTACK_SLOT (KSTACK_SIZE + PAGE_SIZE)
@@ -140,7 +141,7 @@ static void unmap_stack(uintptr_t base, int mapped, long slot)
 	}
 	/* A full list is drained now, unless someone is at it already:
 	 * then this stack is in its batch or the next. */
-	if (__atomic_load_n(&nr_lazy, __ATOMIC_RELAXED) == KSTACK_LAZY_MAX &&
+	if (READ_ONCE(nr_lazy) == KSTACK_LAZY_MAX &&
 	    mutex_trylock(&kstack_drain_lock)) {
 		drain_locked();
 		mutex_unlock(&kstack_drain_lock);

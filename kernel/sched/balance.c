@@ -35,8 +35,7 @@ static int lowest_prio_cpu(const struct task_struct *p)
 	int cpu, best = -1, best_prio = p->prio;
 
 	for_each_online_cpu(cpu) {
-		int prio = __atomic_load_n(&cpu_rq(cpu)->curr_prio,
-					   __ATOMIC_RELAXED);
+		int prio = READ_ONCE(cpu_rq(cpu)->curr_prio);
 
 		if (is_cpu_allowed(p, cpu) && prio > best_prio &&
 		    !rt_throttled_for(cpu_rq(cpu), p)) {
@@ -65,8 +64,7 @@ int select_task_rq(struct task_struct *p)
 	    (cpu = lowest_prio_cpu(p)) >= 0)
 		return cpu;
 	if (p->prio < MAX_RT_PRIO && is_cpu_allowed(p, prev) &&
-	    __atomic_load_n(&cpu_rq(prev)->curr_prio, __ATOMIC_RELAXED) <=
-		    p->prio &&
+	    READ_ONCE(cpu_rq(prev)->curr_prio) <= p->prio &&
 	    (cpu = lowest_prio_cpu(p)) >= 0)
 		return cpu;
 	if (is_cpu_allowed(p, prev))

@@ -72,5 +72,5 @@ bool wait_for_completion_timeout(struct completion *c, uint64_t timeout_ns)
 
 bool completion_done(struct completion *c)
 {
-	return __atomic_load_n(&c->done, __ATOMIC_ACQUIRE) > 0;
+	return smp_load_acquire(&c->done) > 0;
 }

@@ -123,7 +123,7 @@ int sched_cpu_deactivate(unsigned int cpu)
 /* From finish_task_switch() on a CPU that is leaving. */
 void sched_hotplug_notify(struct rq *rq)
 {
-	if (__atomic_load_n(&rq->nr_running, __ATOMIC_RELAXED) == 0)
+	if (READ_ONCE(rq->nr_running) == 0)
 		wake_up(&hotplug_wq);
 }
 

@@ -145,7 +145,7 @@ static DECLARE_WAIT_QUEUE_HEAD(park_wq); /* kthread_park() waits here */
 
 bool kthread_should_park(void)
 {
-	return __atomic_load_n(&current->should_park, __ATOMIC_ACQUIRE);
+	return smp_load_acquire(&current->should_park);
 }
 
 /* Sleep until unparked; the first time round, tell kthread_park(). */
@@ -158,7 +158,7 @@ void kthread_parkme(void)
 		if (!kthread_should_park())
 			break;
 		if (!self->parked) {
-			__atomic_store_n(&self->parked, true, __ATOMIC_RELEASE);
+			smp_store_release(&self->parked, true);
 			wake_up(&park_wq);
 		}
 		schedule();
@@ -171,9 +171,9 @@ void kthread_parkme(void)
  * parks at its next look at kthread_should_park(). */
 void kthread_park(struct task_struct *t)
 {
-	__atomic_store_n(&t->should_park, true, __ATOMIC_RELEASE);
+	smp_store_release(&t->should_park, true);
 	wake_up_process(t);
-	wait_event(park_wq, __atomic_load_n(&t->parked, __ATOMIC_ACQUIRE));
+	wait_event(park_wq, smp_load_acquire(&t->parked));
 }
 
 /* Let t go on, on its CPU. A thread whose CPU is gone (it is being
@@ -186,8 +186,8 @@ void kthread_unpark(struct task_struct *t)
 	}
 	/* In this order: once should_park reads false, kthread_parkme()
 	 * sets parked no more, so the clear below is the last word. */
-	__atomic_store_n(&t->should_park, false, __ATOMIC_RELEASE);
-	__atomic_store_n(&t->parked, false, __ATOMIC_RELEASE);
+	smp_store_release(&t->should_park, false);
+	smp_store_release(&t->parked, false);
 	wake_up_process(t);
 }
 
@@ -233,8 +233,7 @@ __noreturn void kthread_exit(int code)
  * which frees the task. */
 void put_dead_task(struct task_struct *t)
 {
-	struct task_struct *joiner = __atomic_exchange_n(&t->joiner, JOINER_TOO_LATE,
-						  __ATOMIC_SEQ_CST);
+	struct task_struct *joiner = xchg(&t->joiner, JOINER_TOO_LATE);
 
 	put_task_struct(t);
 	if (joiner)
@@ -269,8 +268,7 @@ int kthread_join(struct task_struct *t)
 
 	/* Publish ourselves; if the dead task already took its look, its
 	 * reference goes in a few instructions on its CPU: wait for that. */
-	if (!__atomic_compare_exchange_n(&t->joiner, &none, current, false,
-					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+	if (!try_cmpxchg(&t->joiner, &none, current)) {
 		if (WARN_ON(none != JOINER_TOO_LATE))
 			return -1; /* one joiner per task */
 		while (refcount_read(&t->usage) > 1)
@@ -341,7 +339,8 @@ static const char *state_name(int state)
 /* The stack of a task that is switched out, from its saved frame. */
 void show_task_stack(struct task_struct *t)
 {
-	if (t->on_cpu || READ_ONCE(t->__state) == TASK_NEW || !t->saved_sp) {
+	if (READ_ONCE(t->on_cpu) || READ_ONCE(t->__state) == TASK_NEW ||
+	    !t->saved_sp) {
 		printk("  (running, or never ran: no saved stack)\n");
 		return;
 	}
@@ -358,9 +357,9 @@ void sched_show_all(void)
 	list_for_each_entry(t, &all_tasks, tasks) {
 		printk("task %-15s id %-4d state %s cpu %d prio %d%s%s\n",
 		       t->comm, t->pid, state_name(READ_ONCE(t->__state)), task_cpu(t),
-		       task_prio(t), t->on_cpu ? " running" : "",
+		       task_prio(t), READ_ONCE(t->on_cpu) ? " running" : "",
 		       t->migration_disabled ? " migrate-disabled" : "");
-		if (!t->on_cpu && !task_is_running(t))
+		if (!READ_ONCE(t->on_cpu) && !task_is_running(t))
 			show_task_stack(t);
 	}
 	raw_spin_unlock(&tasklist_lock);

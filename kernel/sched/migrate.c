@@ -34,7 +34,7 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task_struct *p)
 	trace_event(TRACE_MIGRATE, p->pid, (uint64_t)src->cpu << 16 | dst->cpu,
 		    p->comm);
 	dequeue_task(src, p);
-	__atomic_store_n(&p->cpu, dst->cpu, __ATOMIC_RELAXED);
+	WRITE_ONCE(p->cpu, dst->cpu);
 	enqueue_task(dst, p, false);
 	check_preempt_curr(dst, p);
 }
@@ -66,7 +66,7 @@ void migrate_switched_out(struct task_struct *p)
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
 	rq = select_task_rq_lock(p);
-	__atomic_store_n(&p->cpu, rq->cpu, __ATOMIC_RELAXED);
+	WRITE_ONCE(p->cpu, rq->cpu);
 	p->migration_pending = false;
 	enqueue_task(rq, p, false);
 	p->migrating = false;
@@ -114,9 +114,10 @@ int set_cpus_allowed(struct task_struct *p, const cpumask_t *mask)
 	if (p->on_rq)
 		account_movable(rq, p, 1);
 	update_rt_overload(rq);
-	/* A CPU on its way out keeps its pinned tasks told to leave. */
-	p->migration_pending = !cpumask_test_cpu(rq->cpu, mask) ||
-			       rq->balance_push;
+	/* A CPU on its way out keeps its pinned tasks told to leave. p
+	 * may be reading this in migrate_enable() on its CPU right now. */
+	WRITE_ONCE(p->migration_pending, !cpumask_test_cpu(rq->cpu, mask) ||
+					 rq->balance_push);
 	running = rq->curr == p;
 	/* A running task decides on its own CPU (__schedule() reads its
 	 * migration_disabled there): deciding here from its count could race
@@ -143,7 +144,7 @@ void kthread_bind(struct task_struct *p, int cpu)
 		return; /* only before the first wakeup */
 	cpumask_copy(&p->cpus_mask, cpumask_of(cpu));
 	p->nr_cpus_allowed = 1;
-	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
+	WRITE_ONCE(p->cpu, cpu);
 }
 
 /*

@@ -23,9 +23,9 @@
 #include "sched/sched.h"
 #include "sched/sched_internal.h"
 #include "cmdline.h"
-#include "user/uapi.h" /* error numbers */
+#include "errno.h"
 #include "printk.h"
-#include "time.h"
+#include "time/time.h"
 
 #define TICK_US (1000000l / HZ)
 
@@ -56,13 +56,12 @@ static bool rt_bandwidth_valid(long runtime_us, long period_us)
  * at worst ends one period early or late. */
 static void rt_bandwidth_apply(void)
 {
-	__atomic_store_n(&def_rt_bandwidth.rt_period,
-			 sysctl_sched_rt_period / TICK_US, __ATOMIC_RELAXED);
-	__atomic_store_n(&def_rt_bandwidth.rt_runtime,
-			 sysctl_sched_rt_runtime < 0
-				 ? RUNTIME_INF
-				 : sysctl_sched_rt_runtime / TICK_US,
-			 __ATOMIC_RELAXED);
+	WRITE_ONCE(def_rt_bandwidth.rt_period,
+		   sysctl_sched_rt_period / TICK_US);
+	WRITE_ONCE(def_rt_bandwidth.rt_runtime,
+		   sysctl_sched_rt_runtime < 0
+			   ? RUNTIME_INF
+			   : sysctl_sched_rt_runtime / TICK_US);
 }
 
 /* The boot option sched_rt_runtime_us=N (the period stays 1 s). */
@@ -121,7 +120,7 @@ void sched_rt_rq_reset(struct rq *rq)
 	rq->rt_time = 0;
 	rq->rt_period_pos = 0;
 	if (rq->rt_throttled) {
-		__atomic_store_n(&rq->rt_throttled, false, __ATOMIC_RELAXED);
+		WRITE_ONCE(rq->rt_throttled, false);
 		if (rq->nr_rt)
 			resched_curr(rq);
 	}
@@ -130,10 +129,8 @@ void sched_rt_rq_reset(struct rq *rq)
 /* From scheduler_tick(), rq (this CPU's) locked. */
 void sched_rt_tick(struct rq *rq)
 {
-	long period = __atomic_load_n(&def_rt_bandwidth.rt_period,
-				      __ATOMIC_RELAXED);
-	long runtime = __atomic_load_n(&def_rt_bandwidth.rt_runtime,
-				       __ATOMIC_RELAXED);
+	long period = READ_ONCE(def_rt_bandwidth.rt_period);
+	long runtime = READ_ONCE(def_rt_bandwidth.rt_runtime);
 	struct task_struct *curr = rq->curr;
 	bool rt = curr->prio < MAX_RT_PRIO && curr != rq->idle;
 
@@ -152,14 +149,13 @@ void sched_rt_tick(struct rq *rq)
 		rq->rt_period_pos = 0;
 		rq->rt_time -= rq->rt_time < runtime ? rq->rt_time : runtime;
 		if (rq->rt_throttled && rq->rt_time < runtime) {
-			__atomic_store_n(&rq->rt_throttled, false,
-					 __ATOMIC_RELAXED);
+			WRITE_ONCE(rq->rt_throttled, false);
 			if (rq->nr_rt)
 				resched_curr(rq);
 		}
 	}
 	if (!rq->rt_throttled && rq->rt_time >= runtime) {
-		__atomic_store_n(&rq->rt_throttled, true, __ATOMIC_RELAXED);
+		WRITE_ONCE(rq->rt_throttled, true);
 		rq->rt_stat.nr_throttled++;
 		if (rt)
 			resched_curr(rq);
@@ -180,5 +176,5 @@ void sched_rt_stat(int cpu, struct rt_bandwidth_stat *s)
 
 bool sched_rt_throttled(int cpu)
 {
-	return __atomic_load_n(&cpu_rq(cpu)->rt_throttled, __ATOMIC_RELAXED);
+	return READ_ONCE(cpu_rq(cpu)->rt_throttled);
 }

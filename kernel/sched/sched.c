@@ -24,7 +24,7 @@
 #include "asm/stacktrace.h"
 #include "asm/switch_to.h"
 #include "mm/stack.h"
-#include "sched/timer.h"
+#include "time/timer.h"
 #include "cpuhotplug.h"
 
 DEFINE_PER_CPU_UNCHECKED(struct rq, runqueues);
@@ -162,8 +162,7 @@ void resched_curr(struct rq *rq)
 		raw_cpu_write(need_resched_flag, true);
 		return;
 	}
-	if (!__atomic_exchange_n(raw_per_cpu_ptr(&need_resched_flag, cpu), true,
-				 __ATOMIC_SEQ_CST))
+	if (!xchg(raw_per_cpu_ptr(&need_resched_flag, cpu), true))
 		arch_send_ipi(cpu, IPI_RESCHEDULE);
 }
 
@@ -222,9 +221,9 @@ static int try_to_wake_up(struct task_struct *p, int state_mask)
 	}
 	arch_spin_unlock(&rq->lock);
 	/* It is going to sleep on another CPU: its stack is in use until
-	 * that CPU has switched away from it. */
-	while (__atomic_load_n(&p->on_cpu, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	 * that CPU has switched away from it (finish_task_switch()'s
+	 * release; the acquire makes its saved context ours to use). */
+	smp_cond_load_acquire(&p->on_cpu, !VAL);
 	rq = select_task_rq_lock(p);
 	cpu = rq->cpu;
 	if (cpu != task_cpu(p))
@@ -233,7 +232,7 @@ static int try_to_wake_up(struct task_struct *p, int state_mask)
 	trace_event(TRACE_WAKEUP, p->pid, cpu, p->comm);
 	if (p->pinned_asleep)
 		pinned_wakes(rq, p);
-	__atomic_store_n(&p->cpu, cpu, __ATOMIC_RELAXED);
+	WRITE_ONCE(p->cpu, cpu);
 	WRITE_ONCE(p->__state, TASK_RUNNING);
 	enqueue_task(rq, p, false);
 	check_preempt_curr(rq, p);
@@ -275,7 +274,7 @@ void finish_task_switch(struct task_struct *prev)
 	bool moving = prev->migrating;
 	bool dead = READ_ONCE(prev->__state) == TASK_DEAD && !prev->on_rq && !moving;
 
-	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+	smp_store_release(&prev->on_cpu, false);
 	arch_spin_unlock(&rq->lock);
 	if (dead)
 		put_dead_task(prev);
@@ -294,8 +293,8 @@ static void context_switch(struct rq *rq, struct task_struct *prev, struct task_
 		__trace_event(TRACE_SWITCH, prev->pid, next->pid, next->comm,
 			      READ_ONCE(prev->__state));
 	rq->curr = next;
-	__atomic_store_n(&rq->curr_prio, next->prio, __ATOMIC_RELAXED);
-	__atomic_store_n(&next->on_cpu, true, __ATOMIC_RELAXED);
+	WRITE_ONCE(rq->curr_prio, next->prio);
+	WRITE_ONCE(next->on_cpu, true);
 	update_rt_overload(rq);
 	raw_cpu_write(current_task, next);
 	raw_cpu_inc(nr_switches);
@@ -549,7 +548,7 @@ void set_task_prio(struct task_struct *p, int prio)
 		p->prio = prio;
 	}
 	if (running)
-		__atomic_store_n(&rq->curr_prio, prio, __ATOMIC_RELAXED);
+		WRITE_ONCE(rq->curr_prio, prio);
 	arch_spin_unlock(&rq->lock);
 }
 
@@ -584,7 +583,7 @@ int sched_setscheduler(struct task_struct *p, int policy, int rt_priority)
 
 /* ---- context checks ---- */
 
-unsigned long smp_processor_id_warnings, might_sleep_warnings;
+atomic_long_t smp_processor_id_warnings, might_sleep_warnings;
 
 /* f: the activation of the function that may sleep. */
 static void might_sleep_report(const struct unwind_state *f)
@@ -594,7 +593,7 @@ static void might_sleep_report(const struct unwind_state *f)
 		current->sleep_report_frame = f->frame;
 		current->sleep_report_ret = f->ret;
 	}
-	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
+	if (atomic_long_inc_return(&might_sleep_warnings) > 10)
 		return;
 	printk("BUG: sleeping function called from invalid context: %s/%d, "
 	       "preempt count %#x, interrupts %s\n", current->comm, current->pid,
@@ -625,8 +624,7 @@ static void check_preemption_disabled(const char *what)
 		return;
 	lockdep_count(LOCKDEP_PREEMPTIBLE_CPU_ID);
 	/* Only the first few: a hot path gone wrong would flood the log. */
-	if (__atomic_fetch_add(&smp_processor_id_warnings, 1,
-			       __ATOMIC_RELAXED) >= 10)
+	if (atomic_long_inc_return(&smp_processor_id_warnings) > 10)
 		return;
 	printk("BUG: using %s() in preemptible code: %s/%d\n", what, t->comm,
 	       t->pid);

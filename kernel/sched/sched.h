@@ -16,7 +16,7 @@
 #include "percpu.h"
 #include "refcount.h"
 #include "preempt.h"
-#include "debug/trace.h"
+#include "trace/trace.h"
 #include "asm/spinlock.h"
 
 struct rt_mutex_waiter;
@@ -53,15 +53,19 @@ struct task_struct {
 	char comm[TASK_COMM_LEN];    /* name, as Linux's comm */
 
 	/* Scheduling. cpu, on_rq, migrating and run_list are under the run
-	 * queue lock of cpu; on_cpu is set by the CPU switching to the task
-	 * and cleared (release) once the task's context is fully saved. */
+	 * queue lock of cpu (cpu is also read unlocked: task_cpu(), so its
+	 * stores are WRITE_ONCE()); on_cpu is set by the CPU switching to
+	 * the task and cleared (smp_store_release()) once the task's
+	 * context is fully saved: a waker's smp_cond_load_acquire() on it
+	 * then sees the whole saved context. */
 	int cpu;
 	bool on_rq;                  /* queued (the running task stays queued) */
 	/* Taken off its queue by a preemption to go to another CPU, whatever
 	 * its state: queued there once switched out (migrate_switched_out).
-	 * A wakeup meanwhile only sets it TASK_RUNNING. */
-	volatile bool migrating;
-	volatile bool on_cpu;
+	 * A wakeup meanwhile only sets it TASK_RUNNING. Set under the old
+	 * run queue's lock, cleared under pi_lock: a waker holds both. */
+	bool migrating;
+	bool on_cpu;
 	struct list_head run_list;
 	int policy;
 	int rt_priority;             /* 1..99 for RT policies, 0 otherwise */
@@ -75,14 +79,20 @@ struct task_struct {
 	cpumask_t cpus_mask;
 	int nr_cpus_allowed;
 	int migration_disabled;      /* nesting; written only by the task */
-	volatile bool migration_pending; /* move me off this CPU when I can */
+	/* Move me off this CPU when I can. Read by the task without a lock
+	 * (migrate_enable()), set by set_cpus_allowed() from another CPU:
+	 * those two accesses are READ_ONCE()/WRITE_ONCE(); every other one
+	 * is the task's own, or made while it cannot run. */
+	bool migration_pending;
 	bool pinned_asleep;          /* counted in its rq's nr_pinned_asleep */
 	/* A per-CPU kernel thread (kthread_create_on_cpu): it belongs to its
 	 * CPU, runs there while the CPU is online but no longer active, and
 	 * is parked, not moved, when the CPU goes (kthread_park). */
 	bool per_cpu_kthread;
-	volatile bool should_park;   /* kthread_park() asks */
-	volatile bool parked;        /* it sleeps in kthread_parkme() */
+	/* The park handshake (kthread.c): each flag is written with
+	 * smp_store_release() and read with smp_load_acquire(). */
+	bool should_park;            /* kthread_park() asks */
+	bool parked;                 /* it sleeps in kthread_parkme() */
 
 	/* pi_lock serialises wakeups and priority changes of this task. */
 	arch_spinlock_t pi_lock;
@@ -95,7 +105,9 @@ struct task_struct {
 	int (*fn)(void *arg);
 	void *arg;
 	int exit_code;
-	struct task_struct *volatile joiner; /* the task in kthread_join(), if any */
+	/* The task in kthread_join(), if any; moved only by xchg() and
+	 * cmpxchg() (kthread.c). */
+	struct task_struct *joiner;
 	refcount_t usage;            /* the task's own, and its creator's
 				      * (get_task_struct()) */
 	struct list_head tasks;      /* all tasks: for the timeout report */
@@ -175,7 +187,7 @@ bool sched_param_valid(int policy, int rt_priority);
 int task_prio(const struct task_struct *t);
 static inline int task_cpu(const struct task_struct *t)
 {
-	return __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
+	return READ_ONCE(t->cpu);
 }
 
 /* Scheduling. */
@@ -218,12 +230,12 @@ static inline void set_current_state(unsigned int state)
  * else may move a task while it runs, and a task that is switched out has
  * its count in memory (the switch is a full barrier). The trace (trace.h)
  * records the outermost pair as a span (trace_migrate_span(), in
- * debug/trace.c); off, its hook is a nop (a static key), so the pair costs what preempt_disable()'s does: current is read
- * once (it is stable for the task), then an increment, a decrement and
- * one branch. scripts/build/check-migrate-ops.sh checks that at build
+ * trace/trace.c); off, its hook is a nop (a static key), so the pair
+ * costs what preempt_disable()'s does: current is read once (it is
+ * stable for the task), then an increment, a decrement and one branch. scripts/build/check-migrate-ops.sh checks that at build
  * time: no call and no locked instruction on the fast path.
  */
-void trace_migrate_span(enum trace_type type);    /* debug/trace.c */
+void trace_migrate_span(enum trace_type type);    /* trace/trace.c */
 
 static inline void migrate_disable(void)
 {
@@ -245,7 +257,7 @@ static inline void migrate_enable(void)
 	/* LAB3 BEGIN */
 	/* "Count now zero and a move pending" as one comparison, so one
 	 * branch (the count is never negative, pending is 0 or 1). */
-	if (unlikely(t->migration_pending > --t->migration_disabled))
+	if (unlikely(READ_ONCE(t->migration_pending) > --t->migration_disabled))
 		migrate_enable_slow();
 	/* LAB3 STUB: t->migration_disabled--; */
 	/* LAB3 END */
@@ -275,7 +287,7 @@ void show_task_stack(struct task_struct *t);
 
 /* Counters for tests and benchmarks. */
 DECLARE_PER_CPU_STAT(unsigned long, nr_switches);
-extern unsigned long smp_processor_id_warnings;
-extern unsigned long might_sleep_warnings;
+extern atomic_long_t smp_processor_id_warnings;
+extern atomic_long_t might_sleep_warnings;
 
 #endif

@@ -102,8 +102,7 @@ void sched_rt_rq_reset(struct rq *rq);
  * now because rq's RT tasks are throttled. */
 static inline bool rt_throttled_for(const struct rq *rq, const struct task_struct *p)
 {
-	return p->prio < MAX_RT_PRIO &&
-	       __atomic_load_n(&rq->rt_throttled, __ATOMIC_RELAXED);
+	return p->prio < MAX_RT_PRIO && READ_ONCE(rq->rt_throttled);
 }
 
 /* Tasks rq could run now: its throttled RT tasks do not count. */

@@ -17,7 +17,7 @@ struct process_output *process_output_alloc(void)
 	if (!out)
 		return 0;
 	spin_lock_init(&out->lock);
-	out->refcount = 1;
+	refcount_set(&out->refcount, 1);
 	out->len = 0;
 	out->buf[0] = 0;
 	return out;
@@ -25,13 +25,14 @@ struct process_output *process_output_alloc(void)
 
 void process_output_get(struct process_output *out)
 {
-	__atomic_fetch_add(&out->refcount, 1, __ATOMIC_RELAXED);
+	refcount_inc(&out->refcount);
 }
 
-/* The release orders every write into buf before the free. */
+/* The put is a release, and the last one also an acquire
+ * (refcount_dec_and_test()): every write into buf comes before the free. */
 void process_output_put(struct process_output *out)
 {
-	if (out && __atomic_sub_fetch(&out->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+	if (out && refcount_dec_and_test(&out->refcount))
 		kfree(out);
 }
 

@@ -33,8 +33,10 @@ static DEFINE_SPINLOCK(process_lock);
  * exit): the memory they hold, which RLIMIT_NPROC bounds. The last one
  * frees the struct.
  */
+/* processes counts the tree's processes and is the tree's reference
+ * count: the last process to be freed frees it. */
 struct user_struct {
-	int processes;
+	atomic_t processes;
 };
 
 /* Join parent's tree (a new tree when the kernel spawns): 0, -EAGAIN at
@@ -47,25 +49,23 @@ static int user_charge(struct process *parent, struct user_struct **res)
 	if (!parent) {
 		if (!(u = kzalloc(sizeof(*u))))
 			return -ENOMEM;
-		u->processes = 1;
+		atomic_set(&u->processes, 1);
 		*res = u;
 		return 0;
 	}
 	u = parent->user;
-	n = __atomic_load_n(&u->processes, __ATOMIC_RELAXED);
+	n = atomic_read(&u->processes);
 	do {
 		if (n >= NPROC_TREE_MAX)
 			return -EAGAIN;
-	} while (!__atomic_compare_exchange_n(&u->processes, &n, n + 1, true,
-					      __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
+	} while (!atomic_try_cmpxchg(&u->processes, &n, n + 1));
 	*res = u;
 	return 0;
 }
 
 static void user_uncharge(struct user_struct *u)
 {
-	if (__atomic_sub_fetch(&u->processes, 1, __ATOMIC_ACQ_REL) == 0)
+	if (atomic_dec_and_test(&u->processes))
 		kfree(u);
 }
 

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "list.h"
+#include "refcount.h"
 #include "mm/mm.h"
 #include "sched/sched.h"
 #include "locking/spinlock.h"
@@ -35,7 +36,7 @@
  * writes into live memory. */
 struct process_output {
 	spinlock_t lock;
-	int refcount;
+	refcount_t refcount;
 	size_t len;
 	char buf[PROCESS_OUTPUT_MAX];
 };

@@ -1,13 +1,16 @@
 /*
  * The ABI between the kernel and user programs: system call numbers, error
- * numbers, the restartable-sequence structures and the encoding of an exit
- * status. user/'s libc includes this file too, so both sides agree by
- * construction. Names and layouts follow Linux; the numbers are our own.
+ * numbers (lib/errno.h, Linux's), the restartable-sequence structures and
+ * the encoding of an exit status. user/'s libc includes this file too, so
+ * both sides agree by construction. Names and layouts follow Linux; the
+ * system call numbers are our own.
  */
 #ifndef UAPI_H
 #define UAPI_H
 
 #include <stdint.h>
+/* By its path from here: user/'s programs build with no include path. */
+#include "../../lib/errno.h"
 
 enum {
 	SYS_write,              /* (fd, buf, len) -> bytes written */
@@ -26,25 +29,6 @@ enum {
 	SYS_setrlimit,          /* (resource, const struct rlimit *) */
 	NR_SYSCALLS
 };
-
-#define EPERM   1
-#define ENOENT  2
-#define ESRCH   3
-#define EIO     5
-#define E2BIG   7
-#define ENOEXEC 8
-#define EBADF   9
-#define ECHILD  10
-#define EAGAIN  11
-#define ENOMEM  12
-#define EFAULT  14
-#define EBUSY   16
-#define EINVAL  22
-#define ENOSPC  28
-#define EDEADLK 35
-#define ENAMETOOLONG 36
-#define ENOSYS  38
-#define EALREADY 114
 
 struct timespec {
 	int64_t tv_sec;
@@ -108,6 +92,14 @@ struct rseq {
 	uint32_t flags;
 } __attribute__((aligned(32)));
 
+/*
+ * The shared pages below are written by several processes, and by the
+ * kernel's tests, at once: each field is one aligned word, and whoever
+ * polls one or writes one another side reads does so with READ_ONCE()
+ * and WRITE_ONCE() (lib/rwonce.h, which ring 3 builds too) or an atomic
+ * builtin, never a plain access the compiler could keep in a register.
+ */
+
 /* The shared page (shm_map key RSEQ_COUNTER_KEY) of the per-CPU counter
  * demonstration, user/rseqcount.c: counter[cpu] is incremented by every
  * process running on cpu; done[i] and aborts[i] are process i's own
@@ -115,7 +107,7 @@ struct rseq {
 #define RSEQ_COUNTER_KEY 1
 #define RSEQ_COUNTER_SLOTS 64
 struct rseq_counter_page {
-	volatile int stop;
+	int stop;
 	uint64_t counter[RSEQ_COUNTER_SLOTS];
 	uint64_t done[RSEQ_COUNTER_SLOTS];
 	uint64_t aborts[RSEQ_COUNTER_SLOTS];
@@ -134,8 +126,8 @@ struct rseq_counter_page {
  * other ran in between) and raising ready[slot] once it has started. */
 #define FPU_TEST_KEY 2
 struct fpu_test_page {
-	volatile uint64_t ticks[2];
-	volatile int ready[2];
+	uint64_t ticks[2];
+	int ready[2];
 };
 
 /* The shared page (shm_map key BOMB_KEY) of the fork bomb, user/forkbomb.c:
@@ -143,21 +135,21 @@ struct fpu_test_page {
  * test to check that every one completed. */
 #define BOMB_KEY 4
 struct bomb_page {
-	volatile int spawned;   /* children started */
-	volatile int refused;   /* spawns refused with -EAGAIN */
-	volatile int nomem;     /* spawns refused with -ENOMEM */
-	volatile int failed;    /* spawns that failed any other way */
-	volatile int killed;    /* children the kernel killed */
-	volatile int completed; /* processes that reaped every child */
+	int spawned;   /* children started */
+	int refused;   /* spawns refused with -EAGAIN */
+	int nomem;     /* spawns refused with -ENOMEM */
+	int failed;    /* spawns that failed any other way */
+	int killed;    /* children the kernel killed */
+	int completed; /* processes that reaped every child */
 };
 
 /* The shared page (shm_map key ORPHAN_KEY) of the orphan writer,
  * usertest orphan: the orphan counts its writes and stops at stop. */
 #define ORPHAN_KEY 5
 struct orphan_page {
-	volatile int writes;
-	volatile int stop;
-	volatile int done;
+	int writes;
+	int stop;
+	int done;
 };
 
 /* The shared page (shm_map key RT_SPIN_KEY) of the RT throttling test,
@@ -168,10 +160,10 @@ struct orphan_page {
 #define RT_SPIN_KEY 6
 #define RT_SPIN_SLOTS 64
 struct rt_spin_page {
-	volatile int go;
-	volatile int stop;
-	volatile int ready[RT_SPIN_SLOTS];
-	volatile int denied[RT_SPIN_SLOTS];
+	int go;
+	int stop;
+	int ready[RT_SPIN_SLOTS];
+	int denied[RT_SPIN_SLOTS];
 };
 
 /* The user-visible address where shm_map(key) maps its page. */

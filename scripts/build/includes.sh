@@ -13,7 +13,10 @@
 #   arch   arch/x86_64/*        the hardware; anything below it and the
 #                               core's services, but never the scheduler's
 #                               or the lock validator's headers
-#   core   kernel/              lib, asm, core; never arch internals
+#   core   kernel/              lib, asm, core; never arch internals, and
+#                               of kernel/debug/ (the test harness and
+#                               instruments) only its hook header,
+#                               DEBUG_HOOKS
 #   tests  tests/               lib, asm, core, tests
 #   user   user/                ring-3 programs: their own headers, lib,
 #                               and the system call ABI (kernel/user/uapi.h)
@@ -31,6 +34,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 # Headers of the scheduler and the lock validator: arch never reaches them.
 ARCH_FORBIDDEN="sched.h sched_internal.h lockdep.h lockdep_internal.h lockdep_fast.h rtmutex.h mutex.h wait.h completion.h"
 FREESTANDING="stdint.h stdbool.h stddef.h stdarg.h"
+# The one header of kernel/debug/ the rest of the core may include: the
+# interleaving explorer's injection points, which the per-CPU operations,
+# preemption and the sleeping locks call (docs/architecture.md).
+DEBUG_HOOKS=kernel/debug/explore.h
 
 # The helpers below return in globals (LAYER, TARGET, REPLY) instead of
 # printing into $(...): a subshell per include made the check cost a
@@ -155,6 +162,12 @@ check() {
 		fi
 		layer_of "$TARGET"
 		to=$LAYER
+		if [[ $file == kernel/* && $file != kernel/debug/* &&
+			$TARGET == kernel/debug/* && $TARGET != "$DEBUG_HOOKS" ]]; then
+			echo "$file: includes $TARGET: the core reaches kernel/debug/" \
+				"only through ${DEBUG_HOOKS#kernel/} (docs/architecture.md)" >&2
+			bad=1
+		fi
 		if ! allowed "$from" "$to" "$TARGET"; then
 			echo "$file: includes $TARGET: $(why "$from" "$to")" \
 				"(docs/architecture.md)" >&2

@@ -108,6 +108,6 @@ KTEST_CPUS(jump_label, patch_under_a_running_cpu, 2)
 		  "during the changes; %lu late int3s", p.calls[PH_OFF],
 		  p.calls[PH_ON], p.calls[PH_OFF_AGAIN], p.calls[PH_ENABLING],
 		  p.calls[PH_DISABLING],
-		  __atomic_load_n(&text_poke_stale_int3, __ATOMIC_RELAXED));
+		  text_poke_nr_stale_int3());
 	KEXPECT_EQ(p.wrong, 0);
 }

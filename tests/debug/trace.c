@@ -1,5 +1,5 @@
 /*
- * The scheduler trace (kernel/debug/trace.c): it records what the scheduler
+ * The scheduler trace (kernel/trace/trace.c): it records what the scheduler
  * and the locks do, in order, and nothing when off. The last test dumps a
  * trace of two CPUs' activity, which the host runner checks for
  * consistency and converts (scripts/trace2perfetto --check).

@@ -1,5 +1,5 @@
 /*
- * The soft-lockup watchdog (kernel/debug/watchdog.c): a CPU that does not
+ * The soft-lockup watchdog (kernel/watchdog.c): a CPU that does not
  * schedule for the threshold is reported, and one that does is not.
  * The stuck side spins until the report comes (an event, bounded only by
  * a generous cap), since a host that keeps the vCPU away restarts the

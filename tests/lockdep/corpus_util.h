@@ -1,5 +1,5 @@
 /*
- * What the corpus's scenario files (tests/corpus_*.c) share: the two CPUs
+ * What the corpus's scenario files (tests/lockdep/corpus_*.c) share: the two CPUs
  * a scenario uses, updates with a race window, counter bookkeeping,
  * interrupts on demand, and racing contexts started together.
  *

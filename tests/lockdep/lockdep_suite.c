@@ -1,6 +1,6 @@
 /*
  * The lockdep suite's set-up and tear-down: every test starts and ends
- * with a clean validator (its scenarios are tests/lockdep_*.c; the rules
+ * with a clean validator (its scenarios are tests/lockdep/lockdep_*.c; the rules
  * they keep are in lockdep_suite.h).
  */
 #include "ktest.h"

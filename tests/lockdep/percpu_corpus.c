@@ -1,6 +1,6 @@
 /*
  * The per-CPU checker measured as a detector (docs/lockdep.md, "The
- * detector corpus"): every scenario of the corpus (tests/corpus_*.c),
+ * detector corpus"): every scenario of the corpus (tests/lockdep/corpus_*.c),
  * in one boot, each from a clean validator (lockdep_reset()). A scenario
  * is flagged when the validator made any report while it ran; against
  * its label that is a true or false positive or negative. The test prints

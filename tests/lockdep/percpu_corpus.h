@@ -1,7 +1,7 @@
 /*
  * The per-CPU checker's detector corpus (docs/lockdep.md, "The detector
  * corpus"): small per-CPU scenarios, each labelled racy or correct, one
- * file per group of families (tests/corpus_*.c, with the helpers of
+ * file per group of families (tests/lockdep/corpus_*.c, with the helpers of
  * corpus_util.h), each ending in its table. The tables serve two runners:
  *   tests/lockdep/percpu_corpus.c  (ktest percpu_corpus) runs every scenario once,
  *                          with few iterations, and scores the validator's

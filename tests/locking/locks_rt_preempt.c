@@ -1,7 +1,7 @@
 /*
  * Whether a lock's holder can be preempted, by a higher-priority task
- * woken on its CPU (kernel/locking/spinlock.h, local_lock.h; DESIGN.md
- * "Build switches"). RT=1: spinlock_t and local_lock_t sleep, so that
+ * woken on its CPU (kernel/locking/spinlock.h, local_lock.h; the RT
+ * switch: docs/locks.md). RT=1: spinlock_t and local_lock_t sleep, so that
  * task runs while the lock is held. RT=0: they disable preemption, so it
  * waits for the unlock, and no tick arrives under local_lock_irqsave().
  * A raw spinlock taken with raw_spin_lock_irq() keeps it off in both

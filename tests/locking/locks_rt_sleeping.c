@@ -229,7 +229,7 @@ static int st_holder(void *arg)
 	spin_lock(&pre_lock);
 	st.cpu0 = raw_smp_processor_id();
 	st.target = (st.cpu0 + 1) % (int)num_online_cpus();
-	st.warnings_before = smp_processor_id_warnings;
+	st.warnings_before = atomic_long_read(&smp_processor_id_warnings);
 	store_int(&st.held, 1);
 	while (!load_int(&st.release) && !ktest_ended(test)) {
 		msleep(1);
@@ -243,7 +243,7 @@ static int st_holder(void *arg)
 			store_int(&st.moved_self, 1);
 		}
 	}
-	st.warnings_after = smp_processor_id_warnings;
+	st.warnings_after = atomic_long_read(&smp_processor_id_warnings);
 	spin_unlock(&pre_lock);
 	st.after_cpu = raw_smp_processor_id();
 	store_int(&st.done, 1);

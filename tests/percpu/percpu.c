@@ -1,5 +1,5 @@
 /*
- * Tests of per-CPU data (kernel/percpu.c, arch/x86_64/percpu_ops.h): every
+ * Tests of per-CPU data (kernel/mm/percpu.c, arch/x86_64/asm/percpu.h): every
  * CPU has its own area, its GS base points at it, and the this_cpu_*
  * operations on every operand size act on the running CPU's copy only.
  *

@@ -1,5 +1,5 @@
 /*
- * Tests of dynamic per-CPU memory (kernel/percpu_alloc.c): alloc_percpu()
+ * Tests of dynamic per-CPU memory (kernel/mm/percpu.c): alloc_percpu()
  * gives every possible CPU its own zeroed, aligned copy, reached through
  * per_cpu_ptr(), this_cpu_ptr() and the %gs: operations exactly as a
  * static per-CPU variable; the map never hands one unit out twice; it

@@ -1,5 +1,5 @@
 /*
- * The per-CPU checker on dynamic per-CPU memory (kernel/percpu_alloc.c,
+ * The per-CPU checker on dynamic per-CPU memory (kernel/mm/percpu.c,
  * kernel/locking/lockdep_percpu.c): an alloc_percpu() pointer reached
  * through this_cpu_ptr() or per_cpu() is checked exactly as a static
  * per-CPU variable is. The scenarios are the lockdep_percpu suite's,

@@ -1,7 +1,8 @@
 /*
- * DESIGN.md's per-CPU names, from percpu.h alone: this file includes
- * nothing else of the kernel but the test framework, so it stops
- * compiling if a name moves out of percpu.h.
+ * The public per-CPU names (docs/architecture.md, "The public headers"),
+ * from percpu.h alone: this file includes nothing else of the kernel but
+ * the test framework, so it stops compiling if a name moves out of
+ * percpu.h.
  */
 #include "ktest.h"
 #include "percpu.h"

@@ -1,6 +1,7 @@
 /*
- * DESIGN.md's task and delay names, from sched.h alone (with the test
- * framework): this file stops compiling if one moves out of it.
+ * The public task and delay names (docs/architecture.md, "The public
+ * headers"), from sched.h alone (with the test framework): this file
+ * stops compiling if one moves out of it.
  */
 #include "ktest.h"
 #include "sched.h"

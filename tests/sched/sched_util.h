@@ -27,7 +27,7 @@ static inline void inc_long(volatile long *p)
 /* Reports of smp_processor_id() called preemptible and migratable. */
 static inline unsigned long smp_id_warnings(void)
 {
-	return __atomic_load_n(&smp_processor_id_warnings, __ATOMIC_RELAXED);
+	return atomic_long_read(&smp_processor_id_warnings);
 }
 
 /* Busy until this CPU has taken ticks more ticks (time slices are counted

@@ -1,7 +1,8 @@
 /*
- * Tests of time (kernel/time.c, arch/x86_64/tsc.c, the LAPIC timer in
- * arch/x86_64/lapic.c): the TSC clock, udelay, every CPU's tick, jiffies,
- * and that the TSC and the LAPIC timer agree on how long a second is.
+ * Tests of time (kernel/time/timekeeping.c, arch/x86_64/tsc.c, the LAPIC
+ * timer in arch/x86_64/lapic.c): the TSC clock, udelay, every CPU's tick,
+ * jiffies, and that the TSC and the LAPIC timer agree on how long a
+ * second is.
  *
  * The host does not run a vCPU all the time, and its clock goes on
  * meanwhile, so every bound here is one a busy host cannot break
@@ -96,8 +97,8 @@ KTEST_CPUS(time, ktime_consistent_across_cpus, 2)
  * interrupt that QEMU raises from a host thread of its own (its main loop
  * runs the timers) and the vCPU takes when it next runs, and the ticks
  * that fall due while either waits for the host are merged into one
- * (kernel/time.c). So the count can only fall short, by any amount (a
- * loaded 2-core host gave 54 for 200 ms, and 90 where a vCPU seen
+ * (kernel/time/timekeeping.c). So the count can only fall short, by any
+ * amount (a loaded 2-core host gave 54 for 200 ms, and 90 where a vCPU seen
  * running for 146 ms owed 100): it is held to an upper bound here, and a
  * lower one only by `make bench` (tick_rate). The timer's own count is
  * another matter: the LAPIC computes it from its clock whenever it is

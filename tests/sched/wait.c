@@ -1,7 +1,8 @@
 /*
- * Sleeping and waking (kernel/sched/timer.c, wait.c, completion.c): msleep
- * and usleep last what they ask, wait queues and completions wake their
- * sleepers and not before, and a completion can be reused.
+ * Sleeping and waking (kernel/time/timer.c, kernel/sched/wait.c,
+ * completion.c): msleep and usleep last what they ask, wait queues and
+ * completions wake their sleepers and not before, and a completion can
+ * be reused.
  */
 #include "completion.h"
 #include "ktest_util.h"

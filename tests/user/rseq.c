@@ -13,6 +13,7 @@
 #include "ktest_util.h"
 #include "process.h"
 #include "shm.h"
+#include "rwonce.h"
 #include "string.h"
 #include "user/user_util.h"
 #include "vsprintf.h"
@@ -106,7 +107,7 @@ static void rseq_run(struct rseq_run *r, const char *mode)
 		force_migration(r, round);
 		msleep(2);
 	}
-	pg->stop = 1;
+	WRITE_ONCE(pg->stop, 1);
 	for (int i = 0; i < r->nproc; i++) {
 		while (!__atomic_load_n(&r->p[i]->exited, __ATOMIC_ACQUIRE))
 			msleep(1);

@@ -7,7 +7,7 @@
  *   0xffffc90000000000  kernel stacks, each with an unmapped guard page
  *                       (kernel/mm/stack.c)
  *   0xffffffff80000000  the kernel image, linked at KERNEL_VMA + physical
- *   0xffffffffc0000000  the per-CPU areas (kernel/percpu.c): CPU c's at
+ *   0xffffffffc0000000  the per-CPU areas (kernel/mm/percpu.c): CPU c's at
  *                       PERCPU_REGION + c * PERCPU_AREA_STRIDE
  *
  * The lower half is empty once boot is over (it is kept for user mode).

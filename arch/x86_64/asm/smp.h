@@ -94,6 +94,6 @@ void arch_cpu_init_ap(int cpu);
  * arch_kick_cpus(), whose INIT resets it, reusing what the first start
  * prepared (descriptor tables, stacks).
  */
-__attribute__((noreturn)) void arch_cpu_play_dead(volatile bool *dead);
+__attribute__((noreturn)) void arch_cpu_play_dead(bool *dead);
 
 #endif

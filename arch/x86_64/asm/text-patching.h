@@ -29,6 +29,6 @@ bool text_poke_int3_handler(struct trap_frame *f);
 
 /* How many int3s were taken after their patch had completed (a CPU that
  * fetched the int3 before it was overwritten). */
-extern unsigned long text_poke_stale_int3;
+unsigned long text_poke_nr_stale_int3(void);
 
 #endif

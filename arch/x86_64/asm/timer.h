@@ -1,7 +1,7 @@
 /*
  * Timer hardware: the clock (the TSC) and each CPU's event timer (the
- * local APIC timer, one-shot). kernel/time.c decides when to tick; this
- * is how.
+ * local APIC timer, one-shot). kernel/time/timekeeping.c decides when to
+ * tick; this is how.
  */
 #ifndef _ASM_X86_TIMER_H
 #define _ASM_X86_TIMER_H

@@ -18,6 +18,7 @@
 
 #include "compiler.h"
 #include "jump_label.h"
+#include "rwonce.h"
 
 enum trace_type {
 	TRACE_SWITCH,          /* a = prev pid, b = next pid, state = prev's */
@@ -51,7 +52,7 @@ extern bool trace_on;
 
 static inline bool trace_enabled(void)
 {
-	return unlikely(__atomic_load_n(&trace_on, __ATOMIC_RELAXED));
+	return unlikely(READ_ONCE(trace_on));
 }
 
 /*

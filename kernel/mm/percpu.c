@@ -1,24 +1,151 @@
 /*
- * Dynamic per-CPU memory (percpu_alloc.h, docs/percpu.md): alloc_percpu()
- * and free_percpu(), a first-fit allocator over a region reserved at the
- * end of the per-CPU template, as Linux's first chunk (mm/percpu.c).
+ * Per-CPU areas, static and dynamic, as Linux's mm/percpu.c (percpu.h,
+ * percpu_alloc.h, docs/percpu.md).
  *
- * The region is part of the template, so setup_per_cpu_areas() gives
- * every CPU a copy of it at the same offset as everything else: one
+ * Static: the template section .percpu holds every DEFINE_PER_CPU
+ * variable with its initial value; each possible CPU gets a page-aligned
+ * copy, and __per_cpu_offset[cpu] is the distance from the template to
+ * that copy. The copies live at fixed addresses, CPU c's at
+ * PERCPU_REGION + c * PERCPU_AREA_STRIDE (asm/page.h), backed by pages
+ * of the page allocator.
+ *
+ * Dynamic: alloc_percpu() and free_percpu(), a first-fit allocator over a
+ * region reserved at the end of the per-CPU template, as Linux's first
+ * chunk. The region is part of the template, so setup_per_cpu_areas()
+ * gives every CPU a copy of it at the same offset as everything else: one
  * template address p names CPU c's copy at p + __per_cpu_offset[c], the
  * rule DEFINE_PER_CPU variables follow. per_cpu_ptr(), this_cpu_ptr() and
  * the %gs: operations need no change to work on what alloc_percpu()
  * returns; the allocator only decides which part of the region is whose.
  */
+#include "percpu.h"
 #include "percpu_alloc.h"
+#include "preempt.h"
+#include "irqflags.h"
 #include "asm/page.h"
+#include "asm/pgtable.h"
 #include "ksyms.h"
 #include "locking/lockdep.h"
 #include "locking/mutex.h"
+#include "mm/page_alloc.h"
 #include "panic.h"
 #include "printk.h"
+#include "rwonce.h"
 #include "string.h"
 #include "vsprintf.h"
+
+/* this_cpu_off must be the first variable of every area (linker.ld places
+ * .percpu.first first), so that a debugger finds it at the area's start. */
+__attribute__((section(".percpu.first"))) unsigned long this_cpu_off;
+DEFINE_PER_CPU(int, cpu_number);
+DEFINE_PER_CPU(int, __preempt_count);
+
+unsigned long __per_cpu_offset[NR_CPUS];
+
+static size_t percpu_size(void)
+{
+	return PAGE_ALIGN((size_t)(__per_cpu_end - __per_cpu_start));
+}
+
+_Static_assert((unsigned long)NR_CPUS * PERCPU_AREA_STRIDE <=
+		       -(unsigned long)PERCPU_REGION,
+	       "every CPU's slot fits in the per-CPU region");
+
+/* Pages for the address va .. va + size, mapped there: CPU c's area (and
+ * the lock validator's shadow of it, lockdep_percpu.c). Not zeroed. */
+void *percpu_map_pages(uintptr_t va, size_t size, const char *what, int cpu)
+{
+	size_t pages = PAGE_ALIGN(size) / PAGE_SIZE;
+	char *mem = pages_alloc(pages);
+
+	if (!mem)
+		panic("percpu: no memory for CPU %d's %s (%lu pages)", cpu,
+		      what, (unsigned long)pages);
+	for (size_t i = 0; i < pages; i++)
+		if (!paging_map_page(va + i * PAGE_SIZE,
+				     virt_to_phys(mem + i * PAGE_SIZE),
+				     PTE_W | PTE_G | PTE_NX))
+			panic("percpu: no page table for CPU %d's %s", cpu,
+			      what);
+	return (void *)va;
+}
+
+static char *percpu_area_alloc(int cpu)
+{
+	return percpu_map_pages(PERCPU_REGION +
+				(uintptr_t)cpu * PERCPU_AREA_STRIDE,
+				percpu_size(), "area", cpu);
+}
+
+/*
+ * Runs on the boot CPU with interrupts off, before any other CPU starts:
+ * the template is copied as it is now, including what the boot CPU has
+ * already written into it (it ran on the template until here).
+ */
+void setup_per_cpu_areas(int nr_cpus)
+{
+	unsigned long flags;
+
+	if (percpu_size() > PERCPU_AREA_MAX)
+		panic("percpu: the template (%lu bytes) is larger than an "
+		      "area's slot allows (PERCPU_AREA_MAX, %lu bytes)",
+		      (unsigned long)percpu_size(),
+		      (unsigned long)PERCPU_AREA_MAX);
+	local_irq_save(flags);
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		char *area = percpu_area_alloc(cpu);
+		/* LAB1 BEGIN */
+		unsigned long off = (unsigned long)area -
+				    (unsigned long)__per_cpu_start;
+
+		memcpy(area, __per_cpu_start, __per_cpu_end - __per_cpu_start);
+		__per_cpu_offset[cpu] = off;
+		*raw_per_cpu_ptr(&this_cpu_off, cpu) = off;
+		*raw_per_cpu_ptr(&cpu_number, cpu) = cpu;
+		/* LAB1 STUB: (void)area; */
+		/* LAB1 END */
+	}
+	lockdep_percpu_areas_ready(nr_cpus);
+	percpu_enter(0);
+	local_irq_restore(flags);
+}
+
+/*
+ * The area's first words say whose it is: a CPU that went on through
+ * another's area (or the template) would corrupt both, far from the cause,
+ * so a wrong GS base stops the boot here with the reason.
+ */
+void percpu_enter(int cpu)
+{
+	arch_set_percpu_base(__per_cpu_offset[cpu]);
+	if (this_cpu_read(this_cpu_off) != __per_cpu_offset[cpu] ||
+	    this_cpu_read(cpu_number) != cpu)
+		panic("percpu: CPU %d is not on its own per-CPU area: GS base "
+		      "%#lx, __per_cpu_offset %#lx, this_cpu_off %#lx, "
+		      "cpu_number %d (setup_per_cpu_areas, arch_set_percpu_base)",
+		      cpu, arch_percpu_base(), __per_cpu_offset[cpu],
+		      this_cpu_read(this_cpu_off), this_cpu_read(cpu_number));
+}
+
+int percpu_addr_cpu(const void *addr)
+{
+	/* LAB1 BEGIN */
+	uintptr_t a = (uintptr_t)addr;
+	size_t size = __per_cpu_end - __per_cpu_start;
+
+	for (int cpu = 0; cpu < NR_CPUS && __per_cpu_offset[cpu]; cpu++) {
+		uintptr_t start = (uintptr_t)__per_cpu_start +
+				  __per_cpu_offset[cpu];
+
+		if (a >= start && a < start + size)
+			return cpu;
+	}
+	return -1;
+	/* LAB1 STUB: return -1; */
+	/* LAB1 END */
+}
+
+/* ---- dynamic per-CPU memory: alloc_percpu(), free_percpu() ---- */
 
 /*
  * The region's template range. linker.ld puts .percpu.dynamic last in
@@ -44,7 +171,7 @@ static char pcpu_dynamic[PERCPU_DYNAMIC_SIZE]
  *     that no allocation has covered since: freeing that pointer again is
  *     a double free, not a foreign pointer.
  * pcpu_len[] and pcpu_site[] are also read without the mutex, for reports
- * (percpu_dynamic_describe()), hence the atomic accesses.
+ * (percpu_dynamic_describe()), hence READ_ONCE()/WRITE_ONCE().
  */
 static DEFINE_MUTEX(pcpu_alloc_mutex);
 static unsigned long alloc_map[MAP_LONGS];
@@ -118,8 +245,8 @@ static void claim(int s, int n, unsigned long site)
 {
 	assign_units(alloc_map, s, n, true);
 	assign_units(freed_map, s, n, false);
-	__atomic_store_n(&pcpu_site[s], site, __ATOMIC_RELAXED);
-	__atomic_store_n(&pcpu_len[s], (uint16_t)n, __ATOMIC_RELAXED);
+	WRITE_ONCE(pcpu_site[s], site);
+	WRITE_ONCE(pcpu_len[s], (uint16_t)n);
 	pcpu_info.used += (size_t)n * PCPU_MIN_ALLOC_SIZE;
 	pcpu_info.nr_allocs++;
 }
@@ -129,7 +256,7 @@ static void release(int s)
 {
 	int n = pcpu_len[s];
 
-	__atomic_store_n(&pcpu_len[s], 0, __ATOMIC_RELAXED);
+	WRITE_ONCE(pcpu_len[s], 0);
 	assign_units(alloc_map, s, n, false);
 	assign_units(freed_map, s, 1, true);
 	pcpu_info.used -= (size_t)n * PCPU_MIN_ALLOC_SIZE;
@@ -264,7 +391,7 @@ static int unit_of(const void *addr)
 		return -1;
 	u = ((uintptr_t)addr - (uintptr_t)pcpu_dynamic) / PCPU_MIN_ALLOC_SIZE;
 	for (s = u; s >= 0; s--)
-		if ((len = __atomic_load_n(&pcpu_len[s], __ATOMIC_RELAXED)))
+		if ((len = READ_ONCE(pcpu_len[s])))
 			break;
 	return s < 0 || u >= s + len ? -1 : s;
 }
@@ -284,9 +411,9 @@ bool percpu_dynamic_describe(const void *addr, char *buf, size_t size)
 	if (s < 0)
 		return false; /* free space, or not dynamic memory */
 	ksym_snprint(site, sizeof(site),
-		     __atomic_load_n(&pcpu_site[s], __ATOMIC_RELAXED));
+		     READ_ONCE(pcpu_site[s]));
 	snprintf(buf, size, "alloc_percpu(%u)+0x%lx from %s",
-		 __atomic_load_n(&pcpu_len[s], __ATOMIC_RELAXED) *
+		 READ_ONCE(pcpu_len[s]) *
 			 PCPU_MIN_ALLOC_SIZE,
 		 (unsigned long)((uintptr_t)addr - (uintptr_t)unit_addr(s)),
 		 site);

@@ -15,14 +15,15 @@
  * interrupt handler: that interrupt's exit is left out (irq_gen), so an
  * irq_exit in a dump always closes an irq_entry before it.
  */
-#include "debug/trace.h"
+#include "trace/trace.h"
+#include "atomic.h"
 #include "mm/kmalloc.h"
 #include "percpu.h"
 #include "printk.h"
 #include "sched/sched.h"
 #include "smp.h"
 #include "string.h"
-#include "time.h"
+#include "time/time.h"
 
 struct trace_buf {
 	struct trace_entry *entries;
@@ -44,7 +45,7 @@ bool trace_on;
 DEFINE_STATIC_KEY_FALSE(trace_migrate_key);
 /* Counts trace_start() calls: tells this trace's irq entries from one
  * recorded before the rings were emptied. */
-static unsigned long trace_gen;
+static atomic_long_t trace_gen;
 
 static const char *const type_names[TRACE_NR_TYPES] = {
 	"switch", "wakeup", "migrate", "migrate_disable", "migrate_enable",
@@ -78,9 +79,11 @@ void __trace_event(enum trace_type type, uint64_t a, uint64_t b,
 
 	local_irq_save(flags);
 	tb = raw_cpu_ptr(&trace_bufs);
-	/* Dekker with trace_start(): busy is seen there, or trace_on off here. */
-	__atomic_store_n(&tb->busy, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&trace_on, __ATOMIC_SEQ_CST) || !tb->entries)
+	/* Dekker with trace_stop() and trace_start(): a store, then a load
+	 * of another location, each side (smp_store_mb() both): busy is
+	 * seen there, or trace_on off here. */
+	smp_store_mb(tb->busy, 1);
+	if (!READ_ONCE(trace_on) || !tb->entries)
 		goto out;
 	if (tb->count >= tb->size) {
 		tb->dropped++;
@@ -88,17 +91,16 @@ void __trace_event(enum trace_type type, uint64_t a, uint64_t b,
 			tb->irq_gen = 0;
 		goto out;
 	}
-	if (!irq_event_wanted(tb, type, __atomic_load_n(&trace_gen,
-							 __ATOMIC_RELAXED)))
+	if (!irq_event_wanted(tb, type, atomic_long_read(&trace_gen)))
 		goto out;
 	e = &tb->entries[tb->count];
 	*e = (struct trace_entry){.ts = ktime_get_ns(), .pid = t ? t->pid : 0,
 				  .type = type, .state = state, .a = a, .b = b};
 	if (name)
 		strlcpy(e->name, name, sizeof(e->name));
-	__atomic_store_n(&tb->count, tb->count + 1, __ATOMIC_RELEASE);
+	smp_store_release(&tb->count, tb->count + 1); /* the entry first */
 out:
-	__atomic_store_n(&tb->busy, 0, __ATOMIC_RELEASE);
+	smp_store_release(&tb->busy, 0); /* done with the ring */
 	local_irq_restore(flags);
 }
 
@@ -111,8 +113,7 @@ int trace_start(unsigned int entries)
 		struct trace_buf *tb = raw_per_cpu_ptr(&trace_bufs, cpu);
 
 		/* A writer is busy for one entry, interrupts off: not long. */
-		while (__atomic_load_n(&tb->busy, __ATOMIC_ACQUIRE))
-			cpu_relax();
+		smp_cond_load_acquire(&tb->busy, !VAL);
 		if (tb->entries && tb->size != entries) {
 			kfree(tb->entries);
 			tb->entries = 0;
@@ -122,15 +123,17 @@ int trace_start(unsigned int entries)
 			return -1;
 		tb->size = entries;
 		tb->dropped = 0;
-		__atomic_store_n(&tb->count, 0, __ATOMIC_RELEASE);
+		smp_store_release(&tb->count, 0);
 	}
 	/* The span hooks first, while nothing records: patching them sends
 	 * each CPU a few IPIs per site, whose interrupt events would
 	 * otherwise fill the rings before the trace has begun. */
 	if (preemptible())
 		static_branch_enable(&trace_migrate_key);
-	__atomic_add_fetch(&trace_gen, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&trace_on, true, __ATOMIC_SEQ_CST);
+	atomic_long_inc(&trace_gen);
+	/* Release: the emptied rings and the new generation before any
+	 * writer sees the trace on. */
+	smp_store_release(&trace_on, true);
 	return 0;
 }
 
@@ -138,7 +141,7 @@ int trace_start(unsigned int entries)
  * after. */
 void trace_stop(void)
 {
-	__atomic_store_n(&trace_on, false, __ATOMIC_SEQ_CST);
+	smp_store_mb(trace_on, false); /* before trace_start() reads busy */
 	if (preemptible())
 		static_branch_disable(&trace_migrate_key);
 }
@@ -155,7 +158,7 @@ void trace_stop(void)
 void trace_migrate_span(enum trace_type type)
 {
 	struct task_struct *t = current;
-	unsigned long gen = __atomic_load_n(&trace_gen, __ATOMIC_RELAXED);
+	unsigned long gen = atomic_long_read(&trace_gen);
 
 	if (t->migration_disabled != 1 || !trace_enabled())
 		return;
@@ -173,8 +176,7 @@ void trace_migrate_span(enum trace_type type)
 
 unsigned int trace_count(int cpu)
 {
-	return __atomic_load_n(&raw_per_cpu_ptr(&trace_bufs, cpu)->count,
-			       __ATOMIC_ACQUIRE);
+	return smp_load_acquire(&raw_per_cpu_ptr(&trace_bufs, cpu)->count);
 }
 
 const struct trace_entry *trace_get(int cpu, unsigned int i)

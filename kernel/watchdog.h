@@ -13,7 +13,7 @@
 int softlockup_start(unsigned int thresh_ms);
 /* Stop checking and join the watchdog tasks. */
 void softlockup_stop(void);
-/* Called by the tick on every CPU (time.c). */
+/* Called by the tick on every CPU (time/timekeeping.c). */
 void softlockup_tick(uint64_t now);
 /* Reports made for cpu since boot. */
 unsigned long softlockup_reports(int cpu);

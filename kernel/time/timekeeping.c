@@ -5,18 +5,18 @@
  * tick and its first pending timer, so a sleep can end between ticks
  * instead of at the next one.
  */
-#include "time.h"
-#include "debug/watchdog.h"
+#include "time/time.h"
+#include "watchdog.h"
 #include "asm/timer.h"
 #include "printk.h"
 #include "sched/sched.h"
-#include "sched/timer.h"
+#include "time/timer.h"
 #include "smp.h"
 
 #define TICK_NS (1000000000ul / HZ)
 #define MIN_EVENT_NS 2000 /* sooner than this: not worth an interrupt */
 
-volatile unsigned long jiffies;
+volatile unsigned long jiffies; /* volatile: polled in loops (time.h) */
 DEFINE_PER_CPU_STAT(unsigned long, cpu_ticks);
 static DEFINE_PER_CPU(uint64_t, next_tick);  /* when this CPU ticks next */
 static DEFINE_PER_CPU(uint64_t, next_event); /* when its timer is armed for */

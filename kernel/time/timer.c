@@ -6,12 +6,12 @@
  * a timer on the sleeper's stack can go away safely. When a CPU goes
  * offline its pending timers move to the CPU that took it down.
  */
-#include "sched/timer.h"
+#include "time/timer.h"
 #include "panic.h"
 #include "percpu.h"
 #include "sched/sched.h"
 #include "locking/spinlock.h"
-#include "time.h"
+#include "time/time.h"
 
 /* Reached with the unchecked raw_*_ptr accessors: a base is protected by
  * its own lock, taken after the pointer to it is formed. */
@@ -52,7 +52,7 @@ static void enqueue_timer(struct timer_base *base, struct timer_list *t,
 			break;
 	list_add_tail(&t->entry, &pos->entry); /* before the later one */
 	/* del_timer() reads it unlocked, then locks that CPU's base. */
-	__atomic_store_n(&t->cpu, cpu, __ATOMIC_RELEASE);
+	smp_store_release(&t->cpu, cpu);
 }
 
 void add_timer(struct timer_list *t, uint64_t expires)
@@ -77,7 +77,7 @@ bool del_timer(struct timer_list *t)
 
 	local_irq_save(flags);
 	for (;;) {
-		int cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE);
+		int cpu = smp_load_acquire(&t->cpu);
 		struct timer_base *base;
 
 		if (cpu < 0)
@@ -86,11 +86,11 @@ bool del_timer(struct timer_list *t)
 		raw_spin_lock(&base->lock);
 		if (t->cpu == cpu) {
 			list_del_init(&t->entry);
-			t->cpu = -1;
+			WRITE_ONCE(t->cpu, -1);
 			queued = true;
 		}
 		raw_spin_unlock(&base->lock);
-		if (queued || t->cpu < 0)
+		if (queued || READ_ONCE(t->cpu) < 0)
 			break;
 	}
 	local_irq_restore(flags);
@@ -113,7 +113,7 @@ void run_local_timers(void)
 		t->function(t);
 		/* Only now: del_timer() waits on this lock while t->cpu names
 		 * this CPU, so it cannot return while the function runs. */
-		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
+		smp_store_release(&t->cpu, -1);
 	}
 	raw_spin_unlock(&base->lock);
 }

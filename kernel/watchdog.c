@@ -19,15 +19,20 @@
  * a gap of many ticks means the vCPU was away: the count starts again.
  */
 #include "cpuhotplug.h"
+#include "errno.h"
 #include "percpu.h"
 #include "panic.h"
 #include "printk.h"
 #include "sched/sched.h"
-#include "time.h"
-#include "debug/watchdog.h"
+#include "time/time.h"
+#include "asm/barrier.h"
+#include "watchdog.h"
 
-static volatile unsigned int thresh_ms;    /* 0: off */
-static volatile int stopping;
+/* Set by softlockup_start()/_stop(), read by every CPU's tick and
+ * watchdog thread: released and acquired, or READ_ONCE() where only the
+ * value matters. */
+static unsigned int thresh_ms;             /* 0: off */
+static bool stopping;
 static struct task_struct *watchdog_task[NR_CPUS];
 static int watchdog_state;                 /* its hotplug state, when on */
 static DEFINE_PER_CPU_STAT(uint64_t, watchdog_touch_ts);
@@ -38,37 +43,36 @@ static DEFINE_PER_CPU_STAT(uint64_t, watchdog_last_tick);
 
 static int watchdog_fn(void *arg)
 {
-	while (!__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+	while (!smp_load_acquire(&stopping)) {
 		if (kthread_should_park())
 			kthread_parkme();
 		this_cpu_write(watchdog_touch_ts, ktime_get_ns());
 		/* Five stamps per threshold: a late one is not a lockup. */
-		msleep(thresh_ms / 5);
+		msleep(READ_ONCE(thresh_ms) / 5);
 	}
 	return 0;
 }
 
 void softlockup_tick(uint64_t now)
 {
-	uint64_t touched;
-
-	uint64_t last = this_cpu_read(watchdog_last_tick);
+	uint64_t last = this_cpu_read(watchdog_last_tick), touched;
+	unsigned int thresh = smp_load_acquire(&thresh_ms);
 
 	this_cpu_write(watchdog_last_tick, now);
-	if (!__atomic_load_n(&thresh_ms, __ATOMIC_ACQUIRE))
+	if (!thresh)
 		return;
 	touched = this_cpu_read(watchdog_touch_ts);
 	if (touched && now - last > HOST_GAP_NS) {
 		this_cpu_write(watchdog_touch_ts, now);
 		return;
 	}
-	if (!touched || now - touched < (uint64_t)thresh_ms * 1000000ull)
+	if (!touched || now - touched < (uint64_t)thresh * 1000000ull)
 		return;
 	this_cpu_inc(soft_lockups);
 	/* Once per threshold, not on every tick of the same lockup. */
 	this_cpu_write(watchdog_touch_ts, now);
 	printk("watchdog: BUG: soft lockup - CPU#%d stuck for %u.%03us! [%s:%d]\n",
-	       raw_smp_processor_id(), thresh_ms / 1000, thresh_ms % 1000,
+	       raw_smp_processor_id(), thresh / 1000, thresh % 1000,
 	       current->comm, current->pid);
 	dump_stack();
 }
@@ -102,14 +106,14 @@ static int watchdog_cpu_offline(unsigned int cpu)
 
 int softlockup_start(unsigned int thresh)
 {
-	stopping = 0;
-	__atomic_store_n(&thresh_ms, thresh, __ATOMIC_RELEASE);
+	WRITE_ONCE(stopping, false);
+	smp_store_release(&thresh_ms, thresh);
 	watchdog_state = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN,
 					   "watchdog:online",
 					   watchdog_cpu_online,
 					   watchdog_cpu_offline);
 	if (watchdog_state < 0) {
-		__atomic_store_n(&thresh_ms, 0, __ATOMIC_RELEASE);
+		smp_store_release(&thresh_ms, 0);
 		return -1;
 	}
 	printk("watchdog: soft-lockup detection on, threshold %u ms\n", thresh);
@@ -122,8 +126,8 @@ void softlockup_stop(void)
 {
 	int cpu;
 
-	__atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&thresh_ms, 0, __ATOMIC_RELEASE);
+	smp_store_release(&stopping, true);
+	smp_store_release(&thresh_ms, 0);
 	cpuhp_remove_state_nocalls(watchdog_state);
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
@@ -131,7 +135,7 @@ void softlockup_stop(void)
 
 		if (!t)
 			continue;
-		if (t->parked)
+		if (READ_ONCE(t->parked))
 			kthread_unpark(t);
 		kthread_join(t);
 		watchdog_task[cpu] = 0;

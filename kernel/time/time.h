@@ -10,7 +10,10 @@
 #define HZ 1000
 #endif
 
-/* Ticks seen by the boot CPU since the timer started. */
+/* Ticks seen by the boot CPU since the timer started. volatile, as in
+ * Linux (include/linux/jiffies.h): code polls it in loops
+ * (`while (jiffies == j0)`) and each read must reach memory; only the
+ * boot CPU's tick writes it. */
 extern volatile unsigned long jiffies;
 /* Ticks seen by each CPU: every CPU's timer counts its own. */
 DECLARE_PER_CPU_STAT(unsigned long, cpu_ticks);
