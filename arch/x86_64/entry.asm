@@ -20,8 +20,10 @@
 ; iretq/sysretq. An ordinary entry knows where it came from by the CS
 ; that the CPU saved; NMI, #MC and #DF may arrive inside those windows
 ; (between swapgs and iretq), where CS says "kernel" and GS is the user's,
-; so they read MSR_GS_BASE instead: kernel offsets are negative, the user's
-; base never is (user code has no way to set it).
+; so they read MSR_GS_BASE instead: the user's base is always 0 (user
+; code has no way to set it), a kernel offset never is (a CPU's area is
+; never the template itself, kernel/mm/percpu.c). The offsets are not
+; negative: the areas sit above the image, in the top GiB (asm/page.h).
 
 section .note.GNU-stack noalloc noexec nowrite progbits
 
@@ -159,8 +161,8 @@ paranoid_entry:
 	mov ecx, MSR_GS_BASE
 	rdmsr
 	xor ebx, ebx
-	test edx, edx
-	js .kernel_gs                           ; negative: the kernel's offset
+	or eax, edx
+	jnz .kernel_gs                          ; not 0: the kernel's offset
 	swapgs
 	mov ebx, 1
 .kernel_gs:
