@@ -222,7 +222,7 @@ static void inject_migrate(unsigned long idx)
 	}
 	saved = t->cpus_mask;
 	set_cpus_allowed(t, cpumask_of(cpu));
-	set_cpus_allowed(t, &saved);
+	restore_cpus_allowed(t, &saved);
 }
 
 static void inject(enum explore_action action, unsigned long idx)

@@ -167,6 +167,12 @@ void kthread_unpark(struct task_struct *t);
 bool kthread_should_park(void);
 void kthread_parkme(void);
 int set_cpus_allowed(struct task_struct *t, const cpumask_t *mask);
+/* Give t back an affinity saved before it moved itself about (saved =
+ * t->cpus_mask, then set_cpus_allowed() to other CPUs). If none of the
+ * saved CPUs is active any more, they went while t was away from them,
+ * and t gets what a task gets whose CPUs go while it is theirs: the
+ * fallback affinity, with Linux's "no longer affine" line. */
+void restore_cpus_allowed(struct task_struct *t, const cpumask_t *saved);
 /* Any caller may set any policy: the limit on user programs
  * (RLIMIT_RTPRIO) is checked by their system call. */
 int sched_setscheduler(struct task_struct *t, int policy, int rt_priority);
