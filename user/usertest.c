@@ -94,6 +94,10 @@ static int test_efault(void)
 
 	CHECK((uintptr_t)page == SHM_BASE + (SHM_KEYS - 1) * 4096ul);
 	memcpy(page + 4096 - 4, "abcd", 4);
+	/* A key is its whole 64-bit argument: 2^32 + 1 is not key 1. */
+	CHECK((long)shm_map(SHM_KEYS) == -EINVAL);
+	CHECK((long)shm_map((1ul << 32) | 1) == -EINVAL);
+	CHECK((long)shm_map(~0ul) == -EINVAL);
 	for (unsigned i = 0; i < sizeof(bad_ptrs) / sizeof(bad_ptrs[0]); i++) {
 		CHECK(write(1, (void *)bad_ptrs[i], 4) == -EFAULT);
 		CHECK(getcpu((unsigned *)bad_ptrs[i], 0) ==
