@@ -268,6 +268,10 @@ void preempt_schedule_irq(void);
 /* Ask cpu to reschedule (a reschedule IPI unless it is this CPU). */
 void resched_cpu(int cpu);
 void sched_show_all(void);              /* every task: state, CPU, stack */
+/* fn(t, arg) for each task until one returns true; whether one did.
+ * Under the task list's lock, interrupts off: fn is short, never sleeps,
+ * and keeps no pointer to t (it may be freed once this returns). */
+bool task_find(bool (*fn)(struct task_struct *t, void *arg), void *arg);
 
 /* CPU hotplug callbacks (kernel/cpu.c, sched/hotplug.c). */
 int sched_cpu_activate(unsigned int cpu);   /* tasks may come */
