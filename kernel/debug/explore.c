@@ -30,7 +30,8 @@
  * others. At each decision a task waits, asleep, while a higher task of
  * the test can run: is runnable, or sleeps but made a decision within
  * PCT_HOLD_NS (a timed sleep, a completion another task gives, a CPU
- * going offline: it will run again). A higher task asleep for longer is
+ * going offline: it will run again), and is not itself waiting in its
+ * gate. A higher task asleep for longer is
  * taken to wait for a lower one (a lock it holds, a flag it sets), and
  * no longer holds anyone back; nor does a runnable one while no task of
  * the test makes a decision for PCT_HOLD_NS (a busy-wait for a lower
@@ -101,6 +102,7 @@ static struct {
 static struct {
 	uint64_t demoted[PCT_MAX_TASKS];  /* 0, or the priority it dropped to */
 	uint64_t seen_ns[PCT_MAX_TASKS];  /* its last decision */
+	bool waiting[PCT_MAX_TASKS];      /* in its gate: holds no one back */
 	unsigned int nr_tasks;            /* tasks that made a decision */
 	uint64_t progress_ns;             /* the last decision of any task */
 	unsigned long gated;              /* gates that made a task wait */
@@ -227,8 +229,11 @@ static bool pct_holds(struct task_struct *t, void *arg)
 	unsigned int state = READ_ONCE(t->__state);
 	bool recent;
 
+	/* A task waiting in its own gate waits for higher ones: it cannot
+	 * run, and counting it would chain every gate to every other. */
 	if (t == look->self || t->pid < ex.first_task_id ||
-	    (state & (TASK_DEAD | TASK_NEW)) || pct_prio(t) <= look->prio)
+	    (state & (TASK_DEAD | TASK_NEW)) || pct_prio(t) <= look->prio ||
+	    (n < PCT_MAX_TASKS && READ_ONCE(pct.waiting[n])))
 		return false;
 	recent = n < PCT_MAX_TASKS && READ_ONCE(pct.seen_ns[n]) &&
 		 look->now - READ_ONCE(pct.seen_ns[n]) < PCT_HOLD_NS;
@@ -248,10 +253,13 @@ static bool pct_holds(struct task_struct *t, void *arg)
 static void pct_gate(struct task_struct *t)
 {
 	struct pct_look look = {.self = t, .prio = pct_prio(t)};
+	unsigned int n = pct_task(t);
 	bool waited = false;
 
 	if (!preemptible() || !task_is_running(t))
 		return;
+	if (n < PCT_MAX_TASKS)
+		WRITE_ONCE(pct.waiting[n], true);
 	for (;;) {
 		look.now = ktime_get_ns();
 		if (!task_find(pct_holds, &look))
@@ -269,6 +277,8 @@ static void pct_gate(struct task_struct *t)
 		waited = true;
 		msleep(1);
 	}
+	if (n < PCT_MAX_TASKS)
+		WRITE_ONCE(pct.waiting[n], false);
 	if (waited)
 		pct.gated++;
 }
