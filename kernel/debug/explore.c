@@ -46,6 +46,7 @@
  */
 #ifdef CONFIG_EXPLORE
 #include "debug/explore.h"
+#include "atomic.h"
 #include "cpumask.h"
 #include "delay.h"
 #include "debug/ktest.h"
@@ -103,7 +104,7 @@ static struct {
 	uint64_t demoted[PCT_MAX_TASKS];  /* 0, or the priority it dropped to */
 	uint64_t seen_ns[PCT_MAX_TASKS];  /* its last decision */
 	bool waiting[PCT_MAX_TASKS];      /* in its gate: holds no one back */
-	unsigned int nr_tasks;            /* tasks that made a decision */
+	atomic_t nr_tasks;                /* tasks that made a decision */
 	uint64_t progress_ns;             /* the last decision of any task */
 	unsigned long gated;              /* gates that made a task wait */
 	unsigned long released;           /* ... let through by PCT_HOLD_NS */
@@ -295,7 +296,7 @@ static void pct_point(struct task_struct *t, enum explore_site site,
 	WRITE_ONCE(pct.progress_ns, now);
 	if (n < PCT_MAX_TASKS) {
 		if (!READ_ONCE(pct.seen_ns[n]))
-			__atomic_fetch_add(&pct.nr_tasks, 1, __ATOMIC_RELAXED);
+			atomic_inc(&pct.nr_tasks);
 		WRITE_ONCE(pct.seen_ns[n], now);
 	}
 	if (ex.only_set && !explore_list_has(ex.only, ex.nr_only, idx))
@@ -565,13 +566,13 @@ void explore_test_end(void)
 	    !ex.pct)
 		return;
 	/* The guarantee holds for k at least the run's own step count. */
-	b = pct_bound(pct.nr_tasks, ex.steps > ex.next ? ex.steps : ex.next,
-		      ex.depth);
-	ktest_log("explore: pct: %u task(s), %lu step(s) (k=%lu), depth %u: "
+	b = pct_bound(atomic_read(&pct.nr_tasks),
+		      ex.steps > ex.next ? ex.steps : ex.next, ex.depth);
+	ktest_log("explore: pct: %d task(s), %lu step(s) (k=%lu), depth %u: "
 		  "a bug of depth %u is found with probability >= 1/%llu per "
 		  "run; %lu gate(s) waited, %lu let through",
-		  pct.nr_tasks, ex.next, ex.steps, ex.depth, ex.depth,
-		  (unsigned long long)b, pct.gated, pct.released);
+		  atomic_read(&pct.nr_tasks), ex.next, ex.steps, ex.depth,
+		  ex.depth, (unsigned long long)b, pct.gated, pct.released);
 }
 
 /* The injected decisions as "3,17,40" into buf (the explore_only= form). */
