@@ -358,7 +358,8 @@ trace:
 
 # The interleaving explorer (scripts/explore.sh, docs/debugging.md):
 # KTEST=suite.name, SEEDS=K to search and shrink, KSEED=N [EXPLORE_ONLY=..]
-# [RUNS=n] to replay. Its own kernels: CPUS=1 LOCKDEP=0 unless given.
+# [RUNS=n] to replay; MODE=pct [DEPTH=d] [PCT_STEPS=k] for PCT. Its own
+# kernels: CPUS=1 LOCKDEP=0 unless given.
 EXPLORE_VARS = $(foreach v,CPUS RT LOCKDEP,$(if $(filter command line,$(origin $(v))),$(v)=$($(v))))
 explore:
 	$(EXPLORE_VARS) KTEST='$(KTEST)' O=$(O) bash scripts/explore.sh

@@ -498,6 +498,16 @@ static int cpu_down_refused(int cpu)
 		       self->comm, self->pid);
 		return -EDEADLK;
 	}
+	/* A per-CPU thread stays on its CPU until it parks, which only
+	 * its subsystem's teardown asks: the ladder would wait in
+	 * sched_cpu_wait_empty() for the very task walking it, holding
+	 * the hotplug lock. */
+	if (self->per_cpu_kthread && task_cpu(self) == cpu) {
+		printk("cpu_down: CPU %d: %s/%d asks from a per-CPU thread of "
+		       "that CPU, which stays there until it parks: it would "
+		       "wait for itself\n", cpu, self->comm, self->pid);
+		return -EDEADLK;
+	}
 	return 0;
 }
 

@@ -48,4 +48,23 @@ static inline bool static_key_enabled(const struct static_key_false *k)
 void static_branch_enable(struct static_key_false *k);
 void static_branch_disable(struct static_key_false *k);
 
+/*
+ * A key with many sites is patched in batches (the arch's, 128 sites),
+ * each flushed with its own rounds of IPIs. The whole change runs with
+ * the task pinned (migrate_disable()): the IPIs serialise every CPU but
+ * this one, which serialises itself, so "this one" must be the same CPU
+ * from the first write to the last. For tests and the debugger, each
+ * flush of the last change is noted: the task's CPU and its
+ * migrate_disable() depth there.
+ */
+#define JUMP_LABEL_FLUSH_LOG 8
+struct jump_label_flush {
+	int cpu;
+	int migration_disabled;
+};
+/* The last change's flushes into v (at most max, and at most
+ * JUMP_LABEL_FLUSH_LOG are noted); returns how many it made in all. A
+ * call that found its key already so changed nothing, and is not it. */
+int jump_label_last_flushes(struct jump_label_flush *v, int max);
+
 #endif

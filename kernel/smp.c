@@ -28,6 +28,7 @@
 #include "percpu.h"
 #include "preempt.h"
 #include "printk.h"
+#include "ratelimit.h"
 #include "sched/sched.h"
 #include "asm/ptrace.h"
 #include "asm/smp.h"
@@ -355,7 +356,14 @@ static DEFINE_PER_CPU_UNCHECKED(int, nmi_request);
 static DEFINE_PER_CPU_STAT(unsigned long, nmi_unexpected);
 static DEFINE_PER_CPU_STAT(unsigned long, nmi_unexpected_user);
 static DEFINE_PER_CPU(unsigned long, nmi_reported); /* by the tick */
+static DEFINE_PER_CPU(unsigned long, nmi_report_tried); /* count last seen */
 static unsigned long early_nmis_reported;            /* CPU 0's tick */
+/* NMIs injected every few milliseconds (QEMU's monitor, a watchdog) would
+ * make a line per tick on every CPU: Linux rate-limits its "Uhhuh. NMI
+ * received for unknown reason" the same way. A report held back is not
+ * lost: the next one printed on that CPU counts it. */
+static DEFINE_RATELIMIT_STATE(nmi_report_rs, DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
 
 static void nmi_backtrace(const struct trap_frame *regs)
 {
@@ -399,11 +407,16 @@ void nmi_report_deferred(void)
 
 	/* Whatever NMI context printed here that no requester took. */
 	printk_nmi_flush_cpu(cpu);
-	if (n != seen) {
-		__this_cpu_write(nmi_reported, n);
-		printk("NMI: %lu unexpected NMI(s) on CPU %d (%lu in user mode "
-		       "since boot); ignored\n", n - seen, cpu,
-		       raw_cpu_read(nmi_unexpected_user));
+	/* One report per tick that finds new NMIs, if the limit lets it
+	 * through (only those count as held back). */
+	if (n != __this_cpu_read(nmi_report_tried)) {
+		__this_cpu_write(nmi_report_tried, n);
+		if (__ratelimit(&nmi_report_rs)) {
+			__this_cpu_write(nmi_reported, n);
+			printk("NMI: %lu unexpected NMI(s) on CPU %d (%lu in "
+			       "user mode since boot); ignored\n", n - seen,
+			       cpu, raw_cpu_read(nmi_unexpected_user));
+		}
 	}
 	early = arch_nmis_before_handler();
 	if (cpu == 0 && early != early_nmis_reported) {

@@ -17,6 +17,9 @@ void softlockup_stop(void);
 void softlockup_tick(uint64_t now);
 /* Reports made for cpu since boot. */
 unsigned long softlockup_reports(int cpu);
+/* Times the clock said cpu was stuck but its own ticks said it mostly
+ * did not run (the host did not schedule it): noted, not reported. */
+unsigned long softlockup_host_stalls(int cpu);
 /* cpu's watchdog task while detection is on, else NULL (for tests). */
 struct task_struct *softlockup_task(int cpu);
 

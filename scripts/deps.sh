@@ -15,6 +15,12 @@
 #                                  under TCG, for tests/host/x2apic.sh and
 #                                  -smp above 255; docs/boot.md). Changes
 #                                  the system QEMU for every user.
+#        scripts/deps.sh --qemu-beside DIR
+#                                  the same QEMU unpacked under DIR, beside
+#                                  the distribution's, which stays the one
+#                                  on PATH; prints the binary's path (for
+#                                  QEMU_BIN or X2APIC_QEMU_BIN). What CI
+#                                  does for tests/host/x2apic.sh.
 #
 # Each package is detected by a command or directory it provides rather than
 # by dpkg, so tools installed some other way are accepted too.
@@ -95,8 +101,74 @@ install_qemu_backports() {
 	qemu-system-x86_64 --version | head -n 1
 }
 
+# The backports suite's QEMU unpacked under DIR, beside the
+# distribution's. APT runs with a source list, package lists and cache of
+# its own under DIR, so the system's sources and lists are not touched;
+# `apt-get download` fetches qemu-system-x86, qemu-system-data and seabios
+# from the backports suite and dpkg-deb unpacks them under DIR/root. QEMU
+# finds its data and firmware relative to its own binary (it relocates
+# its configured paths from where it runs). The libraries it links to are
+# the distribution's own: any it lacks are installed from the ordinary
+# suites (root). Prints the binary's path on stdout, the rest on stderr.
+install_qemu_beside() {
+	local dir=$1 codename apt_opts deb libs=() missing=() lib
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	if [[ -z $codename ]] || ! grep -qi debian /etc/os-release; then
+		echo "deps: --qemu-beside needs Debian (found no Debian codename)" >&2
+		exit 1
+	fi
+	mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial" \
+		"$dir/debs"
+	dir=$(cd "$dir" && pwd)
+	echo "deb http://deb.debian.org/debian $codename-backports main" \
+		>"$dir/apt/sources.list"
+	apt_opts=(-q -o Dir::Etc::SourceList="$dir/apt/sources.list"
+		-o Dir::Etc::SourceParts=/dev/null
+		-o Dir::State::Lists="$dir/apt/lists"
+		-o Dir::Cache="$dir/apt/cache" -o Debug::NoLocking=1
+		-o APT::Sandbox::User="$(id -un)")
+	apt-get "${apt_opts[@]}" update >&2
+	rm -f "$dir"/debs/*.deb
+	(cd "$dir/debs" && apt-get "${apt_opts[@]}" download \
+		"qemu-system-x86/$codename-backports" \
+		"qemu-system-data/$codename-backports" \
+		"seabios/$codename-backports") >&2
+	rm -rf "$dir/root"
+	mkdir -p "$dir/root"
+	for deb in "$dir"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$dir/root"
+	done
+	# Its library dependencies, by package name, that are not installed.
+	mapfile -t libs < <(apt-cache "${apt_opts[@]}" show \
+		"qemu-system-x86/$codename-backports" |
+		sed -n 's/^Depends: //p' | head -n 1 | tr ',' '\n' |
+		sed 's/^ *\([^ ]*\).*/\1/' | grep '^lib')
+	for lib in "${libs[@]}"; do
+		dpkg -s "$lib" >/dev/null 2>&1 || missing+=("$lib")
+	done
+	if ((${#missing[@]})); then
+		need_root "${missing[@]}"
+		"${as_root[@]}" DEBIAN_FRONTEND=noninteractive apt-get install \
+			-y -q --no-install-recommends "${missing[@]}" >&2
+	fi
+	if ! "$dir/root/usr/bin/qemu-system-x86_64" --version >&2; then
+		echo "deps: the unpacked QEMU does not run:" >&2
+		ldd "$dir/root/usr/bin/qemu-system-x86_64" | grep 'not found' >&2
+		exit 1
+	fi
+	echo "$dir/root/usr/bin/qemu-system-x86_64"
+}
+
 if [[ ${1:-} == --qemu-backports ]]; then
 	install_qemu_backports
+	exit 0
+fi
+if [[ ${1:-} == --qemu-beside ]]; then
+	if [[ -z ${2:-} ]]; then
+		echo "usage: $0 --qemu-beside DIR" >&2
+		exit 2
+	fi
+	install_qemu_beside "$2"
 	exit 0
 fi
 
@@ -105,7 +177,7 @@ mapfile -t missing < <(missing_packages)
 if [[ ${1:-} == --check ]]; then
 	if ((${#missing[@]} == 0)); then exit 0; else exit 1; fi
 elif [[ $# -gt 0 ]]; then
-	echo "usage: $0 [--check | --bench | --qemu-backports]" >&2
+	echo "usage: $0 [--check | --bench | --qemu-backports | --qemu-beside DIR]" >&2
 	exit 2
 fi
 

@@ -15,6 +15,13 @@
 #   the serial logs are identical.
 #   stress mode (STRESS=1): the plain control, SEEDS boots of the test
 #   with no injection and multi-threaded TCG on STRESS_CPUS (default 2).
+#   MODE=pct: PCT instead of injections (random task priorities and
+#   DEPTH-1 priority change points, DEPTH default 2, among the first
+#   PCT_STEPS decisions; without PCT_STEPS, one boot with no change point
+#   counts the test's decisions first). The kernel prints the guarantee
+#   for each run: a bug of depth DEPTH is found with probability at least
+#   1/(n * k^(DEPTH-1)). Search, shrinking (of the change points) and
+#   replay work the same way.
 #   CPUS (default 1), RT (1), LOCKDEP (0: a failure is the test's own
 #   invariant, not a checker report), O (build), TEST_TIMEOUT (20 s per
 #   test, virtual), BOOT_TIMEOUT (120 s per boot, host).
@@ -31,6 +38,14 @@ CPUS=${CPUS:-1} RT=${RT:-1} LOCKDEP=${LOCKDEP:-0} O=${O:-build}
 RUNS=${RUNS:-1} SHRINK=${SHRINK:-1} SHRINK_BOOTS=${SHRINK_BOOTS:-40}
 TEST_TIMEOUT=${TEST_TIMEOUT:-20} BOOT_TIMEOUT=${BOOT_TIMEOUT:-120}
 STRESS=${STRESS:-0} STRESS_CPUS=${STRESS_CPUS:-2}
+MODE=${MODE:-inject} DEPTH=${DEPTH:-2} PCT_STEPS=${PCT_STEPS:-}
+case $MODE in
+inject | pct) ;;
+*)
+	echo "explore: MODE=$MODE: inject (the default) or pct" >&2
+	exit 2
+	;;
+esac
 if [[ -z $KTEST || $KTEST == *[\ \*\?]* ]]; then
 	echo "explore: KTEST=suite.name names one test (no spaces or globs)" >&2
 	exit 2
@@ -73,6 +88,22 @@ boot() {
 	fi
 }
 
+# The command line of a seeded boot in this mode.
+seeded() {
+	if [[ $MODE == pct ]]; then
+		echo "ktest_seed=$1 explore_mode=pct explore_depth=${2:-$DEPTH} explore_steps=$PCT_STEPS"
+	else
+		echo "ktest_seed=$1"
+	fi
+}
+# The decisions a PCT run made, from its bound line.
+pct_steps_of() {
+	clean_log "$1" | sed -n 's/^    # explore: pct: [0-9]* task(s), \([0-9]*\) step(s).*/\1/p' | tail -n 1
+}
+pct_bound_of() {
+	clean_log "$1" | sed -n 's/^    # explore: pct: \(.*probability >= 1\/[0-9]*\).*/\1/p' | tail -n 1
+}
+
 # The explore_only= list the kernel printed for the failing test.
 injected_list() {
 	clean_log "$1" | sed -n 's/^    # explore: only=//p' | tail -n 1
@@ -97,11 +128,24 @@ if ((STRESS)); then
 	exit
 fi
 
+if [[ $MODE == pct && -z $PCT_STEPS ]]; then
+	# k: the decisions of one run with the priorities alone (depth 1).
+	PCT_STEPS=1000000
+	boot calibrate "$(seeded "$FIRST_SEED" 1)"
+	PCT_STEPS=$(pct_steps_of "$work/calibrate.log")
+	if [[ -z $PCT_STEPS ]]; then
+		echo "explore: $KTEST: the calibration boot printed no step count: $RESULT"
+		[[ $RESULT == error ]] && cat "$work/calibrate.why"
+		exit 2
+	fi
+	echo "explore: $KTEST: pct: $PCT_STEPS decisions in a run (k), depth $DEPTH"
+fi
+
 if [[ -n ${KSEED:-} ]]; then
 	only=${EXPLORE_ONLY:+explore_only=$EXPLORE_ONLY}
 	failed=0 same=1
 	for ((i = 1; i <= RUNS; i++)); do
-		boot "replay$i" "ktest_seed=$KSEED $only"
+		boot "replay$i" "$(seeded "$KSEED") $only"
 		echo "explore: $KTEST seed $KSEED${EXPLORE_ONLY:+ only $EXPLORE_ONLY}: run $i: $RESULT"
 		[[ $RESULT == error ]] && cat "$work/replay$i.why"
 		[[ $RESULT == fail ]] && failed=$((failed + 1))
@@ -120,7 +164,7 @@ fi
 # ---- search ----
 seed="" list=""
 for ((s = FIRST_SEED; s < FIRST_SEED + SEEDS; s++)); do
-	boot "seed$s" "ktest_seed=$s"
+	boot "seed$s" "$(seeded "$s")"
 	case $RESULT in
 	pass) echo "explore: $KTEST: seed $s passed" ;;
 	fail)
@@ -137,7 +181,8 @@ for ((s = FIRST_SEED; s < FIRST_SEED + SEEDS; s++)); do
 done
 if [[ -z $seed ]]; then
 	echo "explore: $KTEST: no failure in seeds $FIRST_SEED..$((FIRST_SEED + SEEDS - 1)) ($BOOTS boots)"
-	echo "explore-result: search $KTEST found=0 seeds=$SEEDS boots=$BOOTS"
+	[[ $MODE == pct ]] && echo "explore: pct: $(pct_bound_of "$work/seed$((FIRST_SEED + SEEDS - 1)).log")"
+	echo "explore-result: search $KTEST mode=$MODE found=0 seeds=$SEEDS boots=$BOOTS"
 	exit 1
 fi
 seed_boots=$BOOTS
@@ -159,7 +204,7 @@ fails() {
 		CAPPED=1
 		return 1
 	fi
-	boot shrink "ktest_seed=$seed explore_only=$key"
+	boot shrink "$(seeded "$seed") explore_only=$key"
 	echo "explore:   only=$key: $RESULT"
 	TRIED[$key]=$RESULT
 	[[ $RESULT == fail ]] || return 1
@@ -210,5 +255,10 @@ minimal=$(IFS=,; echo "${L[*]}")
 echo "explore: $KTEST: seed $seed fails with ${#L[@]} injected decision(s): ${minimal:-none} ($BOOTS boots in all)"
 clean_log "$work/minimal.log" | sed -n 's/^    # explore:   /explore:   /p'
 clean_log "$work/minimal.log" | grep '^    # .*expected' | sed 's/^    # /explore: /'
-echo "explore: replay: make explore KTEST=$KTEST KSEED=$seed CPUS=$CPUS RT=$RT LOCKDEP=$LOCKDEP EXPLORE_ONLY=${minimal:-none}"
-echo "explore-result: search $KTEST found=1 seed=$seed only=${minimal:-none} boots=$BOOTS minimal=$((!CAPPED))"
+replay_mode=""
+if [[ $MODE == pct ]]; then
+	replay_mode=" MODE=pct DEPTH=$DEPTH PCT_STEPS=$PCT_STEPS"
+	echo "explore: pct: $(pct_bound_of "$work/seed$seed.log")"
+fi
+echo "explore: replay: make explore KTEST=$KTEST KSEED=$seed CPUS=$CPUS RT=$RT LOCKDEP=$LOCKDEP$replay_mode EXPLORE_ONLY=${minimal:-none}"
+echo "explore-result: search $KTEST mode=$MODE found=1 seed=$seed only=${minimal:-none} boots=$BOOTS minimal=$((!CAPPED)) steps=${PCT_STEPS:--}"

@@ -37,7 +37,7 @@ while read -r name; do
 	grep -q -- "^$name-torture: Writes: Total: [0-9]* Max/Min: [0-9]*/[0-9]* Fail: 0$" <<<"$clean" ||
 		problems+=("$name: no final 'Writes: ... Fail: 0' line")
 done < <(sed -n 's/^\([a-z_]*_lock\)-torture:--- End of test: .*/\1/p' <<<"$clean")
-grep -q 'soft lockup' <<<"$clean" && problems+=("a soft lockup was reported")
+grep -q 'BUG: soft lockup' <<<"$clean" && problems+=("a soft lockup was reported")
 grep -q -E '^(WARNING|BUG|possible)' <<<"$clean" && problems+=("a lockdep report (see the log)")
 if ((${#problems[@]})); then
 	printf 'torture: FAIL: %s\n' "${problems[@]}"

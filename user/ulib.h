@@ -30,7 +30,7 @@ int sched_setscheduler(int pid, int policy, const struct sched_param *p);
 int spawn(const char *path, char *const argv[]);
 int wait(int pid, int *status);
 int rseq(struct rseq *area, uint32_t len, int flags, uint32_t sig);
-void *shm_map(unsigned key);
+void *shm_map(unsigned long key);
 int getrlimit(int resource, struct rlimit *rlim);
 int setrlimit(int resource, const struct rlimit *rlim);
 

@@ -8,6 +8,8 @@
  *   rtlimit         RLIMIT_RTPRIO at its default, 0: every RT policy
  *                   refused with -EPERM (bad arguments still -EINVAL),
  *                   the limit readable, lowered but never raised
+ *   nproclimit      RLIMIT_NPROC readable (64), lowered to 2: a second
+ *                   child refused with -EAGAIN until the first is reaped
  *   storm N         N rounds of a register-heavy hash with a system call
  *                   in each (getpid, getcpu, now and then sched_yield),
  *                   then the hash again without them: equal, and every
@@ -94,6 +96,10 @@ static int test_efault(void)
 
 	CHECK((uintptr_t)page == SHM_BASE + (SHM_KEYS - 1) * 4096ul);
 	memcpy(page + 4096 - 4, "abcd", 4);
+	/* A key is its whole 64-bit argument: 2^32 + 1 is not key 1. */
+	CHECK((long)shm_map(SHM_KEYS) == -EINVAL);
+	CHECK((long)shm_map((1ul << 32) | 1) == -EINVAL);
+	CHECK((long)shm_map(~0ul) == -EINVAL);
 	for (unsigned i = 0; i < sizeof(bad_ptrs) / sizeof(bad_ptrs[0]); i++) {
 		CHECK(write(1, (void *)bad_ptrs[i], 4) == -EFAULT);
 		CHECK(getcpu((unsigned *)bad_ptrs[i], 0) ==
@@ -229,6 +235,32 @@ static int test_rtlimit(void)
 	return 0;
 }
 
+/* RLIMIT_NPROC, the most processes this process tree may hold: 64 at
+ * first; lowered to 2 (this process and one child), a second child is
+ * refused with -EAGAIN until the first is reaped; the hard limit never
+ * raised. */
+static int test_nproclimit(void)
+{
+	char *argv[] = {"usertest", "sleeper", 0};
+	struct rlimit r = {5, 5};
+	int child, status = -1;
+
+	CHECK(getrlimit(RLIMIT_NPROC, &r) == 0 && r.rlim_cur == 64 &&
+	      r.rlim_max == 64);
+	CHECK(setrlimit(RLIMIT_NPROC, &(struct rlimit){2, 64}) == 0);
+	CHECK((child = spawn("usertest", argv)) > 0);
+	CHECK(spawn("usertest", argv) == -EAGAIN);
+	CHECK(wait(child, &status) == child && status == 7);
+	CHECK((child = spawn("usertest", argv)) > 0);
+	CHECK(wait(child, &status) == child && status == 7);
+	CHECK(setrlimit(RLIMIT_NPROC, &(struct rlimit){64, 65}) == -EPERM);
+	CHECK(setrlimit(RLIMIT_NPROC, &(struct rlimit){65, 64}) == -EINVAL);
+	CHECK(setrlimit(RLIMIT_NPROC, &(struct rlimit){64, 64}) == 0);
+	CHECK(getrlimit(RLIMIT_NPROC, &r) == 0 && r.rlim_cur == 64);
+	printf("usertest: RLIMIT_NPROC enforced\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -247,11 +279,13 @@ int main(int argc, char **argv)
 		return orphan_writer();
 	if (!strcmp(mode, "rtlimit"))
 		return test_rtlimit();
+	if (!strcmp(mode, "nproclimit"))
+		return test_nproclimit();
 	if (!strcmp(mode, "sleeper")) {
 		nanosleep(&(struct timespec){0, 2000000}, 0);
 		return 7;
 	}
 	printf("usage: usertest syscalls NCPUS | efault | spawn | sleeper | "
-	       "storm N | orphan | orphan-writer | rtlimit\n");
+	       "storm N | orphan | orphan-writer | rtlimit | nproclimit\n");
 	return 100;
 }

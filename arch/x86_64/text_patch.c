@@ -110,18 +110,21 @@ static void text_poke_bp_batch(struct text_poke_loc *v, int n)
 	WRITE_ONCE(poke_nr_live, 0);
 }
 
-void text_poke_queue(void *addr, const void *insn, size_t len,
+/* A full batch is the caller's to flush: it patches under the caller's
+ * conditions (pinned, kernel/jump_label.c), never behind its back. */
+bool text_poke_queue(void *addr, const void *insn, size_t len,
 		     uintptr_t emulate)
 {
 	struct text_poke_loc *l;
 
 	if (poke_nr == POKE_BATCH)
-		text_poke_finish();
+		return false;
 	l = &poke_vec[poke_nr++];
 	l->addr = (uintptr_t)addr;
 	l->emulate = emulate;
 	l->len = len;
 	memcpy(l->insn, insn, len);
+	return true;
 }
 
 void text_poke_finish(void)
@@ -166,7 +169,7 @@ bool text_poke_int3_handler(struct trap_frame *f)
 	return false;
 }
 
-void arch_jump_label_transform_queue(const struct jump_entry *e, bool enable)
+bool arch_jump_label_transform_queue(const struct jump_entry *e, bool enable)
 {
 	uint8_t insn[JUMP_LABEL_NOP_SIZE] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 	uintptr_t next = e->code + JUMP_LABEL_NOP_SIZE;
@@ -177,8 +180,8 @@ void arch_jump_label_transform_queue(const struct jump_entry *e, bool enable)
 		insn[0] = JMP32_INSN;
 		memcpy(&insn[1], &rel, sizeof(rel));
 	}
-	text_poke_queue((void *)e->code, insn, sizeof(insn),
-			enable ? e->target : next);
+	return text_poke_queue((void *)e->code, insn, sizeof(insn),
+			       enable ? e->target : next);
 }
 
 void arch_jump_label_transform_apply(void)

@@ -20,6 +20,28 @@
  * action's own scheduling points. A preemption where preemption is off is
  * asked for with need_resched instead, and happens at the section's end.
  *
+ * PCT mode (explore_mode=pct; Burckhardt, Kothari, Musuvathi and
+ * Nagarakatte, "A randomized scheduler with probabilistic guarantees of
+ * finding bugs", ASPLOS 2010). Injections take a task off its CPU for as
+ * long as a yield or a delay lasts; PCT keeps it off for as long as a
+ * higher task can run. Each task of the test gets a random priority (a
+ * function of the seed and its number), and d-1 decisions drawn among
+ * the first k ("change points") demote the deciding task below all the
+ * others. At each decision a task waits, asleep, while a higher task of
+ * the test can run: is runnable, or sleeps but made a decision within
+ * PCT_HOLD_NS (a timed sleep, a completion another task gives, a CPU
+ * going offline: it will run again), and is not itself waiting in its
+ * gate. A higher task asleep for longer is
+ * taken to wait for a lower one (a lock it holds, a flag it sets), and
+ * no longer holds anyone back; nor does a runnable one while no task of
+ * the test makes a decision for PCT_HOLD_NS (a busy-wait for a lower
+ * task, which strict priorities would turn into a livelock). So the
+ * test's tasks run one at a time, in priority order, at the granularity
+ * of their scheduling points. A bug of depth d (d orderings that must
+ * all happen) is found by one run with probability at least
+ * 1/(n * k^(d-1)) for n tasks and k decisions; the runner prints that
+ * bound after each test.
+ *
  * Whole file under CONFIG_EXPLORE (EXPLORE=1).
  */
 #ifdef CONFIG_EXPLORE
@@ -29,14 +51,22 @@
 #include "delay.h"
 #include "debug/ktest.h"
 #include "bootinfo.h"
+#include "cmdline.h"
 #include "printk.h"
+#include "rwonce.h"
 #include "sched/sched.h"
 #include "string.h"
+#include "time/time.h"
 #include "vsprintf.h"
 
 #define EXPLORE_MAX_INJECT 128     /* per test; later decisions are NONE */
 #define EXPLORE_MAX_ONLY 256
 #define EXPLORE_MAX_DELAY_US 1000
+#define PCT_MAX_DEPTH 8
+#define PCT_MAX_TASKS 64           /* tasks counted; later ones: no demotion */
+#define PCT_HOLD_NS (200 * 1000000ull)
+/* First priorities are above every demoted one (d-1 .. 1). */
+#define PCT_BASE_PRIO (1ull << 48)
 
 bool explore_armed;
 #ifdef CONFIG_EXPLORE_BUGS
@@ -61,7 +91,24 @@ static struct {
 	bool only_set;
 	int nr_only;
 	unsigned long only[EXPLORE_MAX_ONLY]; /* sorted */
+	bool pct;                      /* explore_mode=pct */
+	unsigned int depth;            /* PCT's d */
+	unsigned long steps;           /* PCT's k */
 } ex;
+
+/* PCT's state for the running test. Tasks are numbered from the test's
+ * own (pid - first_task_id); written by the task itself at its
+ * decisions, read by the others' gates (racy on purpose: a stale look
+ * costs one more millisecond of waiting). */
+static struct {
+	uint64_t demoted[PCT_MAX_TASKS];  /* 0, or the priority it dropped to */
+	uint64_t seen_ns[PCT_MAX_TASKS];  /* its last decision */
+	bool waiting[PCT_MAX_TASKS];      /* in its gate: holds no one back */
+	atomic_t nr_tasks;                /* tasks that made a decision */
+	uint64_t progress_ns;             /* the last decision of any task */
+	unsigned long gated;              /* gates that made a task wait */
+	unsigned long released;           /* ... let through by PCT_HOLD_NS */
+} pct;
 
 static const char *const site_names[EXPLORE_NR_SITES] = {
 	[EXPLORE_RAW_SPIN_LOCK] = "raw_spin_lock",
@@ -81,7 +128,7 @@ static const char *const site_names[EXPLORE_NR_SITES] = {
 static const char *const action_names[EXPLORE_NR_ACTIONS] = {
 	[EXPLORE_NONE] = "none", [EXPLORE_YIELD] = "yield",
 	[EXPLORE_DELAY] = "delay", [EXPLORE_IPI] = "ipi",
-	[EXPLORE_MIGRATE] = "migrate",
+	[EXPLORE_MIGRATE] = "migrate", [EXPLORE_DEMOTE] = "demote",
 };
 
 /* splitmix64's finaliser: every input bit moves every output bit. */
@@ -126,6 +173,147 @@ enum explore_action explore_decide(uint64_t seed, unsigned long idx)
 unsigned int explore_delay_us(uint64_t seed, unsigned long idx)
 {
 	return 1 + (decision_hash(seed, idx) >> 40) % EXPLORE_MAX_DELAY_US;
+}
+
+uint64_t explore_pct_prio(uint64_t seed, unsigned int task)
+{
+	/* 48 random bits: distinct for any two tasks of a test but with
+	 * odds of 2^-48; a tie goes to the lower number. */
+	return PCT_BASE_PRIO + (mix64(mix64(seed ^ 0x9c7) + task) >> 16);
+}
+
+unsigned long explore_pct_change(uint64_t seed, unsigned int i,
+				 unsigned long k)
+{
+	return k ? mix64(mix64(seed ^ 0xc4a) + i) % k : 0;
+}
+
+/* Which change point (1..d-1) decision idx is, or 0. */
+static unsigned int pct_change_point(unsigned long idx)
+{
+	for (unsigned int i = 1; i < ex.depth; i++)
+		if (explore_pct_change(ex.seed, i, ex.steps) == idx)
+			return i;
+	return 0;
+}
+
+static unsigned int pct_task(const struct task_struct *t)
+{
+	return t->pid - ex.first_task_id;
+}
+
+/* t's PCT priority: higher runs first; ties go to the lower number. */
+static uint64_t pct_prio(const struct task_struct *t)
+{
+	unsigned int n = pct_task(t);
+	uint64_t d = n < PCT_MAX_TASKS ? READ_ONCE(pct.demoted[n]) : 0;
+
+	return (d ? d : explore_pct_prio(ex.seed, n)) * 2 * PCT_MAX_TASKS +
+	       (2 * PCT_MAX_TASKS - 1 - (n < PCT_MAX_TASKS ? n : PCT_MAX_TASKS));
+}
+
+/* What a gate found holding it back. */
+struct pct_look {
+	const struct task_struct *self;
+	uint64_t prio, now;
+	bool runnable;                 /* the holder is runnable */
+	int pid;
+	char comm[16];
+};
+
+/* Does t, a task of the test above look->self, hold it back? Under the
+ * task list's lock. */
+static bool pct_holds(struct task_struct *t, void *arg)
+{
+	struct pct_look *look = arg;
+	unsigned int n = pct_task(t);
+	unsigned int state = READ_ONCE(t->__state);
+	bool recent;
+
+	/* A task waiting in its own gate waits for higher ones: it cannot
+	 * run, and counting it would chain every gate to every other. */
+	if (t == look->self || t->pid < ex.first_task_id ||
+	    (state & (TASK_DEAD | TASK_NEW)) || pct_prio(t) <= look->prio ||
+	    (n < PCT_MAX_TASKS && READ_ONCE(pct.waiting[n])))
+		return false;
+	recent = n < PCT_MAX_TASKS && READ_ONCE(pct.seen_ns[n]) &&
+		 look->now - READ_ONCE(pct.seen_ns[n]) < PCT_HOLD_NS;
+	/* Asleep: it holds the others back if it decided lately, unless it
+	 * waits for a lock, whose owner (perhaps look->self) must run. */
+	if (state != TASK_RUNNING && (!recent || t->pi_blocked_on))
+		return false;
+	look->runnable = state == TASK_RUNNING;
+	look->pid = t->pid;
+	strlcpy(look->comm, t->comm, sizeof(look->comm));
+	return true;
+}
+
+/* Wait while a higher task of the test can run (see the top of the
+ * file). Only where t may sleep: preemptible, running (a task between
+ * set_current_state() and schedule() is on its way to sleep anyway). */
+static void pct_gate(struct task_struct *t)
+{
+	struct pct_look look = {.self = t, .prio = pct_prio(t)};
+	unsigned int n = pct_task(t);
+	bool waited = false;
+
+	if (!preemptible() || !task_is_running(t))
+		return;
+	if (n < PCT_MAX_TASKS)
+		WRITE_ONCE(pct.waiting[n], true);
+	for (;;) {
+		look.now = ktime_get_ns();
+		if (!task_find(pct_holds, &look))
+			break;
+		if (look.runnable &&
+		    look.now - READ_ONCE(pct.progress_ns) >= PCT_HOLD_NS) {
+			pct.released++;
+			printk("explore: pct: %s/%d let through: %s/%d, above "
+			       "it, is runnable but no task of the test has "
+			       "decided anything for %llu ms (a busy-wait?)\n",
+			       t->comm, t->pid, look.comm, look.pid,
+			       PCT_HOLD_NS / 1000000);
+			break;
+		}
+		waited = true;
+		msleep(1);
+	}
+	if (n < PCT_MAX_TASKS)
+		WRITE_ONCE(pct.waiting[n], false);
+	if (waited)
+		pct.gated++;
+}
+
+/* A decision in PCT mode: note the task, demote it at a change point
+ * (or at an explore_only= decision that is one), then gate it. */
+static void pct_point(struct task_struct *t, enum explore_site site,
+		      unsigned long idx)
+{
+	unsigned int n = pct_task(t), level = pct_change_point(idx);
+	uint64_t now = ktime_get_ns();
+	unsigned long slot;
+
+	WRITE_ONCE(pct.progress_ns, now);
+	if (n < PCT_MAX_TASKS) {
+		if (!READ_ONCE(pct.seen_ns[n]))
+			atomic_inc(&pct.nr_tasks);
+		WRITE_ONCE(pct.seen_ns[n], now);
+	}
+	if (ex.only_set && !explore_list_has(ex.only, ex.nr_only, idx))
+		level = 0;
+	t->explore_depth++;
+	if (level && n < PCT_MAX_TASKS) {
+		WRITE_ONCE(pct.demoted[n], ex.depth - level);
+		slot = atomic_long_fetch_add(1, &ex.injected);
+		if (slot < EXPLORE_MAX_INJECT) {
+			ex.inj[slot] = (struct explore_injection){
+				idx, site, EXPLORE_DEMOTE, t->pid, ""};
+			strlcpy(ex.inj[slot].task, t->comm,
+				sizeof(ex.inj[slot].task));
+		}
+	}
+	pct_gate(t);
+	t->explore_depth--;
 }
 
 bool explore_list_has(const unsigned long *v, int n, unsigned long idx)
@@ -223,7 +411,7 @@ static void inject_migrate(unsigned long idx)
 	}
 	saved = t->cpus_mask;
 	set_cpus_allowed(t, cpumask_of(cpu));
-	set_cpus_allowed(t, &saved);
+	restore_cpus_allowed(t, &saved);
 }
 
 static void inject(enum explore_action action, unsigned long idx)
@@ -268,6 +456,10 @@ void __explore_point(enum explore_site site)
 	if (!explore_may_inject(site, t))
 		return;
 	idx = atomic_long_fetch_add(1, &ex.next);
+	if (ex.pct) {
+		pct_point(t, site, idx);
+		return;
+	}
 	if (ex.only_set)
 		action = explore_list_has(ex.only, ex.nr_only, idx)
 				 ? pick_action(ex.seed, idx) : EXPLORE_NONE;
@@ -285,15 +477,43 @@ void __explore_point(enum explore_site site)
 	t->explore_depth--;
 }
 
+/* explore_mode=pct, explore_depth=d (1..8, default 2), explore_steps=k
+ * (default 1000): false if one is refused (the option parser says why). */
+static bool pct_init(void)
+{
+	char mode[8];
+	unsigned long d = 2, k = 1000;
+
+	if (!cmdline_get("explore_mode", mode, sizeof(mode)))
+		return true;
+	if (strcmp(mode, "pct") != 0) {
+		printk("explore: explore_mode=%s: no such mode (pct, or none "
+		       "for injections)\n", mode);
+		return false;
+	}
+	if (cmdline_get_ulong("explore_depth", &d, 1, PCT_MAX_DEPTH) < 0 ||
+	    cmdline_get_ulong("explore_steps", &k, 1, 1ul << 32) < 0)
+		return false;
+	ex.pct = true;
+	ex.depth = d;
+	ex.steps = k;
+	return true;
+}
+
 void explore_init(bool seeded, unsigned long seed)
 {
 	static char only[BOOT_CMDLINE_MAX];
+	char how[48];
 
 	if (!seeded) {
 		printk("explore: off (boot with ktest_seed=N to explore)\n");
 		return;
 	}
 	ex.seed = seed;
+	if (!pct_init()) {
+		printk("explore: explorer off\n");
+		return;
+	}
 	if (cmdline_get("explore_only", only, sizeof(only))) {
 		ex.nr_only = explore_parse_list(only, ex.only, EXPLORE_MAX_ONLY);
 		if (ex.nr_only < 0) {
@@ -305,9 +525,13 @@ void explore_init(bool seeded, unsigned long seed)
 		ex.only_set = true;
 	}
 	ex.enabled = true;
-	printk("explore: seed=%lu rate=1/%u%s%s\n", (unsigned long)ex.seed,
-	       1u << rate_shift(ex.seed), ex.only_set ? " only=" : "",
-	       ex.only_set ? only : "");
+	if (ex.pct)
+		snprintf(how, sizeof(how), "pct depth=%u steps=%lu", ex.depth,
+			 ex.steps);
+	else
+		snprintf(how, sizeof(how), "rate=1/%u", 1u << rate_shift(ex.seed));
+	printk("explore: seed=%lu %s%s%s\n", (unsigned long)ex.seed, how,
+	       ex.only_set ? " only=" : "", ex.only_set ? only : "");
 }
 
 void explore_test_start(const struct task_struct *t)
@@ -317,13 +541,40 @@ void explore_test_start(const struct task_struct *t)
 	ex.first_task_id = t->pid;
 	atomic_long_set(&ex.next, 0);
 	atomic_long_set(&ex.injected, 0);
+	memset(&pct, 0, sizeof(pct));
 	/* Release: the counts are reset before any CPU injects. */
 	smp_store_release(&explore_armed, true);
 }
 
+/* n * k^(d-1), or 0 past 2^63 (then "no useful bound"). */
+static uint64_t pct_bound(unsigned int n, unsigned long k, unsigned int d)
+{
+	uint64_t b = n ? n : 1;
+
+	for (unsigned int i = 1; i < d; i++) {
+		if (b > (1ull << 63) / k)
+			return 0;
+		b *= k;
+	}
+	return b;
+}
+
 void explore_test_end(void)
 {
-	smp_store_release(&explore_armed, false);
+	unsigned long next;
+	uint64_t b;
+
+	if (!xchg(&explore_armed, false) || !ex.pct)
+		return;
+	next = atomic_long_read(&ex.next);
+	/* The guarantee holds for k at least the run's own step count. */
+	b = pct_bound(atomic_read(&pct.nr_tasks),
+		      ex.steps > next ? ex.steps : next, ex.depth);
+	ktest_log("explore: pct: %d task(s), %lu step(s) (k=%lu), depth %u: "
+		  "a bug of depth %u is found with probability >= 1/%llu per "
+		  "run; %lu gate(s) waited, %lu let through",
+		  atomic_read(&pct.nr_tasks), next, ex.steps, ex.depth,
+		  ex.depth, (unsigned long long)b, pct.gated, pct.released);
 }
 
 /* The injected decisions as "3,17,40" into buf (the explore_only= form). */
@@ -340,6 +591,7 @@ static void format_only(char *buf, int size, unsigned long n)
 void explore_report_failure(const char *suite, const char *name)
 {
 	static char only[BOOT_CMDLINE_MAX];
+	char mode[48] = "";
 	unsigned long n = atomic_long_read(&ex.injected);
 
 	if (n > EXPLORE_MAX_INJECT)
@@ -356,6 +608,10 @@ void explore_report_failure(const char *suite, const char *name)
 			ktest_log("explore:   %lu: delay %u us at %s in %s/%d",
 				  j->idx, explore_delay_us(ex.seed, j->idx),
 				  site_names[j->site], j->task, j->task_id);
+		else if (j->action == EXPLORE_DEMOTE)
+			ktest_log("explore:   %lu: demote to %u at %s in %s/%d",
+				  j->idx, ex.depth - pct_change_point(j->idx),
+				  site_names[j->site], j->task, j->task_id);
 		else
 			ktest_log("explore:   %lu: %s at %s in %s/%d", j->idx,
 				  action_names[j->action], site_names[j->site],
@@ -363,11 +619,14 @@ void explore_report_failure(const char *suite, const char *name)
 	}
 	format_only(only, sizeof(only), n);
 	ktest_log("explore: only=%s", n ? only : "none");
+	if (ex.pct)
+		snprintf(mode, sizeof(mode), " MODE=pct DEPTH=%u PCT_STEPS=%lu",
+			 ex.depth, ex.steps);
 	ktest_log("explore: replay: make explore KTEST=%s.%s KSEED=%llu "
-		  "CPUS=%u RT=%d LOCKDEP=%d%s%s", suite, name,
+		  "CPUS=%u RT=%d LOCKDEP=%d%s%s%s", suite, name,
 		  (unsigned long long)ex.seed, num_online_cpus(),
 		  IS_ENABLED(CONFIG_PREEMPT_RT), IS_ENABLED(CONFIG_LOCKDEP),
-		  ex.only_set ? " EXPLORE_ONLY=" : "",
+		  mode, ex.only_set ? " EXPLORE_ONLY=" : "",
 		  ex.only_set ? (n ? only : "none") : "");
 }
 #endif /* CONFIG_EXPLORE */

@@ -44,6 +44,7 @@ enum explore_action {
 	EXPLORE_DELAY,     /* busy-wait 1..1000 us: an interrupt may land */
 	EXPLORE_IPI,       /* a reschedule IPI to another CPU (or this one) */
 	EXPLORE_MIGRATE,   /* move to another CPU, if the task may */
+	EXPLORE_DEMOTE,    /* PCT: the task's priority drops below the rest */
 	EXPLORE_NR_ACTIONS
 };
 
@@ -55,6 +56,18 @@ struct task_struct;
 enum explore_action explore_decide(uint64_t seed, unsigned long idx);
 /* The delay, in microseconds, of a delay decision. */
 unsigned int explore_delay_us(uint64_t seed, unsigned long idx);
+/*
+ * PCT (explore_mode=pct, explore_depth=d, explore_steps=k): the test's
+ * tasks get random distinct priorities (task n, counted from the test's
+ * own, gets explore_pct_prio(seed, n)), and at d-1 decisions drawn among
+ * the first k (change point i at explore_pct_change(seed, i, k), i =
+ * 1..d-1) the deciding task drops to priority d-i, below every first
+ * one. At each scheduling point a task waits while a higher one can
+ * run: a pure function of the seed and the task numbers again.
+ */
+uint64_t explore_pct_prio(uint64_t seed, unsigned int task);
+unsigned long explore_pct_change(uint64_t seed, unsigned int i,
+				 unsigned long k);
 
 extern bool explore_armed;
 void __explore_point(enum explore_site site);

@@ -39,7 +39,9 @@ int on_each_cpu_hop(void (*fn)(void *arg), void *arg)
 		else
 			missed++;
 	}
-	set_cpus_allowed(t, &saved);
+	/* Every CPU of saved may have gone meanwhile: then the task's
+	 * affinity falls back, as it would have had the task stayed. */
+	restore_cpus_allowed(t, &saved);
 	return missed;
 }
 

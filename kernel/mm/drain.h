@@ -29,7 +29,9 @@ int page_alloc_cpu_dead(unsigned int cpu);
  * The freed kernel stacks waiting for a TLB flush (kstack_drain()), then
  * every online CPU's caches, each drained on its own CPU under its own
  * locks: the calling task moves to each CPU in turn (set_cpus_allowed)
- * and back to its affinity. Needs preemptible task context with
+ * and back to its affinity (restore_cpus_allowed(): if every CPU of it
+ * went offline meanwhile, the fallback a task gets whose CPUs leave,
+ * every possible CPU, with Linux's "no longer affine" line). Needs preemptible task context with
  * migration enabled; a CPU going offline meanwhile is skipped (its own
  * teardown drains it). Afterwards page_free_count() is exact again for a
  * caller that compares it with a figure taken after an earlier drain.

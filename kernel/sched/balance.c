@@ -128,15 +128,29 @@ int select_fallback_rq(struct task_struct *p, struct rq *queued_on)
 		return cpu;
 	if (queued_on)
 		account_movable(queued_on, p, -1);
-	cpumask_copy(&p->cpus_mask, cpu_possible_mask);
+	cpumask_copy(&p->cpus_mask, task_fallback_mask(p, task_cpu(p)));
 	p->nr_cpus_allowed = cpumask_weight(&p->cpus_mask);
 	p->per_cpu_kthread = false; /* bound to a CPU that is gone: no longer */
 	if (queued_on)
 		account_movable(queued_on, p, 1);
-	printk("process %d (%s) no longer affine to cpu%d\n", p->pid, p->comm,
-	       task_cpu(p));
 	cpu = least_loaded_allowed(p);
 	return cpu >= 0 ? cpu : 0; /* the boot CPU never leaves */
+}
+
+/*
+ * The affinity p falls back to when its own allows no active CPU, and
+ * the console line that says so: Linux's select_fallback_rq() tries the
+ * task's cpuset and then cpu_possible_mask; with no cpusets here, the
+ * latter. cpu names a CPU of the affinity that was lost. Both ways a
+ * task ends up there use it: its CPUs leaving while it is theirs
+ * (select_fallback_rq() above) and an affinity given back after they
+ * left (restore_cpus_allowed()).
+ */
+const cpumask_t *task_fallback_mask(const struct task_struct *p, int cpu)
+{
+	printk("process %d (%s) no longer affine to cpu%d\n", p->pid, p->comm,
+	       cpu);
+	return cpu_possible_mask;
 }
 
 /* The best task on src that could run on dest, not running, and better

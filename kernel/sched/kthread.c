@@ -347,6 +347,20 @@ void show_task_stack(struct task_struct *t)
 	show_stack_switched(t->saved_sp);
 }
 
+bool task_find(bool (*fn)(struct task_struct *t, void *arg), void *arg)
+{
+	unsigned long flags;
+	struct task_struct *t;
+	bool found = false;
+
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
+	list_for_each_entry(t, &all_tasks, tasks)
+		if ((found = fn(t, arg)))
+			break;
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
+	return found;
+}
+
 /* Every task, its state and CPU, and the stack of each sleeping one. */
 void sched_show_all(void)
 {

@@ -138,6 +138,15 @@ int set_cpus_allowed(struct task_struct *p, const cpumask_t *mask)
 	return 0;
 }
 
+void restore_cpus_allowed(struct task_struct *p, const cpumask_t *saved)
+{
+	if (set_cpus_allowed(p, saved) == 0)
+		return;
+	/* The fallback holds the boot CPU, which never leaves: this one
+	 * cannot fail. */
+	set_cpus_allowed(p, task_fallback_mask(p, cpumask_next(0, saved)));
+}
+
 void kthread_bind(struct task_struct *p, int cpu)
 {
 	if (WARN_ON(READ_ONCE(p->__state) != TASK_NEW))

@@ -179,6 +179,12 @@ void kthread_unpark(struct task_struct *t);
 bool kthread_should_park(void);
 void kthread_parkme(void);
 int set_cpus_allowed(struct task_struct *t, const cpumask_t *mask);
+/* Give t back an affinity saved before it moved itself about (saved =
+ * t->cpus_mask, then set_cpus_allowed() to other CPUs). If none of the
+ * saved CPUs is active any more, they went while t was away from them,
+ * and t gets what a task gets whose CPUs go while it is theirs: the
+ * fallback affinity, with Linux's "no longer affine" line. */
+void restore_cpus_allowed(struct task_struct *t, const cpumask_t *saved);
 /* Any caller may set any policy: the limit on user programs
  * (RLIMIT_RTPRIO) is checked by their system call. */
 int sched_setscheduler(struct task_struct *t, int policy, int rt_priority);
@@ -274,6 +280,10 @@ void preempt_schedule_irq(void);
 /* Ask cpu to reschedule (a reschedule IPI unless it is this CPU). */
 void resched_cpu(int cpu);
 void sched_show_all(void);              /* every task: state, CPU, stack */
+/* fn(t, arg) for each task until one returns true; whether one did.
+ * Under the task list's lock, interrupts off: fn is short, never sleeps,
+ * and keeps no pointer to t (it may be freed once this returns). */
+bool task_find(bool (*fn)(struct task_struct *t, void *arg), void *arg);
 
 /* CPU hotplug callbacks (kernel/cpu.c, sched/hotplug.c). */
 int sched_cpu_activate(unsigned int cpu);   /* tasks may come */

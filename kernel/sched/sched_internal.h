@@ -87,6 +87,7 @@ bool is_cpu_allowed(const struct task_struct *p, int cpu);
 int select_task_rq(struct task_struct *p);
 struct rq *select_task_rq_lock(struct task_struct *p);
 int select_fallback_rq(struct task_struct *p, struct rq *queued_on);
+const cpumask_t *task_fallback_mask(const struct task_struct *p, int cpu);
 void pull_tasks(struct rq *rq);
 void push_rt_tasks(struct rq *rq);
 

@@ -40,10 +40,11 @@ struct user_struct {
 };
 
 /* Join parent's tree (a new tree when the kernel spawns): 0, -EAGAIN at
- * RLIMIT_NPROC, -ENOMEM. */
+ * the parent's RLIMIT_NPROC (as Linux checks the forking task's), -ENOMEM. */
 static int user_charge(struct process *parent, struct user_struct **res)
 {
 	struct user_struct *u;
+	uint64_t limit;
 	int n;
 
 	if (!parent) {
@@ -54,9 +55,10 @@ static int user_charge(struct process *parent, struct user_struct **res)
 		return 0;
 	}
 	u = parent->user;
+	limit = rlimit_cur(parent, RLIMIT_NPROC);
 	n = atomic_read(&u->processes);
 	do {
-		if (n >= NPROC_TREE_MAX)
+		if ((uint64_t)n >= limit)
 			return -EAGAIN;
 	} while (!atomic_try_cmpxchg(&u->processes, &n, n + 1));
 	*res = u;

@@ -42,8 +42,9 @@ struct process_output {
 };
 
 /* The most processes (spawned and not yet freed) one process tree may
- * hold, as Linux's RLIMIT_NPROC per user: spawn() beyond it fails with
- * -EAGAIN. A tree is a process the kernel spawned and its descendants. */
+ * hold by default: its root's RLIMIT_NPROC, as Linux's per user; spawn()
+ * beyond the caller's fails with -EAGAIN. A tree is a process the kernel
+ * spawned and its descendants. */
 #define NPROC_TREE_MAX 64
 
 struct user_struct;

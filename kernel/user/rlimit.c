@@ -15,13 +15,17 @@ static DEFINE_SPINLOCK(rlimit_lock);
  * rather than kept and ignored. */
 static bool rlimit_exists(unsigned long resource)
 {
-	return resource == RLIMIT_RTPRIO;
+	return resource == RLIMIT_NPROC || resource == RLIMIT_RTPRIO;
 }
 
 void rlimit_inherit(struct process *p, const struct process *parent)
 {
-	if (!parent)
-		return; /* kzalloc'd: every limit 0 */
+	if (!parent) {
+		/* kzalloc'd: every limit 0 but the process count's. */
+		p->rlim[RLIMIT_NPROC] = (struct rlimit){NPROC_TREE_MAX,
+							NPROC_TREE_MAX};
+		return;
+	}
 	spin_lock(&rlimit_lock);
 	for (int i = 0; i < RLIM_NLIMITS; i++)
 		p->rlim[i] = parent->rlim[i];
@@ -37,6 +41,16 @@ int process_setrlimit(struct process *p, unsigned resource,
 	p->rlim[resource] = *rlim;
 	spin_unlock(&rlimit_lock);
 	return 0;
+}
+
+uint64_t rlimit_cur(const struct process *p, unsigned resource)
+{
+	uint64_t cur;
+
+	spin_lock(&rlimit_lock);
+	cur = p->rlim[resource].rlim_cur;
+	spin_unlock(&rlimit_lock);
+	return cur;
 }
 
 /* getrlimit(resource, struct rlimit *) */

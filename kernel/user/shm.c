@@ -11,7 +11,7 @@
 static DEFINE_MUTEX(shm_lock);
 static void *shm_pages[SHM_KEYS]; /* under shm_lock */
 
-void *shm_page(unsigned key)
+void *shm_page(unsigned long key)
 {
 	void *page;
 
@@ -25,14 +25,18 @@ void *shm_page(unsigned key)
 	return page;
 }
 
-/* shm_map(key): the user address of key's page. */
+/* shm_map(key): the user address of key's page. The key is the whole
+ * 64-bit argument, checked before anything is made or computed from it
+ * (a key of 2^32 + 1 is no key, not key 1). */
 long sys_shm_map(SYSCALL_ARGS)
 {
-	void *page = shm_page(a0);
-	uintptr_t va = SHM_BASE + a0 * PAGE_SIZE;
+	void *page;
+	uintptr_t va;
 
 	if (a0 >= SHM_KEYS)
 		return -EINVAL;
+	page = shm_page(a0);
+	va = SHM_BASE + a0 * PAGE_SIZE;
 	if (!page || mm_map_shared(&current_process()->mm, va, page))
 		return -ENOMEM;
 	return (long)va;

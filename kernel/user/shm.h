@@ -13,6 +13,6 @@
 
 /* The kernel's view of key's page (made, zeroed, on first use); NULL for a
  * bad key or no memory. */
-void *shm_page(unsigned key);
+void *shm_page(unsigned long key);
 
 #endif

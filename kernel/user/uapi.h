@@ -44,8 +44,11 @@ struct sched_param {
  * ceiling for the soft one); a child starts with its parent's. A program
  * may lower either and raise the soft one up to the hard one; only the
  * kernel raises a hard limit. Only the limits the kernel enforces exist:
- * RLIMIT_RTPRIO, the highest RT priority sched_setscheduler() grants
- * (0, the default: no RT policy at all; docs/usermode.md). */
+ * RLIMIT_NPROC, the most processes the caller's process tree may hold
+ * (Linux's is per user; 64 by default, checked at spawn: -EAGAIN beyond
+ * it), and RLIMIT_RTPRIO, the highest RT priority sched_setscheduler()
+ * grants (0, the default: no RT policy at all; docs/usermode.md). */
+#define RLIMIT_NPROC  6
 #define RLIMIT_RTPRIO 14
 #define RLIM_NLIMITS  16
 #define RLIM_INFINITY (~0ul)

@@ -1,7 +1,8 @@
 /*
  * The explorer's own mechanism (EXPLORE=1 only): decisions are a function
- * of (seed, decision number) alone, at the seed's rate, and the
- * explore_only= lists parse as the host's shrinker writes them.
+ * of (seed, decision number) alone, at the seed's rate, PCT's priorities
+ * and change points of the seed alone, and the explore_only= lists parse
+ * as the host's shrinker writes them.
  */
 #ifdef CONFIG_EXPLORE
 #include "ktest.h"
@@ -41,8 +42,10 @@ KTEST(explore, every_action_is_drawn)
 
 	for (unsigned long i = 0; i < DECISIONS; i++)
 		seen[explore_decide(7, i)]++;
-	for (int a = 0; a < EXPLORE_NR_ACTIONS; a++)
+	/* Every action but PCT's demotion, which no injection draws. */
+	for (int a = 0; a < EXPLORE_DEMOTE; a++)
 		KEXPECT_GT(seen[a], 0);
+	KEXPECT_EQ(seen[EXPLORE_DEMOTE], 0);
 	KEXPECT_GT(seen[EXPLORE_YIELD], seen[EXPLORE_DELAY]);
 }
 
@@ -74,5 +77,33 @@ KTEST(explore, only_list_rejects_what_is_malformed)
 	KEXPECT_EQ(explore_parse_list("x", v, 4), -1);
 	KEXPECT_EQ(explore_parse_list("3,", v, 4), -1);
 	KEXPECT_EQ(explore_parse_list("1-5", v, 4), -1); /* too long */
+}
+/* PCT's draws: first priorities distinct among a test's tasks and a
+ * function of (seed, task); change points inside the first k decisions,
+ * a function of (seed, i, k), different seeds drawing differently. */
+KTEST(explore, pct_draws_are_functions_of_the_seed)
+{
+	int differ = 0;
+
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		for (unsigned int a = 0; a < 64; a++) {
+			KASSERT_EQ(explore_pct_prio(seed, a),
+				   explore_pct_prio(seed, a));
+			for (unsigned int b = 0; b < a; b++)
+				KASSERT_NE(explore_pct_prio(seed, a),
+					   explore_pct_prio(seed, b));
+		}
+		for (unsigned int i = 1; i < 8; i++) {
+			unsigned long c = explore_pct_change(seed, i, 300);
+
+			KASSERT_LT(c, 300);
+			KASSERT_EQ(c, explore_pct_change(seed, i, 300));
+			differ += c != explore_pct_change(seed + 1, i, 300);
+		}
+		differ += (explore_pct_prio(seed, 0) > explore_pct_prio(seed, 1)) !=
+			  (explore_pct_prio(seed + 1, 0) > explore_pct_prio(seed + 1, 1));
+	}
+	KEXPECT_GT(differ, 8);
+	KEXPECT_EQ(explore_pct_change(3, 1, 1), 0);
 }
 #endif /* CONFIG_EXPLORE */

@@ -111,3 +111,65 @@ KTEST_CPUS(jump_label, patch_under_a_running_cpu, 2)
 		  text_poke_nr_stale_int3());
 	KEXPECT_EQ(p.wrong, 0);
 }
+
+/* A key with more sites than one batch of the arch (128): each site an
+ * inline copy of the branch, so each its own entry in __jump_table. */
+static DEFINE_STATIC_KEY_FALSE(many_key);
+#define MANY_SITES 300
+
+static __always_inline int many_site(void)
+{
+	return static_branch_unlikely(&many_key);
+}
+
+#define SITES_10(s) s s s s s s s s s s
+#define SITES_100(s) SITES_10(SITES_10(s))
+
+/* How many of the MANY_SITES sites take their branch. */
+static __attribute__((noinline)) int many_probe(void)
+{
+	int n = 0;
+
+	SITES_100(n += many_site();)
+	SITES_100(n += many_site();)
+	SITES_100(n += many_site();)
+	return n;
+}
+
+/* Every flush of one change pinned, on the CPU of the first: the
+ * arch serialises the CPU it runs on by hand and every other by IPI, so
+ * a task that moved between two batches would leave a CPU unserialised.
+ * Checked for a change that takes three batches, from a task free to run
+ * on every CPU. The pin count is what the kernel controls; a move
+ * itself would need the host to preempt at the right instant. */
+static void expect_pinned_flushes(const char *what)
+{
+	struct jump_label_flush f[JUMP_LABEL_FLUSH_LOG];
+	int n = jump_label_last_flushes(f, JUMP_LABEL_FLUSH_LOG);
+
+	KEXPECT_EQ(n, (MANY_SITES + 127) / 128);
+	for (int i = 0; i < n && i < JUMP_LABEL_FLUSH_LOG; i++) {
+		if (f[i].migration_disabled < 1 || f[i].cpu != f[0].cpu)
+			ktest_log("%s: flush %d of %d on CPU %d with pin "
+				  "count %d (the first on CPU %d)", what, i + 1,
+				  n, f[i].cpu, f[i].migration_disabled,
+				  f[0].cpu);
+		KEXPECT_GE(f[i].migration_disabled, 1);
+		KEXPECT_EQ(f[i].cpu, f[0].cpu);
+	}
+}
+
+KTEST(jump_label, many_sites_patched_pinned)
+{
+	cpumask_t saved = current->cpus_mask;
+
+	KASSERT_EQ(many_probe(), 0);
+	set_cpus_allowed(current, cpu_online_mask);
+	static_branch_enable(&many_key);
+	expect_pinned_flushes("enable");
+	KEXPECT_EQ(many_probe(), MANY_SITES);
+	static_branch_disable(&many_key);
+	expect_pinned_flushes("disable");
+	KEXPECT_EQ(many_probe(), 0);
+	set_cpus_allowed(current, &saved);
+}

@@ -7,7 +7,12 @@
 # passes, so it moves when the kernel changes), that seed fails twice with
 # identical serial logs and prints its seed and the command that replays
 # it; and injecting nothing (explore_only=none) it passes, so the
-# injections made the failure.
+# injections made the failure. The same for PCT (MODE=pct): the planted
+# explore_bugs.sleep_as_grace_period, which no injection reaches, fails
+# under one of the first 8 seeds, twice identically, and the log prints
+# the run's probability bound. (Whether a change point is needed depends
+# on the seed: a reader that ranks below the writer from the start fails
+# with the priorities alone.)
 #
 # usage: O=BUILD_ROOT tests/host/explore.sh   (KERNEL is not used: the
 # kernels `make test` builds have no explorer)
@@ -23,8 +28,8 @@ make -s RT=1 LOCKDEP=0 EXPLORE=1 EXPLORE_BUGS=1 elf >/dev/null || exit 1
 bash scripts/build/mkiso.sh "$dir/kernel.elf" 'ktest=explore.* ktest_seed=1' "$out/unit.iso" || exit 1
 DETERMINISTIC=1 timeout -k 5 120 bash scripts/qemu.sh "$out/unit.iso" 1 </dev/null >"$out/unit.log" 2>&1
 rc=$?
-if ((rc != 33)) || ! grep -q '^    ok 4 ' "$out/unit.log"; then
-	echo "explore.* unit tests: QEMU exit $rc, not 33 with 4 passed (log $out/unit.log)"
+if ((rc != 33)) || ! grep -q '^    ok 5 ' "$out/unit.log"; then
+	echo "explore.* unit tests: QEMU exit $rc, not 33 with 5 passed (log $out/unit.log)"
 	exit 1
 fi
 
@@ -61,4 +66,26 @@ else
 	echo "missing_lock failed with no injection at all: not the explorer's find"
 	exit 1
 fi
-echo "unit tests passed; seed $seed failed twice, identically; no injection passed"
+
+# PCT: search (with its calibration boot), replay twice, no change point.
+t=explore_bugs.sleep_as_grace_period
+KTEST=$t MODE=pct SEEDS=8 SHRINK=0 bash scripts/explore.sh >"$out/pct.out" 2>&1
+pseed=$(sed -n 's/^explore-result: search .* found=1 seed=\([0-9]*\) .*/\1/p' "$out/pct.out")
+steps=$(sed -n 's/^explore-result: search .* steps=\([0-9]*\).*/\1/p' "$out/pct.out")
+if [[ -z $pseed ]]; then
+	echo "$t did not fail under PCT with any of seeds 1..8:"
+	cat "$out/pct.out"
+	exit 1
+fi
+if ! KTEST=$t MODE=pct PCT_STEPS=$steps KSEED=$pseed RUNS=2 bash scripts/explore.sh \
+	>"$out/pct-replay.out" 2>&1; then
+	echo "$t under PCT seed $pseed did not fail twice with identical logs:"
+	cat "$out/pct-replay.out"
+	exit 1
+fi
+if ! tr -d '\r' <"$dir/$t/replay1.log" | grep -q -- "# explore: pct: .* probability >= 1/[0-9]"; then
+	echo "the PCT run's log does not print its probability bound"
+	exit 1
+fi
+echo "unit tests passed; seed $seed failed twice, identically; no injection passed;" \
+	"PCT: seed $pseed (k=$steps) failed twice, identically"

@@ -3,20 +3,33 @@
 # its local APICs in x2APIC mode when the CPU offers it, and then boots
 # more than 255 CPUs. Needs a QEMU whose TCG has x2APIC (8.x or newer;
 # Debian 12's 7.2 has not: `scripts/deps.sh --qemu-backports` installs
-# QEMU 10); with any other QEMU it says why it skipped and passes.
+# QEMU 10, and --qemu-beside DIR unpacks it beside the distribution's);
+# with any other QEMU it says why it skipped and passes, unless
+# X2APIC_REQUIRED=1 (CI), when a skip is a failure.
 #
 # Boots: x2APIC on 2 and 4 CPUs with the smp, percpu and sched suites;
 # the same image with x2APIC hidden from the CPU (-cpu max,-x2apic), which
 # must run in xAPIC mode; and -smp 288 on q35 (i440fx stops at 255) with
 # the boot suite, where all 288 CPUs must come online.
 #
-# usage: KERNEL=ELF O=BUILD_ROOT [QEMU_BIN=qemu-system-x86_64] \
-#        [X2APIC_BIG_CPUS=288] tests/host/x2apic.sh
+# usage: KERNEL=ELF O=BUILD_ROOT [X2APIC_QEMU_BIN=... | QEMU_BIN=...] \
+#        [X2APIC_REQUIRED=1] [X2APIC_BIG_CPUS=288] tests/host/x2apic.sh
+# X2APIC_QEMU_BIN is the QEMU for this test alone (the rest of the suite
+# keeps QEMU_BIN or the one on PATH).
 # cores: 2 (up to 288 CPUs)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 
-qemu=${QEMU_BIN:-qemu-system-x86_64}
+qemu=${X2APIC_QEMU_BIN:-${QEMU_BIN:-qemu-system-x86_64}}
+# skip WHY: pass, saying why, or fail when the test is required.
+skip() {
+	if [[ ${X2APIC_REQUIRED:-0} == 1 ]]; then
+		echo "x2apic: FAIL: required (X2APIC_REQUIRED=1) but $1"
+		exit 1
+	fi
+	echo "x2apic: skipped ($1)"
+	exit 0
+}
 big=${X2APIC_BIG_CPUS:-288}
 dir=$O/host-x2apic
 status=0
@@ -26,15 +39,14 @@ status=0
 version=$("$qemu" --version 2>/dev/null | grep -o 'version [0-9]*\.[0-9]*' |
 	cut -d' ' -f2)
 if [[ -z $version ]]; then
-	echo "x2apic: skipped (no QEMU at '$qemu')"
-	exit 0
+	skip "no QEMU at '$qemu'"
 fi
 probe=$(echo quit | timeout 60 "$qemu" -machine pc -accel tcg \
 	-cpu max,+x2apic -display none -nodefaults -monitor stdio -S 2>&1)
 if grep -qi 'x2apic' <<<"$probe"; then
-	echo "x2apic: skipped (QEMU $version has no x2APIC under TCG)"
-	exit 0
+	skip "QEMU $version has no x2APIC under TCG"
 fi
+echo "x2apic: $qemu, QEMU $version"
 
 mkdir -p "$dir" || exit 1
 

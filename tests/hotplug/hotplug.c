@@ -216,6 +216,43 @@ KTEST_CPUS(hotplug, pinned_caller_refused_its_own_cpu, 2)
 	KEXPECT_EQ(cpuhp_cpu_state(c), CPUHP_ONLINE);
 }
 
+/* A per-CPU thread of the CPU it asks for is on it until it parks, and
+ * the ladder waits for that CPU to be empty: refused at once, the CPU as
+ * it was, the hotplug lock free (a reader gets it). Before the refusal
+ * the call never returned, holding the lock; the join's bound then ends
+ * the test with its own message. */
+static int down_own_cpu_per_cpu_thread(void *arg)
+{
+	int *ret = arg;
+
+	store_int(ret, cpu_down(raw_smp_processor_id()));
+	return 0;
+}
+
+KTEST_CPUS(hotplug, per_cpu_thread_refused_its_own_cpu, 2)
+{
+	/* Static: a thread that never returns must not write into a
+	 * stack frame that is gone. */
+	static int ret;
+	int c = last_cpu();
+	struct task_struct *t = kthread_create_on_cpu(
+		down_own_cpu_per_cpu_thread, &ret, c, "pcpu-self-down");
+
+	KASSERT_TRUE(t != 0);
+	store_int(&ret, 1);
+	wake_up_process(t);
+	if (!ktest_poll_until(load_int(&ret) != 1, 20000, POLL_SLEEP))
+		KASSERT_TRUE(!"cpu_down() from a per-CPU thread of its CPU "
+			      "did not return within 20 s");
+	KEXPECT_EQ(kthread_join(t), 0);
+	KEXPECT_EQ(ret, -EDEADLK);
+	KEXPECT_TRUE(cpu_online(c));
+	KEXPECT_TRUE(cpu_active(c));
+	KEXPECT_EQ(cpuhp_cpu_state(c), CPUHP_ONLINE);
+	cpus_read_lock();
+	cpus_read_unlock();
+}
+
 /* Objects and pages freed on this CPU stay in its caches (its kmalloc
  * sheaf of class 0, its page list). */
 static int fill_caches(void *arg)

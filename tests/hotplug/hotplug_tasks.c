@@ -10,6 +10,7 @@
 #include "cpuhotplug.h"
 #include "ktest.h"
 #include "ktest_util.h"
+#include "mm/drain.h"
 #include "percpu.h"
 #include "sched.h"
 #include "smp.h"
@@ -175,6 +176,54 @@ KTEST_CPUS(hotplug, bound_spinner_affinity_broken, 2)
 	bound_task_moved(false);
 }
 
+/* A task bound to a CPU hops over every online CPU (on_each_cpu_hop(),
+ * as mm_drain_all() does), and at its first stop, CPU 0, takes its own
+ * CPU down. Its affinity cannot be given back: it falls back, as it
+ * would have had the task stayed, to every possible CPU (before: the
+ * task stayed bound to the last CPU it visited, for good). */
+struct hop_job {
+	int cpu;          /* the task's own CPU, taken down on the way */
+	int down;         /* cpu_down()'s result */
+	int visited;
+	int allowed;      /* the task's affinity after the hop: its weight */
+	bool own_allowed; /* ... and whether it holds cpu */
+};
+
+static void hop_take_own_cpu_down(void *arg)
+{
+	struct hop_job *j = arg;
+
+	if (j->visited++ == 0)
+		j->down = cpu_down(j->cpu);
+}
+
+static int hop_fn(void *arg)
+{
+	struct hop_job *j = arg;
+	int missed = on_each_cpu_hop(hop_take_own_cpu_down, j);
+
+	j->allowed = cpumask_weight(&current->cpus_mask);
+	j->own_allowed = cpumask_test_cpu(j->cpu, &current->cpus_mask);
+	return missed;
+}
+
+KTEST_CPUS(hotplug, hop_back_to_a_gone_affinity_falls_back, 2)
+{
+	struct hop_job j = {.cpu = last_cpu(), .down = 1};
+	struct task_struct *t = ktest_spawn(hop_fn, &j, "hopper", j.cpu,
+					    SCHED_NORMAL, 0, false);
+
+	KASSERT_TRUE(t);
+	wake_up_process(t);
+	KEXPECT_EQ(ktest_join(t), 0);
+	KEXPECT_EQ(j.down, 0);
+	KEXPECT_FALSE(cpu_online(j.cpu));
+	KEXPECT_EQ(j.visited, num_online_cpus());
+	KEXPECT_EQ(j.allowed, nr_cpu_ids);
+	KEXPECT_TRUE(j.own_allowed);
+	KEXPECT_EQ(cpu_up(j.cpu), 0);
+}
+
 /* ---- timers ---- */
 
 struct timer_job {
@@ -307,6 +356,57 @@ KTEST_CPUS(hotplug, timers_move_and_fire, 2)
  * (not moved, its affinity kept), and runs there again when it comes
  * back; stopping the watchdog with the CPU offline ends the parked task
  * too. A threshold of 10 s: nothing here is reported. */
+/* The soft-lockup detector stops judging a CPU in the step that parks
+ * its watchdog thread, though the CPU stays online after it for as long
+ * as a pinned task keeps it: here, until the CPU has ticked three
+ * thresholds past the parking with no stamp renewed. Before, every
+ * threshold of those ticks was a "soft lockup" of the idle CPU. */
+#define WD_THRESH_MS 300
+
+struct wd_pin_job {
+	int cpu;
+	volatile int pinned;
+	unsigned long before;       /* the CPU's reports before cpu_down() */
+	bool waited;
+};
+
+static int wd_pinned_fn(void *arg)
+{
+	struct wd_pin_job *j = arg;
+	struct task_struct *wd = softlockup_task(j->cpu);
+	unsigned long ticks;
+
+	migrate_disable();
+	store_int(&j->pinned, 1);
+	/* Asleep pinned: the CPU cannot go until we wake and leave. */
+	j->waited = ktest_poll_until(wd->parked, 20000, POLL_SLEEP);
+	ticks = per_cpu(cpu_ticks, j->cpu);
+	j->waited &= ktest_poll_until(
+		per_cpu(cpu_ticks, j->cpu) >= ticks + 3 * WD_THRESH_MS ||
+			softlockup_reports(j->cpu) != j->before,
+		20000, POLL_SLEEP);
+	migrate_enable();
+	return 0;
+}
+
+KTEST_CPUS(hotplug, watchdog_quiet_while_cpu_waits_for_pinned, 2)
+{
+	struct wd_pin_job j = {.cpu = last_cpu()};
+	struct task_struct *t;
+
+	KASSERT_EQ(softlockup_start(WD_THRESH_MS), 0);
+	j.before = softlockup_reports(j.cpu);
+	t = ktest_spawn_on(j.cpu, wd_pinned_fn, &j, "wd-pinned");
+	KASSERT_TRUE(t);
+	KASSERT_TRUE(ktest_poll_int(&j.pinned, 1, 10000));
+	KEXPECT_EQ(cpu_down(j.cpu), 0);
+	KEXPECT_EQ(ktest_join(t), 0);
+	KEXPECT_TRUE(j.waited);
+	KEXPECT_EQ(softlockup_reports(j.cpu) - j.before, 0);
+	KEXPECT_EQ(cpu_up(j.cpu), 0);
+	softlockup_stop();
+}
+
 KTEST_CPUS(hotplug, per_cpu_thread_parked_not_moved, 2)
 {
 	int c = last_cpu();

@@ -170,3 +170,12 @@ KTEST(user, orphan_output_outlives_caller)
 				      KTEST_WAIT_MS, POLL_SLEEP));
 	KEXPECT_EQ(kmalloc_objects_in_use(KMALLOC_NR_CLASSES), large);
 }
+
+/* RLIMIT_NPROC is a limit like the others: getrlimit() reads it (it was
+ * -EINVAL, although the limit was enforced), and a process that lowers
+ * it is held to what it set. */
+KTEST(user, nproc_limit_read_and_lowered)
+{
+	KEXPECT_EQ(RUN_USER(0, "usertest", "nproclimit"), 0);
+	KEXPECT_TRUE(strstr(user_out->buf, "RLIMIT_NPROC enforced"));
+}

@@ -59,6 +59,22 @@ KTEST(user, efault)
 	KEXPECT_TRUE(strstr(user_out->buf, "efault ok"));
 }
 
+/* The key of a shared page is the whole 64-bit number: one past the
+ * last key, or a key with high bits set, names no page and makes none
+ * (the system call used to make key 2^32 + 3's page as key 3's, through
+ * a truncated argument, before refusing it). */
+KTEST(user, shm_key_is_all_its_bits)
+{
+	static const unsigned long no_keys[] = {(1ul << 32) | 3, SHM_KEYS, ~0ul};
+
+	for (unsigned i = 0; i < ARRAY_SIZE(no_keys); i++) {
+		if (shm_page(no_keys[i]))
+			ktest_log("key %#lx has a page", no_keys[i]);
+		KEXPECT_TRUE(shm_page(no_keys[i]) == 0);
+	}
+	KEXPECT_TRUE(shm_page(3) != 0);
+}
+
 KTEST(user, spawn_wait)
 {
 	KEXPECT_EQ(RUN_USER(0, "usertest", "spawn"), 0);

@@ -74,7 +74,7 @@ int rseq(struct rseq *area, uint32_t len, int flags, uint32_t sig)
 	return syscall6(SYS_rseq, (long)area, len, flags, sig, 0, 0);
 }
 
-void *shm_map(unsigned key)
+void *shm_map(unsigned long key)
 {
 	return (void *)syscall6(SYS_shm_map, key, 0, 0, 0, 0, 0);
 }

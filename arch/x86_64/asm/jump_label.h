@@ -44,10 +44,12 @@ l_yes:
 }
 
 /* Queue the site to become a jmp to its target (enable) or the nop
- * again; _apply() patches what is queued, safely while other CPUs run
- * through it (text_patch.c), all sites in one go. Sleeps; one caller at
- * a time (the core's jump_label_mutex). */
-void arch_jump_label_transform_queue(const struct jump_entry *e, bool enable);
+ * again; false, with nothing queued, when the batch is full (the caller
+ * applies it and queues again, as Linux's __jump_label_update() does).
+ * _apply() patches what is queued, safely while other CPUs run through
+ * it (text_patch.c), all sites in one go. Sleeps; one caller at a time
+ * (the core's jump_label_mutex), kept on one CPU throughout. */
+bool arch_jump_label_transform_queue(const struct jump_entry *e, bool enable);
 void arch_jump_label_transform_apply(void);
 
 #endif

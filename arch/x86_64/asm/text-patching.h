@@ -13,12 +13,17 @@
 struct trap_frame;
 
 /* Queue the replacement of the len-byte (at most 5) instruction at addr
- * by insn; text_poke_finish() (or a full batch) patches what is queued at
- * once. A CPU that meets a site meanwhile continues at its emulate (where
- * the new instruction leads): the site first becomes an int3, whose
- * handler sends it there. Task context, interrupts on (it waits for every
- * CPU); one caller at a time. */
-void text_poke_queue(void *addr, const void *insn, size_t len,
+ * by insn; text_poke_finish() patches what is queued at once. False, with
+ * nothing queued, when the batch is full: the caller flushes it with
+ * text_poke_finish() and queues again, so that every patch runs in the
+ * context its caller set up (kernel/jump_label.c: pinned to one CPU). A
+ * CPU that meets a site meanwhile continues at its emulate (where the new
+ * instruction leads): the site first becomes an int3, whose handler sends
+ * it there. Task context, interrupts on (it waits for every CPU), and the
+ * task kept on its CPU from the first queueing to the last finish: the
+ * IPIs serialise the other CPUs and this one is serialised by hand. One
+ * caller at a time. */
+bool text_poke_queue(void *addr, const void *insn, size_t len,
 		     uintptr_t emulate);
 void text_poke_finish(void);
 
