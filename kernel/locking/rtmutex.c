@@ -17,6 +17,7 @@
  */
 #include "locking/rtmutex.h"
 #include "locking/lockdep_fast.h"
+#include "asm/barrier.h"
 #include "asm/spinlock.h"
 #include "debug/explore.h"
 #include "panic.h"
@@ -401,6 +402,16 @@ void rt_mutex_unlock(struct rt_mutex *lock)
 	if (lock_release(&lock->dep_map, _RET_IP_))
 		__rt_mutex_unlock(lock);
 	explore_point(EXPLORE_RT_MUTEX_UNLOCK);
+}
+
+/* The caller keeps everyone else off the free lock meanwhile (RCU's
+ * lock): no waiter can be queued, so the plain store is the fast path's
+ * cmpxchg without its test. Release: the owner's later unlock sees the
+ * lock as ours made it. */
+void rt_mutex_init_proxy_locked(struct rt_mutex *lock, struct task_struct *owner)
+{
+	WARN_ON(rt_mutex_is_locked(lock));
+	smp_store_release(&lock->owner, (uintptr_t)owner);
 }
 
 void rt_mutex_adjust_pi(struct task_struct *p)

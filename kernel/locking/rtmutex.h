@@ -73,6 +73,12 @@ static inline bool rt_mutex_is_locked(const struct rt_mutex *lock)
 	return rt_mutex_owner(lock) != 0;
 }
 
+/* Make owner the owner of the free lock, without owner doing anything
+ * (Linux's name): RCU boosting lends a preempted reader a priority this
+ * way (kernel/rcu/tree_plugin.c). The owner releases it with
+ * __rt_mutex_unlock(); the validator is not told, owner never took it. */
+void rt_mutex_init_proxy_locked(struct rt_mutex *lock, struct task_struct *owner);
+
 /* The priority a task runs at: its own or its top waiter's (internal prio
  * numbers: lower is higher). */
 int rt_mutex_effective_prio(struct task_struct *p);

@@ -15,6 +15,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "mm/stack.h"
+#include "rcu/rcutree.h"
 #include "string.h"
 #include "vsprintf.h"
 #include "sched/wait.h"
@@ -82,6 +83,7 @@ static struct task_struct *task_alloc(const char *name)
 	INIT_LIST_HEAD(&t->run_list);
 	INIT_LIST_HEAD(&t->reap);
 	INIT_LIST_HEAD(&t->pi_locks);
+	INIT_LIST_HEAD(&t->rcu_node_entry);
 	t->policy = SCHED_NORMAL;
 	t->prio = t->normal_prio = NORMAL_PRIO;
 	t->time_slice = NORMAL_TIMESLICE_TICKS;
@@ -103,6 +105,7 @@ struct task_struct *idle_task_alloc(int cpu)
 	INIT_LIST_HEAD(&t->run_list);
 	INIT_LIST_HEAD(&t->reap);
 	INIT_LIST_HEAD(&t->pi_locks);
+	INIT_LIST_HEAD(&t->rcu_node_entry);
 	refcount_set(&t->usage, 1);
 	tasklist_add(t);
 	return t;
@@ -216,6 +219,7 @@ __noreturn void kthread_exit(int code)
 
 	t->exit_code = code;
 	lockdep_task_exit();
+	exit_rcu();
 	/* The joiner is woken once we are off the CPU for good
 	 * (put_dead_task), when our stack may be freed. */
 	set_current_state(TASK_DEAD);

@@ -26,6 +26,7 @@
 #include "mm/stack.h"
 #include "sched/timer.h"
 #include "cpuhotplug.h"
+#include "rcu/rcutree.h"
 
 DEFINE_PER_CPU_UNCHECKED(struct rq, runqueues);
 DEFINE_PER_CPU(struct task_struct *, current_task);
@@ -322,6 +323,7 @@ static void __schedule(bool preempt)
 	local_irq_save(flags);
 	rq = this_rq();
 	prev = rq->curr;
+	rcu_note_context_switch(preempt);
 
 	arch_spin_lock(&rq->lock);
 	raw_cpu_write(need_resched_flag, false);
@@ -699,18 +701,23 @@ void sched_init_ap(int cpu)
 
 /* Each CPU's idle task: halt until an interrupt, schedule when asked. The
  * check and the halt are one step (sti; hlt), or a wakeup's IPI arriving
- * between them would be slept through. A CPU asked to go offline parks
- * from here: its idle task is all that runs on it by then. */
+ * between them would be slept through. While it halts the CPU is in
+ * RCU's extended quiescent state: the grace-period kthread sees that in
+ * its counter and does not wake it (docs/rcu.md). A CPU asked to go
+ * offline parks from here: its idle task is all that runs on it by then. */
 __noreturn void cpu_idle(void)
 {
 	for (;;) {
 		local_irq_disable();
 		if (cpuhp_should_die())
 			cpuhp_play_dead();
-		if (!need_resched())
+		if (!need_resched()) {
+			rcu_idle_enter();
 			safe_halt();
-		else
+			rcu_idle_exit();
+		} else {
 			local_irq_enable();
+		}
 		if (need_resched())
 			schedule();
 	}

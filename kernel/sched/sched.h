@@ -17,8 +17,10 @@
 #include "refcount.h"
 #include "preempt.h"
 #include "debug/trace.h"
+#include "rcu/rcu_types.h"
 #include "asm/spinlock.h"
 
+struct rt_mutex;
 struct rt_mutex_waiter;
 struct process;
 
@@ -100,6 +102,17 @@ struct task_struct {
 				      * (get_task_struct()) */
 	struct list_head tasks;      /* all tasks: for the timeout report */
 	struct list_head reap;       /* on the reaper's list */
+
+	/* RCU (kernel/rcu/, docs/rcu.md). rcu_read_lock_nesting: the
+	 * depth of the task's readers on RT=1; the rest is RT=1's too:
+	 * what its outermost unlock must do, its place on the blocked
+	 * readers' list (under rcu_state.lock) and the boost mutex it
+	 * owns while boosted. Written by the task, but rcu_node_entry and
+	 * rcu_boost_mutex, which the lock covers. */
+	int rcu_read_lock_nesting;
+	union rcu_special rcu_read_unlock_special;
+	struct list_head rcu_node_entry;
+	struct rt_mutex *rcu_boost_mutex;
 
 	/* The user process this task runs, or NULL (process.h). */
 	struct process *proc;
