@@ -7,7 +7,7 @@
  * quiescent state and reporting it. The callbacks that wait for grace
  * periods are in tree_cb.c, the preempted readers in tree_plugin.c.
  *
- * Locking: rcu_state.lock (a raw spinlock, interrupts off) guards the
+ * Locking: rcu_state.lock (rcu_node_lock(): interrupts off) guards the
  * shared state; a CPU's rcu_data is its own (struct rcu_data says how).
  */
 #include "rcu/rcupdate.h"
@@ -25,7 +25,7 @@
 #define RCU_FQS_NS 1000000ull
 
 struct rcu_state rcu_state = {
-	.lock = __RAW_SPIN_LOCK_UNLOCKED(rcu_state.lock),
+	.lock = ARCH_SPIN_LOCK_UNLOCKED,
 	.blkd_tasks = LIST_HEAD_INIT(rcu_state.blkd_tasks),
 	.gp_wq = {__RAW_SPIN_LOCK_UNLOCKED(rcu_state.gp_wq.lock),
 		  LIST_HEAD_INIT(rcu_state.gp_wq.head)},
@@ -87,6 +87,11 @@ bool rcu_report_qs_cpu(int cpu)
 void rcu_gp_kthread_wake(void)
 {
 	wake_up(&rcu_state.gp_wq);
+}
+
+void rcu_gp_kthread_wake_deferred(void)
+{
+	irq_work_queue(&this_rdp()->defer_qs_iw);
 }
 
 /*
@@ -152,12 +157,12 @@ void rcu_sched_clock_irq(void)
 		rcu_qs();
 	if (!rcu_pending(rdp, from_idle))
 		return;
-	raw_spin_lock(&rcu_state.lock);
+	arch_spin_lock(&rcu_state.lock);
 	note_gp_changes(rdp);
 	if (rdp->core_needs_qs && !rdp->cpu_no_qs)
 		wake = rcu_report_qs_rdp(rdp);
 	wake |= rcu_accelerate_cbs(rdp);
-	raw_spin_unlock(&rcu_state.lock);
+	arch_spin_unlock(&rcu_state.lock);
 	if (wake)
 		rcu_gp_kthread_wake();
 	if (rcu_segcblist_ready_cbs(&rdp->cblist))
@@ -226,12 +231,13 @@ bool rcu_start_this_gp(unsigned long seq)
 
 static void rcu_gp_init(void)
 {
-	raw_spin_lock_irq(&rcu_state.lock);
+	unsigned long flags = rcu_node_lock();
+
 	rcu_seq_start(&rcu_state.gp_seq);
 	cpumask_copy(&rcu_state.qsmask, &rcu_state.qsmaskinitnext);
 	rcu_state.gp_start_ns = ktime_get_ns();
 	rcu_preempt_gp_init();
-	raw_spin_unlock_irq(&rcu_state.lock);
+	rcu_node_unlock(flags);
 }
 
 /* Linux's force_qs_rnp() with dyntick_save_progress_counter() on the
@@ -240,9 +246,10 @@ static void rcu_gp_init(void)
  * since the first look (counter changed) is reported here. */
 static void rcu_gp_fqs(bool first)
 {
+	unsigned long flags = rcu_node_lock();
+	bool boost;
 	int cpu;
 
-	raw_spin_lock_irq(&rcu_state.lock);
 	rcu_state.n_fqs++;
 	rcu_state.fqs_asked = false;
 	for_each_cpu(cpu, &rcu_state.qsmask) {
@@ -256,8 +263,10 @@ static void rcu_gp_fqs(bool first)
 			rcu_report_qs_cpu(cpu);
 		}
 	}
-	rcu_initiate_boost();
-	raw_spin_unlock_irq(&rcu_state.lock);
+	boost = rcu_initiate_boost();
+	rcu_node_unlock(flags);
+	if (boost)
+		wake_up(&rcu_state.boost_wq);
 }
 
 static bool rcu_gp_fqs_wanted(void)
@@ -280,14 +289,14 @@ static void rcu_gp_fqs_loop(void)
  * CPUs' at their next tick. */
 static void rcu_gp_cleanup(void)
 {
+	unsigned long flags = rcu_node_lock();
 	struct rcu_data *rdp;
 
-	raw_spin_lock_irq(&rcu_state.lock);
 	rcu_seq_end(&rcu_state.gp_seq);
 	rdp = this_rdp();
 	note_gp_changes(rdp);
 	rcu_accelerate_cbs(rdp);
-	raw_spin_unlock_irq(&rcu_state.lock);
+	rcu_node_unlock(flags);
 	if (rcu_segcblist_ready_cbs(&rdp->cblist))
 		invoke_rcu_core_kthread(rdp);
 	wake_up(&rcu_state.gp_done_wq);
@@ -316,9 +325,9 @@ unsigned long start_poll_synchronize_rcu(void)
 	unsigned long s = get_state_synchronize_rcu(), flags;
 	bool wake;
 
-	raw_spin_lock_irqsave(&rcu_state.lock, flags);
+	flags = rcu_node_lock();
 	wake = rcu_start_this_gp(s);
-	raw_spin_unlock_irqrestore(&rcu_state.lock, flags);
+	rcu_node_unlock(flags);
 	if (wake)
 		rcu_gp_kthread_wake();
 	return s;
@@ -351,20 +360,20 @@ int rcutree_prepare_cpu(unsigned int cpu)
 	struct rcu_data *rdp = rdp_of(cpu);
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&rcu_state.lock, flags);
+	flags = rcu_node_lock();
 	rdp->cpu = cpu;
 	rdp->gp_seq = rcu_state.gp_seq;
 	rdp->core_needs_qs = false;
 	rdp->cpu_no_qs = false;
-	raw_spin_unlock_irqrestore(&rcu_state.lock, flags);
+	rcu_node_unlock(flags);
 	return 0;
 }
 
 void rcu_cpu_starting(unsigned int cpu)
 {
-	raw_spin_lock(&rcu_state.lock);
+	arch_spin_lock(&rcu_state.lock);
 	cpumask_set_cpu(cpu, &rcu_state.qsmaskinitnext);
-	raw_spin_unlock(&rcu_state.lock);
+	arch_spin_unlock(&rcu_state.lock);
 }
 
 /* On the CPU, interrupts off, its idle task the only code it still runs:
@@ -374,13 +383,13 @@ void rcutree_report_cpu_dead(void)
 {
 	int cpu = raw_smp_processor_id();
 
-	raw_spin_lock(&rcu_state.lock);
+	arch_spin_lock(&rcu_state.lock);
 	cpumask_clear_cpu(cpu, &rcu_state.qsmaskinitnext);
 	if (cpumask_test_cpu(cpu, &rcu_state.qsmask)) {
 		rcu_state.n_qs_dead++;
 		rcu_report_qs_cpu(cpu);
 	}
-	raw_spin_unlock(&rcu_state.lock);
+	arch_spin_unlock(&rcu_state.lock);
 }
 
 /* ---- counters, start-up ---- */
@@ -390,7 +399,7 @@ void rcu_get_counters(struct rcu_counters *c)
 	unsigned long flags;
 	int cpu;
 
-	raw_spin_lock_irqsave(&rcu_state.lock, flags);
+	flags = rcu_node_lock();
 	*c = (struct rcu_counters){
 		.gp_seq = rcu_state.gp_seq,
 		.gps_completed = rcu_state.gp_seq >> RCU_SEQ_CTR_SHIFT,
@@ -402,7 +411,7 @@ void rcu_get_counters(struct rcu_counters *c)
 		.boosts = rcu_state.n_boosts,
 		.throttled = rcu_state.n_throttled,
 	};
-	raw_spin_unlock_irqrestore(&rcu_state.lock, flags);
+	rcu_node_unlock(flags);
 	for_each_possible_cpu(cpu) {
 		struct rcu_data *rdp = rdp_of(cpu);
 

@@ -17,7 +17,8 @@
 #include "percpu.h"
 #include "locking/mutex.h"
 #include "locking/rtmutex.h"
-#include "locking/spinlock.h"
+#include "irqflags.h"
+#include "asm/spinlock.h"
 #include "rcu/rcu_segcblist.h"
 #include "sched/completion.h"
 #include "sched/wait.h"
@@ -25,9 +26,12 @@
 struct rcu_state {
 	/* The lock of the one rcu_node: gp_seq and gp_seq_needed change,
 	 * qsmask, qsmaskinitnext, the blocked readers and the boost under
-	 * it. A raw spinlock, taken from the tick and the scheduler with
-	 * interrupts off; nothing is taken under it. */
-	raw_spinlock_t lock;
+	 * it. An arch spinlock with interrupts off (rcu_node_lock()), below
+	 * the validator as the run queues' locks are: __schedule() takes it
+	 * for a task it may have preempted inside the validator's own
+	 * bookkeeping of that task (lockdep_fast.h). Nothing is taken
+	 * under it. */
+	arch_spinlock_t lock;
 	unsigned long gp_seq;          /* rcu.h; read without the lock */
 	unsigned long gp_seq_needed;   /* the furthest grace period asked for */
 	cpumask_t qsmask;              /* CPUs the grace period waits for */
@@ -102,6 +106,21 @@ struct rcu_data {
 };
 
 extern struct rcu_state rcu_state;
+
+static inline unsigned long rcu_node_lock(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	arch_spin_lock(&rcu_state.lock);
+	return flags;
+}
+
+static inline void rcu_node_unlock(unsigned long flags)
+{
+	arch_spin_unlock(&rcu_state.lock);
+	local_irq_restore(flags);
+}
 /* Unchecked: its fields are handed between the CPU, its tick, its rcuc
  * thread and the grace-period kthread under the rules above, which the
  * per-CPU checker cannot see. */
@@ -116,13 +135,16 @@ void rcu_qs(void);
 bool rcu_report_qs_cpu(int cpu);
 /* Whether the grace period in progress waits for nothing more. */
 bool rcu_gp_done(void);
-/* The grace-period kthread has work (lock not needed). */
+/* The grace-period kthread has work (lock not needed). The _deferred
+ * form from anywhere, through this CPU's irq_work: from the scheduler's
+ * own paths, where a wait queue's lock must not be taken. */
 void rcu_gp_kthread_wake(void);
+void rcu_gp_kthread_wake_deferred(void);
 
 /* tree_plugin.c: preempted readers (RT=1; on RT=0 there are none). */
 void rcu_preempt_gp_init(void);        /* lock held */
 bool rcu_preempt_blocked_readers_cgp(void);
-void rcu_initiate_boost(void);         /* lock held, from the scan */
+bool rcu_initiate_boost(void);         /* lock held: true to wake rcub */
 int rcu_spawn_boost_kthread(void);
 void rcu_preempt_deferred_qs_handler(struct irq_work *iw);
 

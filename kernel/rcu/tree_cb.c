@@ -59,16 +59,18 @@ void invoke_rcu_core_kthread(struct rcu_data *rdp)
 /* ---- queueing ---- */
 
 /* Ask for a grace period for this CPU's callbacks, and for the scan to
- * run now rather than at its next period: too many are waiting. */
+ * run now rather than at its next period: too many are waiting. The
+ * kthread is woken through the irq_work: call_rcu() may be called from
+ * the switch itself (put_task_struct()). */
 static void rcu_force_quiescent_state(struct rcu_data *rdp)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&rcu_state.lock, flags);
+	flags = rcu_node_lock();
 	rcu_accelerate_cbs(rdp);
 	rcu_state.fqs_asked = true;
-	raw_spin_unlock_irqrestore(&rcu_state.lock, flags);
-	rcu_gp_kthread_wake();
+	rcu_node_unlock(flags);
+	rcu_gp_kthread_wake_deferred();
 }
 
 /* Whether the caller of call_rcu() may wait for a grace period without
@@ -89,9 +91,9 @@ static void rcu_throttle(void)
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&rcu_state.lock, flags);
+	flags = rcu_node_lock();
 	rcu_state.n_throttled++;
-	raw_spin_unlock_irqrestore(&rcu_state.lock, flags);
+	rcu_node_unlock(flags);
 	rcu_wait_gp(start_poll_synchronize_rcu());
 }
 
@@ -262,12 +264,12 @@ int rcutree_dead_cpu(unsigned int cpu)
 		return 0;
 	local_irq_save(flags);
 	my_rdp = raw_cpu_ptr(&rcu_data);
-	raw_spin_lock(&rcu_state.lock);
+	arch_spin_lock(&rcu_state.lock);
 	rcu_advance_cbs(rdp);
 	rcu_segcblist_merge(&my_rdp->cblist, &rdp->cblist);
 	rcu_advance_cbs(my_rdp);
 	wake = rcu_accelerate_cbs(my_rdp);
-	raw_spin_unlock(&rcu_state.lock);
+	arch_spin_unlock(&rcu_state.lock);
 	if (rcu_segcblist_ready_cbs(&my_rdp->cblist))
 		invoke_rcu_core_kthread(my_rdp);
 	local_irq_restore(flags);

@@ -87,11 +87,11 @@ int rcu_blocked_readers(void)
 	struct list_head *e;
 	int n = 0;
 
-	raw_spin_lock_irqsave(&rcu_state.lock, flags);
+	flags = rcu_node_lock();
 	for (e = rcu_state.blkd_tasks.next; e != &rcu_state.blkd_tasks;
 	     e = e->next)
 		n++;
-	raw_spin_unlock_irqrestore(&rcu_state.lock, flags);
+	rcu_node_unlock(flags);
 	return n;
 }
 
@@ -101,9 +101,9 @@ void rcu_note_context_switch(bool preempt)
 
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) && t->rcu_read_lock_nesting > 0 &&
 	    !t->rcu_read_unlock_special.b.blocked) {
-		raw_spin_lock(&rcu_state.lock);
+		arch_spin_lock(&rcu_state.lock);
 		rcu_preempt_ctxt_queue(t, raw_smp_processor_id());
-		raw_spin_unlock(&rcu_state.lock);
+		arch_spin_unlock(&rcu_state.lock);
 	}
 	rcu_qs(); /* the switch: this CPU's quiescent state */
 }
@@ -160,8 +160,8 @@ void exit_rcu(void)
 
 /* From the scan (lock held): once only blocked readers hold the grace
  * period up, and have for rcu_boost_delay_ms, boost them all, from
- * gp_tasks on (Linux's rcu_initiate_boost()). */
-void rcu_initiate_boost(void)
+ * gp_tasks on (Linux's rcu_initiate_boost()). True: wake the booster. */
+bool rcu_initiate_boost(void)
 {
 	uint64_t waited = ktime_get_ns() - rcu_state.gp_start_ns;
 
@@ -169,9 +169,9 @@ void rcu_initiate_boost(void)
 	    !rcu_state.gp_tasks || rcu_state.boost_tasks ||
 	    cpumask_weight(&rcu_state.qsmask) ||
 	    waited < (uint64_t)rcu_boost_delay_ms * 1000000ull)
-		return;
+		return false;
 	rcu_state.boost_tasks = rcu_state.gp_tasks;
-	wake_up(&rcu_state.boost_wq);
+	return true;
 }
 
 /*
@@ -183,11 +183,11 @@ void rcu_initiate_boost(void)
  */
 static bool rcu_boost(void)
 {
+	unsigned long flags = rcu_node_lock();
 	struct task_struct *t;
 
-	raw_spin_lock_irq(&rcu_state.lock);
 	if (!rcu_state.boost_tasks) {
-		raw_spin_unlock_irq(&rcu_state.lock);
+		rcu_node_unlock(flags);
 		return false;
 	}
 	t = container_of(rcu_state.boost_tasks, struct task_struct,
@@ -195,7 +195,7 @@ static bool rcu_boost(void)
 	rt_mutex_init_proxy_locked(&rcu_state.boost_mtx, t);
 	t->rcu_boost_mutex = &rcu_state.boost_mtx;
 	rcu_state.n_boosts++;
-	raw_spin_unlock_irq(&rcu_state.lock);
+	rcu_node_unlock(flags);
 	rt_mutex_lock(&rcu_state.boost_mtx); /* until t's section ends */
 	rt_mutex_unlock(&rcu_state.boost_mtx);
 	return READ_ONCE(rcu_state.boost_tasks) != 0;
