@@ -23,6 +23,7 @@
 #include "preempt.h"
 #include "rwonce.h"
 #include "asm/barrier.h"
+#include "locking/lockdep_fast.h"
 #include "rcu/rcu_types.h"
 #include "sched/sched.h"
 
@@ -60,21 +61,68 @@ static __always_inline void __rcu_read_unlock(void)
 	}
 }
 
+/*
+ * The validator's view (LOCKDEP=1, docs/rcu.md section 6): the outermost
+ * reader is a held lock of class rcu_read_lock, acquired at its site. A
+ * spinlock_t-like lock (LD_WAIT_CONFIG) that waits for nobody
+ * (LOCK_NO_DEPS); on RT=0 the acquisition says it turned preemption off,
+ * so that a spinlock_t taken inside is not a sleep with preemption off.
+ * The nesting is counted in the task on RT=0 too, for the validator.
+ */
+extern struct lockdep_map rcu_lock_map;
+
+#ifdef CONFIG_LOCKDEP
+#define RCU_LOCK_FLAGS                                                        \
+	(LOCK_NO_DEPS | (IS_ENABLED(CONFIG_PREEMPT_RT) ? 0 : LOCK_PREEMPT_OFF))
+
+static __always_inline void rcu_lock_acquire(void)
+{
+	struct task_struct *t = current;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		t->rcu_read_lock_nesting++;
+	if (t->rcu_read_lock_nesting == 1)
+		lock_acquire(&rcu_lock_map, 0, RCU_LOCK_FLAGS, 0);
+}
+
+static __always_inline void rcu_lock_release(void)
+{
+	struct task_struct *t = current;
+
+	if (t->rcu_read_lock_nesting == 1)
+		lock_release(&rcu_lock_map, 0);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		t->rcu_read_lock_nesting--;
+}
+#else
+static __always_inline void rcu_lock_acquire(void)
+{
+}
+
+static __always_inline void rcu_lock_release(void)
+{
+}
+#endif
+
 static __always_inline void rcu_read_lock(void)
 {
 	__rcu_read_lock();
+	rcu_lock_acquire();
 }
 
 static __always_inline void rcu_read_unlock(void)
 {
+	rcu_lock_release();
 	__rcu_read_unlock();
 }
 
-/* Whether the caller is inside a reader. RT=0 counts any section with
- * preemption off, which is one. */
+/* Whether the caller is inside a reader: its rcu_read_lock() nesting,
+ * counted on RT=1 and, for the validator, on RT=0 with LOCKDEP=1; RT=0
+ * without the validator counts any section with preemption off, which
+ * is one too. */
 static inline bool rcu_read_lock_held(void)
 {
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || IS_ENABLED(CONFIG_LOCKDEP))
 		return current->rcu_read_lock_nesting > 0;
 	return !preemptible();
 }
@@ -89,7 +137,19 @@ static inline int rcu_preempt_depth(void)
 
 /* ---- pointers ---- */
 
+/* A suspicious-RCU-usage report when c holds (LOCKDEP=1), once per site
+ * until lockdep_reset(); otherwise c is not even evaluated. */
+#ifdef CONFIG_LOCKDEP
+#define RCU_LOCKDEP_WARN(c, s)                                                \
+	do {                                                                  \
+		static unsigned int __rcu_warned;                             \
+		if (unlikely(c))                                              \
+			lockdep_rcu_suspicious(&__rcu_warned, __FILE__,       \
+					       __LINE__, (s));                \
+	} while (0)
+#else
 #define RCU_LOCKDEP_WARN(c, s) do { } while (0 && (c))
+#endif
 
 /*
  * rcu_dereference(p): p's value, loaded once (READ_ONCE), for a reader:

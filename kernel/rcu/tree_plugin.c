@@ -133,25 +133,31 @@ void rcu_read_unlock_special(struct task_struct *t)
 		local_irq_restore(flags);
 		return;
 	}
-	raw_spin_lock(&rcu_state.lock);
+	arch_spin_lock(&rcu_state.lock);
 	t->rcu_read_unlock_special.b.blocked = false;
 	wake = rcu_preempt_dequeue(t);
 	mtx = t->rcu_boost_mutex;
 	t->rcu_boost_mutex = 0;
-	raw_spin_unlock(&rcu_state.lock);
+	arch_spin_unlock(&rcu_state.lock);
 	if (wake)
-		irq_work_queue(&raw_cpu_ptr(&rcu_data)->defer_qs_iw);
+		rcu_gp_kthread_wake_deferred();
 	local_irq_restore(flags);
 	if (mtx)
 		__rt_mutex_unlock(mtx);
 }
 
+/* The validator reported the held rcu_read_lock and forgot it
+ * (lockdep_task_exit()); RT=1 also leaves the blocked list. */
 void exit_rcu(void)
 {
 	struct task_struct *t = current;
 
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || !t->rcu_read_lock_nesting)
+	if (!t->rcu_read_lock_nesting)
 		return;
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		t->rcu_read_lock_nesting = 0; /* the validator's count */
+		return;
+	}
 	t->rcu_read_lock_nesting = 1;
 	__rcu_read_unlock();
 }

@@ -9,6 +9,11 @@
 #include "printk.h"
 #include "sched/completion.h"
 
+/* The validator's rcu_read_lock (rcupdate.h): a static lock, its own
+ * class, named as Linux's. */
+struct lockdep_map rcu_lock_map = LOCKDEP_MAP_INIT(rcu_read_lock,
+						   LD_WAIT_CONFIG);
+
 struct rcu_synchronize {
 	struct rcu_head head;
 	struct completion completion;
@@ -23,19 +28,18 @@ static void wakeme_after_rcu(struct rcu_head *head)
 }
 
 /*
- * A caller inside a reader would wait for a grace period that waits for
- * it: a deadlock, reported and not waited for (as the rt_mutex's
- * deadlocks are). A caller that may not sleep (preemption or interrupts
- * off, which on either RT value is also a reader) is reported by
- * might_sleep(), and does not wait either.
+ * A caller inside a reader (rcu_read_lock(), counted in the task on RT=1
+ * and, with the validator, on RT=0) would wait for a grace period that
+ * waits for it: a deadlock, reported and not waited for (as the
+ * rt_mutex's deadlocks are). A caller that may not sleep (preemption or
+ * interrupts off, which on either RT value is also a reader) is reported
+ * by might_sleep(), and does not wait either.
  */
 static bool rcu_blocking_is_illegal(void)
 {
-	if (rcu_preempt_depth()) {
-		printk("BUG: Illegal synchronize_rcu() in RCU read-side "
-		       "critical section: %s/%d would wait for itself; not "
-		       "waited for\n", current->comm, current->pid);
-		dump_stack();
+	if (current->rcu_read_lock_nesting) {
+		RCU_LOCKDEP_WARN(true, "Illegal synchronize_rcu() in RCU "
+				 "read-side critical section");
 		return true;
 	}
 	might_sleep();

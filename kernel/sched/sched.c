@@ -26,6 +26,7 @@
 #include "mm/stack.h"
 #include "sched/timer.h"
 #include "cpuhotplug.h"
+#include "rcu/rcupdate.h"
 #include "rcu/rcutree.h"
 
 DEFINE_PER_CPU_UNCHECKED(struct rq, runqueues);
@@ -599,18 +600,22 @@ static void might_sleep_report(const struct unwind_state *f)
 	if (__atomic_fetch_add(&might_sleep_warnings, 1, __ATOMIC_RELAXED) >= 10)
 		return;
 	printk("BUG: sleeping function called from invalid context: %s/%d, "
-	       "preempt count %#x, interrupts %s\n", current->comm, current->pid,
-	       preempt_count(), irqs_disabled() ? "off" : "on");
+	       "preempt count %#x, interrupts %s, RCU nest depth %d\n",
+	       current->comm, current->pid, preempt_count(),
+	       irqs_disabled() ? "off" : "on", current->rcu_read_lock_nesting);
 	dump_stack();
 }
 
 /* might_sleep() (lockdep.h). Not inline, so that its caller is the
- * function that may sleep. */
+ * function that may sleep. Inside an RCU reader on RT=1, which leaves
+ * preemption on, a sleep is as wrong (Linux's __might_resched() counts
+ * the RCU nesting too). */
 __attribute__((noinline)) void __might_sleep(void)
 {
 	struct unwind_state caller;
 
-	if (unlikely(!preemptible() || in_interrupt())) {
+	if (unlikely(!preemptible() || in_interrupt() ||
+		     rcu_preempt_depth())) {
 		unwind_start_caller(&caller);
 		might_sleep_report(&caller);
 	} else
