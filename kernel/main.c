@@ -261,7 +261,6 @@ void kmain(void)
 	local_irq_enable();                     /* the tick starts scheduling */
 	kmalloc_stats_init();                   /* its percpu_counters */
 	smp_boot_cpus(nr_cpus);                 /* each AP becomes its idle task */
-	kthread_init();                         /* the reaper of dead tasks */
 	start_work();                           /* tests or benchmarks, if asked */
 	cpu_idle();
 }

@@ -20,6 +20,7 @@
 #include "asm/barrier.h"
 #include "asm/spinlock.h"
 #include "debug/explore.h"
+#include "rcu/rcupdate.h"
 #include "panic.h"
 #include "printk.h"
 #include "sched/sched.h"
@@ -257,17 +258,22 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 	propagate(rt_mutex_owner(lock));
 	for (;;) {
 		struct task_struct *owner;
+		bool changed;
 
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (try_to_take(lock, &w))
 			break;
 		if (!rt_mutex_owner(lock))
 			wake_top_of_free_lock(lock); /* not us: hand over */
-		/* The top waiter spins while the (boosted) owner runs. */
+		/* The top waiter spins while the (boosted) owner runs; the
+		 * owner stays readable once the chain lock is dropped. */
 		owner = top_waiter(lock) == &w ? rt_mutex_owner(lock) : 0;
+		rcu_read_lock();
 		arch_spin_unlock(&chain_lock);
 		local_irq_restore(flags);
-		if (!owner || !rt_mutex_spin_on_owner(lock, owner))
+		changed = owner && rt_mutex_spin_on_owner(lock, owner);
+		rcu_read_unlock();
+		if (!changed)
 			schedule();
 		local_irq_save(flags);
 		arch_spin_lock(&chain_lock);

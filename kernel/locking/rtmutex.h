@@ -94,9 +94,8 @@ void rt_mutex_adjust_pi(struct task_struct *p);
  * the owner changed (worth another try), false when it is better to sleep.
  */
 bool rt_mutex_optimistic_spin(struct rt_mutex *lock);
+/* Inside an RCU reader, which keeps owner readable (docs/rcu.md). */
 bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task_struct *owner);
-/* Before t's memory is freed: wait until no spinner may still read it. */
-void rt_mutex_spin_forget(struct task_struct *t);
 
 /* Tests only: false turns priority inheritance off for every lock, to
  * show the unbounded priority inversion it prevents. */

@@ -206,6 +206,8 @@ static int try_to_wake_up(struct task_struct *p, int state_mask)
 	struct rq *rq;
 	int cpu, woke = 0;
 
+	if (task_freed(p, "try_to_wake_up"))
+		return 0;
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
 	if (!(READ_ONCE(p->__state) & state_mask))
