@@ -80,7 +80,6 @@ void rcu_segcblist_advance(struct rcu_segcblist *rsclp, unsigned long seq)
 		rsclp->seglen[i] = 0;
 		rsclp->gp_seq[j] = rsclp->gp_seq[i];
 	}
-	/* LAB9 STUB: (void)seq; */
 	/* LAB9 END */
 }
 
