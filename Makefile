@@ -153,10 +153,12 @@ $(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
 # every tick for nothing), the allocators (kernel/mm/: their
 # per-CPU caches are reached under local_lock_t, which the validator
 # checks as a lock, and read unlocked on purpose for statistics and the
-# atomic-context path), the arch's entry code and boot.
+# atomic-context path), RCU (kernel/rcu/: its per-CPU data is handed
+# between a CPU, its tick and the grace-period kthread, unchecked, and it
+# runs at every switch and tick), the arch's entry code and boot.
 TSAN_DIRS    ?= tests kernel
 TSAN_EXCLUDE ?= kernel/locking kernel/debug kernel/trace kernel/sched \
-	kernel/time kernel/mm
+	kernel/time kernel/mm kernel/rcu
 TSAN_OBJS := $(filter-out $(TSAN_EXCLUDE:%=$(B)/%/%),$(filter $(TSAN_DIRS:%=$(B)/%/%),$(OBJS)))
 $(if $(TSAN_ON),$(TSAN_OBJS)): CFLAGS += $(TSAN_CFLAGS)
 # The hooks themselves: a settled access returns from a leaf with no

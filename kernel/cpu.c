@@ -23,6 +23,7 @@
 #include "percpu.h"
 #include "percpu_counter.h"
 #include "printk.h"
+#include "rcu/rcutree.h"
 #include "sched/completion.h"
 #include "sched/sched.h"
 #include "time/timer.h"
@@ -75,6 +76,8 @@ static struct cpuhp_step cpuhp_steps[CPUHP_ONLINE + 1] = {
 	[CPUHP_SLUB_DEAD] = {"mm/slub:dead", 0, kmalloc_cpu_dead},
 	[CPUHP_PERCPU_CNT_DEAD] = {"lib/percpu_cnt:dead", 0,
 				   percpu_counter_cpu_dead},
+	[CPUHP_RCUTREE_PREP] = {"RCU/tree:prepare", rcutree_prepare_cpu,
+				rcutree_dead_cpu},
 	[CPUHP_BRINGUP_CPU] = {"cpu:bringup", bringup_cpu, 0},
 	[CPUHP_AP_SCHED_STARTING] = {"sched:starting", sched_cpu_starting,
 				     sched_cpu_dying},
@@ -84,6 +87,8 @@ static struct cpuhp_step cpuhp_steps[CPUHP_ONLINE + 1] = {
 	[CPUHP_TEARDOWN_CPU] = {"cpu:teardown", 0, takedown_cpu},
 	[CPUHP_AP_SCHED_WAIT_EMPTY] = {"sched:waitempty", 0,
 				       sched_cpu_wait_empty},
+	[CPUHP_AP_RCUTREE_ONLINE] = {"RCU/tree:online", rcutree_online_cpu,
+				     rcutree_offline_cpu},
 	[CPUHP_AP_ACTIVE] = {"sched:active", sched_cpu_activate,
 			     sched_cpu_deactivate},
 	[CPUHP_ONLINE] = {"online", 0, 0},
@@ -331,6 +336,7 @@ static void cpuhp_ap_invoke(int cpu, enum cpuhp_state s, bool up)
  * to CPUHP_AP_ONLINE once it sees us online. */
 void notify_cpu_starting(int cpu)
 {
+	rcu_cpu_starting(cpu); /* before any callback: they may use RCU */
 	for (enum cpuhp_state s = CPUHP_BRINGUP_CPU + 1; s < CPUHP_AP_ONLINE;
 	     s++)
 		cpuhp_ap_invoke(cpu, s, true);
@@ -349,7 +355,9 @@ void cpuhp_online_idle(int cpu)
  * The last thing a CPU does, from its idle loop with interrupts off: it
  * leaves the online set first, so that whoever sees it online sees it
  * whole; then its DYING callbacks run, in reverse order; then it stops
- * its timer, wakes the controller and parks.
+ * its timer, wakes the controller, leaves RCU (after complete(), which
+ * may still read under it; the controller waits for dead before its DEAD
+ * steps) and parks.
  */
 __noreturn void cpuhp_play_dead(void)
 {
@@ -364,6 +372,7 @@ __noreturn void cpuhp_play_dead(void)
 	}
 	arch_timer_stop();
 	complete(&st->done);
+	rcutree_report_cpu_dead(); /* no reader runs here from now on */
 	arch_cpu_play_dead(&st->dead);
 }
 

@@ -46,6 +46,7 @@ enum cpuhp_state {
 	CPUHP_PAGE_ALLOC_DEAD,       /* page allocator: per-CPU page lists */
 	CPUHP_SLUB_DEAD,             /* kmalloc: per-CPU object caches */
 	CPUHP_PERCPU_CNT_DEAD,       /* percpu_counter: fold the deltas */
+	CPUHP_RCUTREE_PREP,          /* RCU: its view / its callbacks move */
 	CPUHP_BP_PREPARE_DYN,
 	CPUHP_BP_PREPARE_DYN_END = CPUHP_BP_PREPARE_DYN + 3,
 	CPUHP_BRINGUP_CPU,           /* start the CPU / park it */
@@ -59,6 +60,7 @@ enum cpuhp_state {
 	CPUHP_TEARDOWN_CPU,          /* - / ask the CPU to park, wait */
 	/* ONLINE: on the controlling CPU, task context, the CPU online. */
 	CPUHP_AP_SCHED_WAIT_EMPTY,   /* every task has left the CPU */
+	CPUHP_AP_RCUTREE_ONLINE,     /* its rcuc thread runs / parks */
 	CPUHP_AP_ONLINE_DYN,
 	CPUHP_AP_ONLINE_DYN_END = CPUHP_AP_ONLINE_DYN + 3,
 	CPUHP_AP_ACTIVE,             /* the scheduler places tasks there */

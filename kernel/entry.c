@@ -12,19 +12,28 @@
 #include "user/rseq.h"
 #include "sched/sched.h"
 #include "mm/stack.h"
+#include "rcu/rcutree.h"
 #include "trace/trace.h"
 
 void irqentry_enter(unsigned int vector)
 {
+	rcu_irq_enter();
 	irq_enter();
 	trace_event(TRACE_IRQ_ENTRY, vector, 0, 0);
 }
 
+/* An interrupt that came from the idle loop does not preempt: the CPU
+ * is back in RCU's idle state by then, and the idle loop schedules as
+ * soon as the halt returns (as Linux's irqentry_exit() leaves it to). */
 void irqentry_exit(bool irqs_were_on)
 {
+	bool from_idle;
+
 	trace_event(TRACE_IRQ_EXIT, 0, 0, 0);
 	irq_exit();
-	if (need_resched() && preempt_count() == 0 && irqs_were_on)
+	from_idle = rcu_irq_exit();
+	if (need_resched() && preempt_count() == 0 && irqs_were_on &&
+	    !from_idle)
 		preempt_schedule_irq();
 }
 
@@ -65,6 +74,7 @@ void exit_to_user_mode(struct trap_frame *f)
 			local_irq_enable();
 			rseq_handle_notify_resume(p, f);
 		} else {
+			rcu_user_qs(); /* no reader goes to ring 3 */
 			return;
 		}
 		local_irq_disable();

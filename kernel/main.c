@@ -16,6 +16,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "rcu/rcutree.h"
 #include "user/process.h"
 #include "sched/sched.h"
 #include "smp.h"
@@ -189,10 +190,10 @@ void kmain(void)
 	tick_setup_cpu();                       /* our tick */
 	sched_init();                           /* run queues; we are idle/0 */
 	lockdep_init();                         /* the lock validator, if built */
+	rcu_init();                             /* grace periods, rcuc/0 */
 	local_irq_enable();                     /* the tick starts scheduling */
 	kmalloc_stats_init();                   /* its percpu_counters */
 	smp_boot_cpus(nr_cpus);                 /* each AP becomes its idle task */
-	kthread_init();                         /* the reaper of dead tasks */
 	start_init();                           /* init=NAME, if asked */
 	do_initcalls();                         /* tests or benchmarks, if asked */
 	cpu_idle();

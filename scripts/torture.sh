@@ -18,9 +18,9 @@ TORTURE=${TORTURE:-*} TORTURE_SECS=${TORTURE_SECS:-10} SEED=${SEED:-1}
 CPUS=${CPUS:-4} RT=${RT:-1} LOCKDEP=${LOCKDEP:-1} O=${O:-build}
 dir=$(make -s --no-print-directory O="$O" RT="$RT" LOCKDEP="$LOCKDEP" builddir)
 log=$O/torture.log
-# Up to 8 types of TORTURE_SECS, lock_busted up to 10 seeds of 10 s, under
-# a slow host: generous.
-TIMEOUT=${TIMEOUT:-$((8 * TORTURE_SECS * 4 + 400))}
+# Up to 9 types of TORTURE_SECS, lock_busted and rcu_busted up to 10
+# seeds of 10 s each, under a slow host: generous.
+TIMEOUT=${TIMEOUT:-$((9 * TORTURE_SECS * 4 + 800))}
 
 make -s O="$O" RT="$RT" LOCKDEP="$LOCKDEP" elf || exit 2
 cmdline="torture=$TORTURE torture_secs=$TORTURE_SECS ktest_seed=$SEED"
@@ -30,13 +30,17 @@ timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh "$dir/torture.iso" "$CPUS" \
 	</dev/null >"$log" 2>&1
 rc=$?
 clean=$(tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g')
-grep -E -- '-torture:( Writes|--- (Start|End)| seed=| counted| caught| replay)|^torture:|soft lockup' <<<"$clean"
+grep -E -- '-torture:( Writes|--- (Start|End)| seed=| counted| caught| replay| Reader Pipe| freed elements)|^torture:|soft lockup' <<<"$clean"
 problems=()
 ((rc == 33)) || problems+=("QEMU exit $rc (33: every type passed; 124: timeout)")
 while read -r name; do
 	grep -q -- "^$name-torture: Writes: Total: [0-9]* Max/Min: [0-9]*/[0-9]* Fail: 0$" <<<"$clean" ||
 		problems+=("$name: no final 'Writes: ... Fail: 0' line")
 done < <(sed -n 's/^\([a-z_]*_lock\)-torture:--- End of test: .*/\1/p' <<<"$clean")
+if grep -q '^rcu-torture:--- End of test' <<<"$clean"; then
+	grep -q -- "^rcu-torture: Writes: Total: [0-9]* Reads: [0-9]* Fail: 0$" <<<"$clean" ||
+		problems+=("rcu: no 'Writes: ... Fail: 0' line")
+fi
 grep -q 'BUG: soft lockup' <<<"$clean" && problems+=("a soft lockup was reported")
 grep -q -E '^(WARNING|BUG|possible)' <<<"$clean" && problems+=("a lockdep report (see the log)")
 if ((${#problems[@]})); then

@@ -15,7 +15,8 @@
  * drops decisions from a failing run's list while it still fails.
  *
  * Legal only: never in an interrupt, never with interrupts off (the
- * scheduler core, the lock validator and printk run so), never in a task
+ * scheduler core, the lock validator and printk run so) but in the
+ * scheduler's windows, where only a delay is made, never in a task
  * that is not the test's (idle, the runner), never re-entered from an
  * action's own scheduling points. A preemption where preemption is off is
  * asked for with need_resched instead, and happens at the section's end.
@@ -123,7 +124,16 @@ static const char *const site_names[EXPLORE_NR_SITES] = {
 	[EXPLORE_MIGRATE_ENABLE] = "migrate_enable",
 	[EXPLORE_THIS_CPU_PTR] = "this_cpu_ptr",
 	[EXPLORE_WAKE_UP] = "wake_up_process",
+	[EXPLORE_PUT_DEAD_TASK] = "put_dead_task",
+	[EXPLORE_PUSH_QUEUED] = "push_one_queued",
+	[EXPLORE_PUSH_RT] = "push_rt_tasks",
+	[EXPLORE_MOVABLE_CURR] = "movable_curr",
 };
+
+static bool explore_is_window(enum explore_site site)
+{
+	return site >= EXPLORE_PUT_DEAD_TASK;
+}
 
 static const char *const action_names[EXPLORE_NR_ACTIONS] = {
 	[EXPLORE_NONE] = "none", [EXPLORE_YIELD] = "yield",
@@ -434,11 +444,12 @@ static void inject(enum explore_action action, unsigned long idx)
 	}
 }
 
-/* Is injecting at this visit legal at all (see the header comment)? */
+/* Is injecting at this visit legal at all (see the header comment)? A
+ * window is entered with interrupts off on purpose. */
 static bool explore_may_inject(enum explore_site site, struct task_struct *t)
 {
-	if (in_interrupt() || irqs_disabled() || !t ||
-	    t->pid < ex.first_task_id || t->explore_depth)
+	if (in_interrupt() || (irqs_disabled() && !explore_is_window(site)) ||
+	    !t || t->pid < ex.first_task_id || t->explore_depth)
 		return false;
 	if (site == EXPLORE_PREEMPT_ENABLE && preempt_count())
 		return false;
@@ -467,6 +478,8 @@ void __explore_point(enum explore_site site)
 		action = explore_decide(ex.seed, idx);
 	if (action == EXPLORE_NONE)
 		return;
+	if (explore_is_window(site))
+		action = EXPLORE_DELAY; /* the only legal one there */
 	slot = atomic_long_fetch_add(1, &ex.injected);
 	if (slot >= EXPLORE_MAX_INJECT)
 		return;

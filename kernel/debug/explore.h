@@ -6,8 +6,11 @@
  * migrate_enable(), this_cpu_ptr(), wake_up_process()) each visit is a
  * numbered decision, and a pseudo-random function of (seed, decision
  * number) says whether to inject something there: a preemption, a delay,
- * a reschedule IPI or a migration. The same seed on the same schedule
- * makes the same decisions, so under DETERMINISTIC=1 a failure replays.
+ * a reschedule IPI or a migration. In the scheduler's windows (a task
+ * looked at with no lock or reference keeping it, interrupts off) a delay
+ * is the only legal injection: another CPU gets in meanwhile. The same
+ * seed on the same schedule makes the same decisions, so under
+ * DETERMINISTIC=1 a failure replays.
  *
  * Built only with EXPLORE=1 (CONFIG_EXPLORE); otherwise explore_point()
  * is empty and the scheduling points compile to what they were. At run
@@ -34,6 +37,11 @@ enum explore_site {
 	EXPLORE_MIGRATE_ENABLE,      /* the outermost one */
 	EXPLORE_THIS_CPU_PTR,        /* just after the pointer is formed */
 	EXPLORE_WAKE_UP,
+	/* Windows (explore_window()): interrupts off, a delay only. */
+	EXPLORE_PUT_DEAD_TASK,       /* its reference dropped, joiner not woken */
+	EXPLORE_PUSH_QUEUED,         /* hotplug's push: task picked, lock dropped */
+	EXPLORE_PUSH_RT,             /* RT push: the same */
+	EXPLORE_MOVABLE_CURR,        /* another CPU's rq->curr loaded */
 	EXPLORE_NR_SITES
 };
 
@@ -78,6 +86,11 @@ static __always_inline void explore_point(enum explore_site site)
 		__explore_point(site);
 }
 
+static __always_inline void explore_window(enum explore_site site)
+{
+	explore_point(site);
+}
+
 /* From the test runner: once per boot (with the ktest_seed= option, which
  * the runner reads: seeded, the explorer is on), and around each test (in
  * the test's task). */
@@ -94,6 +107,9 @@ int explore_parse_list(const char *s, unsigned long *v, int max);
 bool explore_list_has(const unsigned long *v, int n, unsigned long idx);
 #else
 static __always_inline void explore_point(enum explore_site site)
+{
+}
+static __always_inline void explore_window(enum explore_site site)
 {
 }
 static inline void explore_init(bool seeded, unsigned long seed)

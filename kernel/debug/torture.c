@@ -12,7 +12,9 @@
  * percpu_counter has writers bump a per-CPU counter with this_cpu_inc()
  * while they migrate all the time: the sum over CPUs must equal what they
  * counted, exactly. percpu_racy is its control, a read-modify-write through
- * a pointer formed once, which must lose updates.
+ * a pointer formed once, which must lose updates. rcu runs rcutorture
+ * (rcutorture.c) with CPUs going offline and back; rcu_busted, its
+ * control, a grace period that does not wait, must be caught.
  *
  * Selected with torture=GLOB (names below), run for torture_secs=S each,
  * seeded with ktest_seed=N; scripts/torture.sh (`make torture`) boots it.
@@ -33,6 +35,7 @@
 #include "locking/spinlock.h"
 #include "time/time.h"
 #include "debug/torture.h"
+#include "debug/rcutorture.h"
 #include "vsprintf.h"
 #include "watchdog.h"
 #include "asm/processor.h"
@@ -50,7 +53,7 @@
 #define TORTURE_RT 0
 #endif
 
-enum torture_kind { LOCK, LOCK_BUSTED, COUNTER, COUNTER_RACY };
+enum torture_kind { LOCK, LOCK_BUSTED, COUNTER, COUNTER_RACY, RCU, RCU_BUSTED };
 
 struct torture_ops {
 	const char *name;
@@ -101,6 +104,8 @@ static const struct torture_ops torture_types[] = {
 	{"lock_busted", LOCK_BUSTED, busted_lock, busted_unlock, false},
 	{"percpu_counter", COUNTER, 0, 0, false},
 	{"percpu_racy", COUNTER_RACY, 0, 0, false},
+	{"rcu", RCU, 0, 0, false},
+	{"rcu_busted", RCU_BUSTED, 0, 0, false},
 };
 
 struct torture_writer {
@@ -215,6 +220,9 @@ static int torture_writer_fn(void *arg)
 		case COUNTER_RACY:
 			torture_racy_inc(w);
 			break;
+		case RCU:
+		case RCU_BUSTED:
+			break; /* rcutorture.c runs tasks of its own */
 		}
 		WRITE_ONCE(w->writes, w->writes + 1); /* read by the stats */
 		if (tt.ops->kind >= COUNTER && rnd(w) % 16 == 0)
@@ -450,6 +458,46 @@ static bool torture_counter(const struct torture_ops *ops, uint64_t seed,
 					: "the racy control lost nothing: the storm is too weak");
 }
 
+/* rcutorture for secs, CPUs going offline and back: Fail 0. The busted
+ * control: each of BUSTED_SEEDS seeds must see an error within
+ * BUSTED_LIMIT_MS. */
+static bool torture_rcu(const struct torture_ops *ops, uint64_t seed,
+			unsigned int secs)
+{
+	struct rcu_torture_result r;
+	struct rcu_torture_cfg cfg = {.seed = seed, .ms = secs * 1000ul,
+				      .hotplug = true};
+	int caught = 0;
+
+	if (ops->kind == RCU) {
+		printk("%s-torture:--- Start of test: seed=%lu secs=%u cpus=%u "
+		       "rt=%d\n", ops->name, (unsigned long)seed, secs,
+		       num_online_cpus(), TORTURE_RT);
+		if (rcu_torture(&cfg, &r))
+			return torture_end(ops, false, "out of memory");
+		rcu_torture_print(ops->name, &r);
+		return torture_end(ops, !r.errors && r.updates && r.reads,
+				   r.errors ? "a reader saw its element freed "
+					      "or two grace periods old" : "");
+	}
+	cfg = (struct rcu_torture_cfg){.busted = true, .stop_on_error = true,
+				       .ms = BUSTED_LIMIT_MS};
+	for (int i = 0; i < BUSTED_SEEDS; i++) {
+		cfg.seed = seed + i;
+		if (rcu_torture(&cfg, &r))
+			return torture_end(ops, false, "out of memory");
+		rcu_torture_print(ops->name, &r);
+		caught += r.errors > 0;
+	}
+	printk("%s-torture: caught with %d of %d seeds\n", ops->name, caught,
+	       BUSTED_SEEDS);
+	return torture_end(ops, caught == BUSTED_SEEDS,
+			   caught == BUSTED_SEEDS ? "a grace period that does "
+						    "not wait is caught"
+						  : "a grace period that does "
+						    "not wait went unseen");
+}
+
 #define TORTURE_MAX_SECS 3600
 
 int torture_run(const char *glob)
@@ -481,6 +529,8 @@ int torture_run(const char *glob)
 			ok = torture_lock(ops, seed, secs);
 		else if (ops->kind == LOCK_BUSTED)
 			ok = torture_busted(ops, seed);
+		else if (ops->kind >= RCU)
+			ok = torture_rcu(ops, seed, secs);
 		else
 			ok = torture_counter(ops, seed, secs);
 		failed += !ok;

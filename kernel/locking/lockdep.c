@@ -134,6 +134,23 @@ void lockdep_count(enum lockdep_report_kind kind)
 	atomic_long_inc(&report_count[kind]);
 }
 
+/* The site's era is the reset count plus one, so that a site's static,
+ * zero at first, never matches before its first report. */
+void lockdep_rcu_suspicious(unsigned int *warned, const char *file, int line,
+			    const char *what)
+{
+	unsigned int era = lockdep_reset_gen + 1;
+
+	if (!lockdep_started || !lockdep_on || READ_ONCE(*warned) == era)
+		return;
+	WRITE_ONCE(*warned, era);
+	if (!lockdep_report_begin(LOCKDEP_RCU_SUSPICIOUS,
+				  "WARNING: suspicious RCU usage"))
+		return;
+	printk("%s:%d %s!\n", file, line, what);
+	lockdep_report_end();
+}
+
 const char *lockdep_sym(char *buf, unsigned long size, unsigned long ip)
 {
 	return ksym_snprint(buf, size, ip);
@@ -386,7 +403,8 @@ static void check_wait_context(struct task_struct *t, struct lockdep_map *map,
 	const struct held_locks *s = &t->lockdep.locks;
 	int wt = map->wait_type;
 
-	if (wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP)
+	if ((wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP) ||
+	    (flags & LOCK_NO_DEPS))
 		return;
 	if (in_irq()) {
 		report_wait_context(map, ip, "in hardirq context", 0);
@@ -406,7 +424,8 @@ static void check_wait_context(struct task_struct *t, struct lockdep_map *map,
 		if (wt == LD_WAIT_SLEEP &&
 		    h->map->wait_type == LD_WAIT_CONFIG) {
 			report_wait_context(map, ip, "while holding the "
-					    "spinlock_t/local_lock", h);
+					    "spinlock_t/local_lock/RCU "
+					    "reader", h);
 			return;
 		}
 	}
@@ -449,8 +468,9 @@ void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 	if (lockdep_on && !(flags & LOCK_TRYLOCK))
 		check_wait_context(t, map, flags, irqs_off, ip);
 	/* A trylock in hardirq cannot deadlock: it does not make the class
-	 * IRQ-safe (as in Linux). */
-	bit = s->hardirq ? ((flags & LOCK_TRYLOCK) ? 0 : USED_IN_HARDIRQ) :
+	 * IRQ-safe (as in Linux); nor can a lock that waits for nobody. */
+	bit = s->hardirq ? ((flags & (LOCK_TRYLOCK | LOCK_NO_DEPS)) ? 0
+							       : USED_IN_HARDIRQ) :
 	      (irqs_off || (flags & LOCK_IRQS_OFF)) ? 0 : ENABLED_HARDIRQ;
 	if (idx && bit && lockdep_on)
 		lockdep_mark_usage(idx, bit, ip);

@@ -35,6 +35,7 @@ enum lockdep_report_kind {
 	LOCKDEP_PERCPU_UNPROTECTED, /* per-CPU data accessed with no protection */
 	LOCKDEP_PERCPU_INCONSISTENT,/* per-CPU data with no protection common to its accesses */
 	LOCKDEP_PERCPU_IRQ,         /* per-CPU data used in hardirq and in task context with IRQs on */
+	LOCKDEP_RCU_SUSPICIOUS,     /* RCU against its rules: rcu_dereference() outside a reader, synchronize_rcu() inside one */
 	LOCKDEP_NR_REPORT_KINDS
 };
 
@@ -63,6 +64,12 @@ struct lock_class_key {
 #define LOCK_PREEMPT_OFF 1u
 #define LOCK_IRQS_OFF 2u
 #define LOCK_TRYLOCK 4u
+/* A lock that waits for nobody, rcu_read_lock(): it is in the held-lock
+ * stack, and what is taken inside it is checked against its wait type,
+ * but it may itself be taken anywhere (no wait context of its own) and it
+ * takes part in no dependency and no IRQ-usage check (Linux gets the same
+ * from a recursive read and a wait_type_outer of LD_WAIT_FREE). */
+#define LOCK_NO_DEPS 8u
 
 /*
  * might_sleep(): a function that may sleep says so first; called where
@@ -308,12 +315,19 @@ void lockdep_hardirqs_on(unsigned long ip);
 
 /* A report made elsewhere (sched.c's context checks): count it. */
 void lockdep_count(enum lockdep_report_kind kind);
+/* RCU used against its rules at file:line (what says how): Linux's
+ * "suspicious RCU usage" report, made once per site (*warned, a static
+ * of the site's) until the next lockdep_reset(). */
+void lockdep_rcu_suspicious(unsigned int *warned, const char *file, int line,
+			    const char *what);
 /* The running task is exiting: it should hold no lock. */
 void lockdep_task_exit(void);
 void lockdep_init(void);
 
 #define lockdep_set_class(lock, k)                                            \
 	lockdep_init_map(&(lock)->dep_map, #k, (k), (lock)->dep_map.wait_type)
+/* Whether the caller holds l (true when the validator cannot tell). */
+#define lockdep_is_held(l) lock_is_held(&(l)->dep_map)
 #define lockdep_assert_held(l)                                                \
 	do {                                                                  \
 		if (!lock_is_held(&(l)->dep_map))                             \
@@ -359,6 +373,11 @@ static inline void lockdep_init_map(struct lockdep_map *map, const char *name,
 {
 }
 static inline bool lockdep_init_ok(struct lockdep_map *map)
+{
+	return true;
+}
+/* As with the validator off: it cannot tell, so yes. */
+static inline bool lock_is_held(const struct lockdep_map *map)
 {
 	return true;
 }
@@ -412,7 +431,14 @@ static inline void lockdep_hb_join(struct task_struct *dead)
 {
 }
 
+static inline void lockdep_rcu_suspicious(unsigned int *warned,
+					  const char *file, int line,
+					  const char *what)
+{
+}
+
 #define lockdep_set_class(lock, k) ((void)(lock), (void)(k))
+#define lockdep_is_held(l) ((void)(l), 1)
 #define lockdep_assert_held(l) ((void)(l))
 
 #endif /* CONFIG_LOCKDEP */

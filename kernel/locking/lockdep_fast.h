@@ -220,8 +220,10 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 	    !(flags & LOCK_IRQS_OFF) && !irqs_disabled())
 		return false; /* the class's first use with interrupts on */
 	/* The interrupt flag last, and only when no lock explains it off:
-	 * under TCG reading it costs a helper call. */
+	 * under TCG reading it costs a helper call. A lock that never waits
+	 * (LOCK_NO_DEPS) has no wait context of its own. */
 	if ((wt == LD_WAIT_CONFIG || wt == LD_WAIT_SLEEP) &&
+	    !(flags & LOCK_NO_DEPS) &&
 	    (!lockdep_wait_context_ok(t, wt, flags) ||
 	     (lockdep_task_irqs_off(t, flags, wt) && irqs_disabled())))
 		return false;

@@ -238,12 +238,15 @@ static void report_recursive(const struct held_lock *prev,
 
 /* next, about to be pushed on s, against what s holds: the edge from
  * the nearest held lock (and from the ones below a trylock, which added
- * no edge of its own). Graph lock held. */
+ * no edge of its own; an RCU reader, LOCK_NO_DEPS, is passed over both
+ * ways). Graph lock held. */
 static void check_chain(const struct held_locks *s,
 			const struct held_lock *next)
 {
 	int top = s->depth;
 
+	if (next->flags & LOCK_NO_DEPS)
+		return;
 	for (int i = 0; i < top; i++) {
 		const struct held_lock *h = &s->held[i];
 
@@ -255,7 +258,7 @@ static void check_chain(const struct held_locks *s,
 	for (int i = top - 1; i >= 0; i--) {
 		const struct held_lock *h = &s->held[i];
 
-		if (!h->class_idx)
+		if (!h->class_idx || (h->flags & LOCK_NO_DEPS))
 			continue;
 		if (!add_edge(h, next) || !(h->flags & LOCK_TRYLOCK))
 			break;

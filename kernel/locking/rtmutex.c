@@ -18,8 +18,10 @@
 #include "locking/rtmutex.h"
 #include "atomic.h"
 #include "locking/lockdep_fast.h"
+#include "asm/barrier.h"
 #include "asm/spinlock.h"
 #include "debug/explore.h"
+#include "rcu/rcupdate.h"
 #include "panic.h"
 #include "printk.h"
 #include "sched/sched.h"
@@ -267,17 +269,22 @@ static int rt_mutex_slowlock(struct rt_mutex *lock)
 	propagate(rt_mutex_owner(lock));
 	for (;;) {
 		struct task_struct *owner;
+		bool changed;
 
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		if (try_to_take(lock, &w))
 			break;
 		if (!rt_mutex_owner(lock))
 			wake_top_of_free_lock(lock); /* not us: hand over */
-		/* The top waiter spins while the (boosted) owner runs. */
+		/* The top waiter spins while the (boosted) owner runs; the
+		 * owner stays readable once the chain lock is dropped. */
 		owner = top_waiter(lock) == &w ? rt_mutex_owner(lock) : 0;
+		rcu_read_lock();
 		arch_spin_unlock(&chain_lock);
 		local_irq_restore(flags);
-		if (!owner || !rt_mutex_spin_on_owner(lock, owner))
+		changed = owner && rt_mutex_spin_on_owner(lock, owner);
+		rcu_read_unlock();
+		if (!changed)
 			schedule();
 		local_irq_save(flags);
 		arch_spin_lock(&chain_lock);
@@ -411,6 +418,16 @@ void rt_mutex_unlock(struct rt_mutex *lock)
 	if (lock_release(&lock->dep_map, _RET_IP_))
 		__rt_mutex_unlock(lock);
 	explore_point(EXPLORE_RT_MUTEX_UNLOCK);
+}
+
+/* The caller keeps everyone else off the free lock meanwhile (RCU's
+ * lock): no waiter can be queued, so the plain store is the fast path's
+ * cmpxchg without its test. Release: the owner's later unlock sees the
+ * lock as ours made it. */
+void rt_mutex_init_proxy_locked(struct rt_mutex *lock, struct task_struct *owner)
+{
+	WARN_ON(rt_mutex_is_locked(lock));
+	smp_store_release(&lock->owner, (uintptr_t)owner);
 }
 
 void rt_mutex_adjust_pi(struct task_struct *p)

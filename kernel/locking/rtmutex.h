@@ -74,6 +74,12 @@ static inline bool rt_mutex_is_locked(const struct rt_mutex *lock)
 	return rt_mutex_owner(lock) != 0;
 }
 
+/* Make owner the owner of the free lock, without owner doing anything
+ * (Linux's name): RCU boosting lends a preempted reader a priority this
+ * way (kernel/rcu/tree_plugin.c). The owner releases it with
+ * __rt_mutex_unlock(); the validator is not told, owner never took it. */
+void rt_mutex_init_proxy_locked(struct rt_mutex *lock, struct task_struct *owner);
+
 /* The priority a task runs at: its own or its top waiter's (internal prio
  * numbers: lower is higher). */
 int rt_mutex_effective_prio(struct task_struct *p);
@@ -89,9 +95,8 @@ void rt_mutex_adjust_pi(struct task_struct *p);
  * the owner changed (worth another try), false when it is better to sleep.
  */
 bool rt_mutex_optimistic_spin(struct rt_mutex *lock);
+/* Inside an RCU reader, which keeps owner readable (docs/rcu.md). */
 bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task_struct *owner);
-/* Before t's memory is freed: wait until no spinner may still read it. */
-void rt_mutex_spin_forget(struct task_struct *t);
 
 /* Tests only: false turns priority inheritance off for every lock, to
  * show the unbounded priority inversion it prevents. */

@@ -22,57 +22,22 @@
  *    waiter, with the owner boosted, as PREEMPT_RT does.
  *
  * Reading owner->on_cpu safely: the owner may release the lock, exit and
- * be freed while a spinner looks at it. Linux reads it under RCU. Here
- * each CPU publishes the one task its spinner is about to read (a hazard
- * pointer, spin_owner), then checks again that this task still owns the
- * lock; the task's memory is freed only once no CPU publishes it
- * (rt_mutex_spin_forget(), from kthread.c's task_free()). A task owns no
- * lock once it is dead, so the check fails for a task on its way to be
- * freed, and a spinner that published it before the free leaves its spin
- * within one iteration (the owner does not run).
+ * be freed while a spinner looks at it. As in Linux, the spinner reads
+ * it inside an RCU reader: a task's memory goes back only a grace period
+ * after its last reference (docs/rcu.md), so an owner loaded from the
+ * lock word inside the reader stays readable until the reader ends,
+ * even if it has released the lock, exited and been put meanwhile. Each
+ * iteration checks that it still owns the lock, so a spinner whose owner
+ * went stops within one iteration.
  */
 #include "locking/rtmutex.h"
 #include "atomic.h"
 #include "percpu.h"
 #include "preempt.h"
+#include "rcu/rcupdate.h"
 #include "sched/sched.h"
 
-/* The task this CPU's spinner may read, or NULL; written by that spinner
- * with preemption off, read by any CPU freeing a task: unchecked. */
-static DEFINE_PER_CPU_UNCHECKED(struct task_struct *, spin_owner);
-
-/* Publish owner, then check that it still owns lock: only then may the
- * caller read it, until spin_release(). A store, then a load of another
- * location: smp_store_mb() orders the publication before the check,
- * against the freeing CPU's release of the lock (long before the free)
- * and its scan in rt_mutex_spin_forget(), which makes the mirror image
- * (a full barrier, then the loads of every slot). */
-static bool spin_protect(struct rt_mutex *lock, struct task_struct *owner)
-{
-	struct task_struct **slot = raw_cpu_ptr(&spin_owner);
-
-	if (*slot != owner)
-		smp_store_mb(*slot, owner);
-	return rt_mutex_owner(lock) == owner;
-}
-
-/* Release: our reads of the owner are done before the slot says so. */
-static void spin_release(void)
-{
-	smp_store_release(raw_cpu_ptr(&spin_owner), NULL);
-}
-
-void rt_mutex_spin_forget(struct task_struct *t)
-{
-	int cpu;
-
-	smp_mb(); /* t owns no lock any more: before the scan */
-	for_each_possible_cpu(cpu)
-		smp_cond_load_acquire(raw_per_cpu_ptr(&spin_owner, cpu),
-				      VAL != t);
-}
-
-/* Whether owner (protected, see above) runs on another CPU, where it
+/* Whether owner (read inside the reader) runs on another CPU, where it
  * will soon release the lock. Preemption off: our CPU stays ours. */
 static bool owner_running_elsewhere(const struct task_struct *owner)
 {
@@ -85,6 +50,7 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 	bool taken = false;
 
 	preempt_disable(); /* need_resched() ends the spin */
+	rcu_read_lock();   /* the owner we look at stays readable */
 	while (!need_resched()) {
 		uintptr_t word = READ_ONCE(lock->owner);
 		struct task_struct *owner = (struct task_struct *)(word & ~RT_MUTEX_HAS_WAITERS);
@@ -100,10 +66,6 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 			}
 			continue;
 		}
-		if (!spin_protect(lock, owner)) {
-			spin_release(); /* so its free need not wait */
-			continue;       /* it changed hands: look again */
-		}
 		if (!owner_running_elsewhere(owner))
 			break;
 		if (!lock->no_pi && rt_mutex_pi_enabled &&
@@ -111,18 +73,21 @@ bool rt_mutex_optimistic_spin(struct rt_mutex *lock)
 			break; /* it must inherit our priority: queue */
 		cpu_relax();
 	}
-	spin_release();
+	rcu_read_unlock();
 	preempt_enable();
 	return taken;
 }
 
+/* owner was read from the lock under the chain lock, which releasing a
+ * lock with waiters takes: it owned the lock then, so it was alive, and
+ * the caller's RCU reader began before the chain lock was dropped. */
 bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task_struct *owner)
 {
 	bool changed = false;
 
 	preempt_disable(); /* need_resched() ends the spin */
 	while (!need_resched()) {
-		if (!spin_protect(lock, owner)) {
+		if (rt_mutex_owner(lock) != owner) {
 			changed = true;
 			break;
 		}
@@ -130,7 +95,6 @@ bool rt_mutex_spin_on_owner(struct rt_mutex *lock, struct task_struct *owner)
 			break;
 		cpu_relax();
 	}
-	spin_release();
 	preempt_enable();
 	return changed;
 }

@@ -13,6 +13,7 @@
 #include "mm/stack.h"
 #include "panic.h"
 #include "percpu.h"
+#include "rcu/rcupdate.h"
 #include "sched/sched.h"
 #include "smp.h"
 
@@ -65,6 +66,7 @@ int page_alloc_cpu_dead(unsigned int cpu)
 
 void mm_drain_all(void)
 {
+	rcu_barrier(); /* the task structs and stacks a grace period holds */
 	kstack_drain();
 	kmalloc_drain_all();
 	page_alloc_drain_all();

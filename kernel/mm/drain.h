@@ -26,7 +26,9 @@ int kmalloc_cpu_dead(unsigned int cpu);
 int page_alloc_cpu_dead(unsigned int cpu);
 
 /*
- * The freed kernel stacks waiting for a TLB flush (kstack_drain()), then
+ * The frees waiting for a grace period (rcu_barrier(): task structs and
+ * their stacks), the freed kernel stacks waiting for a TLB flush
+ * (kstack_drain()), then
  * every online CPU's caches, each drained on its own CPU under its own
  * locks: the calling task moves to each CPU in turn (set_cpus_allowed)
  * and back to its affinity (restore_cpus_allowed(): if every CPU of it

@@ -228,7 +228,10 @@ void pull_tasks(struct rq *rq)
 /*
  * After a switch: RT tasks queued here but not running (preempted, or
  * woken behind a higher one) go to a CPU running something lower, if
- * their affinity allows and they are not migrate-disabled.
+ * their affinity allows and they are not migrate-disabled. A task picked
+ * under rq's lock is looked at again under both locks: in between it may
+ * run, exit and drop its last reference, and the RCU reader keeps its
+ * memory (interrupts off throughout: the reader is never preempted).
  */
 void push_rt_tasks(struct rq *rq)
 {
@@ -237,6 +240,7 @@ void push_rt_tasks(struct rq *rq)
 	if (!cpumask_test_cpu(rq->cpu, &rt_overload_mask))
 		return;
 	local_irq_save(flags);
+	sched_rcu_read_lock();
 	for (int tries = 0; tries < 4; tries++) {
 		struct task_struct *p, *push = 0;
 		int dest = -1;
@@ -253,12 +257,15 @@ void push_rt_tasks(struct rq *rq)
 		arch_spin_unlock(&rq->lock);
 		if (!push)
 			break;
+		explore_window(EXPLORE_PUSH_RT);
 		double_rq_lock(rq, cpu_rq(dest));
-		if (task_cpu(push) == rq->cpu && task_can_move(rq, push, dest) &&
+		if (!task_freed(push, "push_rt_tasks") &&
+		    task_cpu(push) == rq->cpu && task_can_move(rq, push, dest) &&
 		    cpu_rq(dest)->curr->prio > push->prio &&
 		    !cpu_rq(dest)->rt_throttled)
 			move_queued_task(rq, cpu_rq(dest), push);
 		double_rq_unlock(rq, cpu_rq(dest));
 	}
+	sched_rcu_read_unlock();
 	local_irq_restore(flags);
 }

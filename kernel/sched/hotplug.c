@@ -69,7 +69,11 @@ static struct task_struct *first_to_push(struct rq *rq)
 
 /* Move one queued task off rq's CPU; false when none is left to move.
  * The destination is chosen under rq's lock alone (breaking p's
- * affinity if it allows no active CPU) and checked again under both. */
+ * affinity if it allows no active CPU) and checked again under both.
+ * Between the two, p may run, exit and drop its last reference: the RCU
+ * reader keeps its memory for the second look, which finds it gone from
+ * rq. Interrupts stay off throughout, so the reader is never preempted
+ * and its unlock takes no lock. */
 static bool push_one_queued(struct rq *rq)
 {
 	unsigned long flags;
@@ -77,16 +81,20 @@ static bool push_one_queued(struct rq *rq)
 	struct rq *dst;
 
 	local_irq_save(flags);
+	rcu_read_lock();
 	arch_spin_lock(&rq->lock);
 	p = first_to_push(rq);
 	dst = p ? cpu_rq(select_fallback_rq(p, rq)) : 0;
 	arch_spin_unlock(&rq->lock);
 	if (p) {
+		explore_window(EXPLORE_PUSH_QUEUED);
 		double_rq_lock(rq, dst);
-		if (task_cpu(p) == rq->cpu && task_can_move(rq, p, dst->cpu))
+		if (!task_freed(p, "push_one_queued") &&
+		    task_cpu(p) == rq->cpu && task_can_move(rq, p, dst->cpu))
 			move_queued_task(rq, dst, p);
 		double_rq_unlock(rq, dst);
 	}
+	rcu_read_unlock();
 	local_irq_restore(flags);
 	return p != 0;
 }

@@ -2,10 +2,9 @@
  * Kernel threads: creation, exit, join, and freeing what a dead task
  * leaves behind. A task is referenced twice, by itself until it has
  * switched out for the last time and by its creator until kthread_join();
- * the last reference frees it, at once when that happens in preemptible
- * task context, else (in the switch, interrupts off) through the reaper
- * thread, because freeing a stack needs every CPU's TLB flushed and may
- * wait for the stack drainer.
+ * the last reference frees it, a grace period later (call_rcu()), so
+ * that whoever looks at a task inside an RCU reader without a reference
+ * never finds its memory gone (docs/rcu.md, section 7).
  */
 #include "compiler.h"
 #include "sched/sched.h"
@@ -15,6 +14,8 @@
 #include "panic.h"
 #include "printk.h"
 #include "mm/stack.h"
+#include "rcu/rcupdate.h"
+#include "rcu/rcutree.h"
 #include "string.h"
 #include "vsprintf.h"
 #include "sched/wait.h"
@@ -24,11 +25,6 @@
 static DEFINE_RAW_SPINLOCK(tasklist_lock);
 static LIST_HEAD(all_tasks);         /* under tasklist_lock */
 static int next_task_id;
-
-static DEFINE_RAW_SPINLOCK(reap_lock);
-static LIST_HEAD(reap_list);         /* under reap_lock */
-static DECLARE_WAIT_QUEUE_HEAD(reap_wq);
-static struct task_struct *reaper;
 
 static void tasklist_add(struct task_struct *t)
 {
@@ -40,24 +36,34 @@ static void tasklist_add(struct task_struct *t)
 	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 }
 
-/*
- * A task struct goes back to kmalloc when its last reference goes. One
- * reader holds no reference: a lock spinner that reads the owner's
- * on_cpu (rtmutex_spin.c); it publishes the task it reads, and the free
- * waits until no CPU does.
- */
 static struct task_struct *task_struct_alloc(void)
 {
 	return kzalloc(sizeof(struct task_struct));
 }
 
+/* Poisoned first (sched.h's TASK_STATE_FREED in __state), so that a look
+ * at a freed task, which RCU exists to prevent, is seen where the
+ * scheduler looks without a reference (task_freed()). */
 static void task_struct_free(struct task_struct *t)
 {
-	rt_mutex_spin_forget(t);
+	memset(t, TASK_FREE_POISON, sizeof(*t));
 	kfree(t);
 }
 
-static void task_free(struct task_struct *t)
+/* Counted for the tests of the windows RCU closes (tests/rcu/). */
+atomic_long_t sched_freed_task_uses;
+
+bool task_freed_bug(const struct task_struct *t, const char *where)
+{
+	atomic_long_inc(&sched_freed_task_uses);
+	printk("BUG: %s: task_struct %p used after it was freed\n", where, t);
+	dump_stack();
+	return true;
+}
+
+/* Off the task list first: the timeout report walks the stacks of the
+ * tasks on it. Freeing a stack may sleep (for the stack drainer). */
+static void task_release_stack(struct task_struct *t)
 {
 	unsigned long flags;
 
@@ -65,7 +71,7 @@ static void task_free(struct task_struct *t)
 	list_del_init(&t->tasks);
 	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 	kstack_free(t->stack);
-	task_struct_free(t);
+	t->stack = 0;
 }
 
 static struct task_struct *task_alloc(const char *name)
@@ -80,8 +86,8 @@ static struct task_struct *task_alloc(const char *name)
 	}
 	strlcpy(t->comm, name, sizeof(t->comm));
 	INIT_LIST_HEAD(&t->run_list);
-	INIT_LIST_HEAD(&t->reap);
 	INIT_LIST_HEAD(&t->pi_locks);
+	INIT_LIST_HEAD(&t->rcu_node_entry);
 	t->policy = SCHED_NORMAL;
 	t->prio = t->normal_prio = NORMAL_PRIO;
 	t->time_slice = NORMAL_TIMESLICE_TICKS;
@@ -101,8 +107,8 @@ struct task_struct *idle_task_alloc(int cpu)
 		panic("sched: no memory for CPU %d's idle task", cpu);
 	snprintf(t->comm, sizeof(t->comm), "idle/%d", cpu);
 	INIT_LIST_HEAD(&t->run_list);
-	INIT_LIST_HEAD(&t->reap);
 	INIT_LIST_HEAD(&t->pi_locks);
+	INIT_LIST_HEAD(&t->rcu_node_entry);
 	refcount_set(&t->usage, 1);
 	tasklist_add(t);
 	return t;
@@ -216,6 +222,7 @@ __noreturn void kthread_exit(int code)
 
 	t->exit_code = code;
 	lockdep_task_exit();
+	exit_rcu();
 	/* The joiner is woken once we are off the CPU for good
 	 * (put_dead_task), when our stack may be freed. */
 	set_current_state(TASK_DEAD);
@@ -230,30 +237,51 @@ __noreturn void kthread_exit(int code)
 /* From finish_task_switch(): a dead task has switched out for the last
  * time. Take the joiner (marking it taken, atomically, so a joiner cannot
  * slip in unseen), drop the task's own reference, then wake the joiner,
- * which frees the task. */
+ * which frees the task. Once the reference is gone, a joiner that was
+ * already awake may see it, free the task, exit and drop its own last
+ * reference before the wake-up below runs: the reader keeps the joiner's
+ * memory until then. */
 void put_dead_task(struct task_struct *t)
 {
-	struct task_struct *joiner = xchg(&t->joiner, JOINER_TOO_LATE);
+	struct task_struct *joiner;
 
+	sched_rcu_read_lock();
+	joiner = xchg(&t->joiner, JOINER_TOO_LATE);
 	put_task_struct(t);
+	explore_window(EXPLORE_PUT_DEAD_TASK);
 	if (joiner)
 		wake_up_process(joiner);
+	sched_rcu_read_unlock();
 }
 
+/* The RCU callback, in the CPU's rcuc thread: task context, where freeing
+ * the stack may wait for the stack drainer's lock (a lock an RCU callback
+ * may take, as on PREEMPT_RT). */
+static void __put_task_struct_rcu_cb(struct rcu_head *rhp)
+{
+	struct task_struct *t = container_of(rhp, struct task_struct, rcu);
+
+	if (t->stack)
+		task_release_stack(t);
+	task_struct_free(t);
+}
+
+/*
+ * The last reference: the task struct goes a grace period later, for the
+ * readers that look at it without one. Its stack nobody reads once the
+ * task is dead and off the task list, so it goes at once where freeing
+ * it may sleep, as Linux frees a dead task's stack before its struct
+ * (not inside a reader, not pinned: not under a spinlock_t on RT=1);
+ * from the switch, or another atomic caller, with the struct.
+ */
 void put_task_struct(struct task_struct *t)
 {
-	unsigned long flags;
-
 	if (!refcount_dec_and_test(&t->usage))
 		return;
-	if (preemptible()) { /* freeing a stack may sleep */
-		task_free(t);
-		return;
-	}
-	raw_spin_lock_irqsave(&reap_lock, flags);
-	list_add_tail(&t->reap, &reap_list);
-	raw_spin_unlock_irqrestore(&reap_lock, flags);
-	wake_up(&reap_wq);
+	if (preemptible() && !current->migration_disabled &&
+	    !rcu_preempt_depth())
+		task_release_stack(t);
+	call_rcu(&t->rcu, __put_task_struct_rcu_cb);
 }
 
 void kthread_detach(struct task_struct *t)
@@ -285,39 +313,6 @@ int kthread_join(struct task_struct *t)
 	code = t->exit_code;
 	put_task_struct(t);
 	return code;
-}
-
-static bool reap_pending(void)
-{
-	return !list_empty(&reap_list);
-}
-
-/* Frees tasks whose last reference went in the switch (never joined). */
-static int reaper_fn(void *arg)
-{
-	for (;;) {
-		unsigned long flags;
-		struct task_struct *t = 0;
-
-		wait_event(reap_wq, reap_pending());
-		raw_spin_lock_irqsave(&reap_lock, flags);
-		if (!list_empty(&reap_list)) {
-			t = list_first_entry(&reap_list, struct task_struct, reap);
-			list_del_init(&t->reap);
-		}
-		raw_spin_unlock_irqrestore(&reap_lock, flags);
-		if (t)
-			task_free(t);
-	}
-	return 0;
-}
-
-void kthread_init(void)
-{
-	reaper = kthread_run(reaper_fn, 0, "reaper");
-	if (!reaper)
-		panic("kthread: cannot start the reaper");
-	kthread_detach(reaper);
 }
 
 static const char *state_name(int state)

@@ -26,6 +26,8 @@
 #include "mm/stack.h"
 #include "time/timer.h"
 #include "cpuhotplug.h"
+#include "rcu/rcupdate.h"
+#include "rcu/rcutree.h"
 
 DEFINE_PER_CPU_UNCHECKED(struct rq, runqueues);
 DEFINE_PER_CPU(struct task_struct *, current_task);
@@ -203,6 +205,8 @@ static int try_to_wake_up(struct task_struct *p, int state_mask)
 	struct rq *rq;
 	int cpu, woke = 0;
 
+	if (task_freed(p, "try_to_wake_up"))
+		return 0;
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
 	if (!(READ_ONCE(p->__state) & state_mask))
@@ -321,6 +325,7 @@ static void __schedule(bool preempt)
 	local_irq_save(flags);
 	rq = this_rq();
 	prev = rq->curr;
+	rcu_note_context_switch(preempt);
 
 	arch_spin_lock(&rq->lock);
 	raw_cpu_write(need_resched_flag, false);
@@ -596,18 +601,22 @@ static void might_sleep_report(const struct unwind_state *f)
 	if (atomic_long_inc_return(&might_sleep_warnings) > 10)
 		return;
 	printk("BUG: sleeping function called from invalid context: %s/%d, "
-	       "preempt count %#x, interrupts %s\n", current->comm, current->pid,
-	       preempt_count(), irqs_disabled() ? "off" : "on");
+	       "preempt count %#x, interrupts %s, RCU nest depth %d\n",
+	       current->comm, current->pid, preempt_count(),
+	       irqs_disabled() ? "off" : "on", current->rcu_read_lock_nesting);
 	dump_stack();
 }
 
 /* might_sleep() (lockdep.h). Not inline, so that its caller is the
- * function that may sleep. */
+ * function that may sleep. Inside an RCU reader on RT=1, which leaves
+ * preemption on, a sleep is as wrong (Linux's __might_resched() counts
+ * the RCU nesting too). */
 __attribute__((noinline)) void __might_sleep(void)
 {
 	struct unwind_state caller;
 
-	if (unlikely(!preemptible() || in_interrupt())) {
+	if (unlikely(!preemptible() || in_interrupt() ||
+		     rcu_preempt_depth())) {
 		unwind_start_caller(&caller);
 		might_sleep_report(&caller);
 	} else
@@ -697,18 +706,23 @@ void sched_init_ap(int cpu)
 
 /* Each CPU's idle task: halt until an interrupt, schedule when asked. The
  * check and the halt are one step (sti; hlt), or a wakeup's IPI arriving
- * between them would be slept through. A CPU asked to go offline parks
- * from here: its idle task is all that runs on it by then. */
+ * between them would be slept through. While it halts the CPU is in
+ * RCU's extended quiescent state: the grace-period kthread sees that in
+ * its counter and does not wake it (docs/rcu.md). A CPU asked to go
+ * offline parks from here: its idle task is all that runs on it by then. */
 __noreturn void cpu_idle(void)
 {
 	for (;;) {
 		local_irq_disable();
 		if (cpuhp_should_die())
 			cpuhp_play_dead();
-		if (!need_resched())
+		if (!need_resched()) {
+			rcu_idle_enter();
 			safe_halt();
-		else
+			rcu_idle_exit();
+		} else {
 			local_irq_enable();
+		}
 		if (need_resched())
 			schedule();
 	}

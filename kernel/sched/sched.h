@@ -17,8 +17,10 @@
 #include "refcount.h"
 #include "preempt.h"
 #include "trace/trace.h"
+#include "rcu/rcu_types.h"
 #include "asm/spinlock.h"
 
+struct rt_mutex;
 struct rt_mutex_waiter;
 struct process;
 
@@ -111,7 +113,20 @@ struct task_struct {
 	refcount_t usage;            /* the task's own, and its creator's
 				      * (get_task_struct()) */
 	struct list_head tasks;      /* all tasks: for the timeout report */
-	struct list_head reap;       /* on the reaper's list */
+
+	/* RCU (kernel/rcu/, docs/rcu.md). rcu_read_lock_nesting: the
+	 * depth of the task's readers on RT=1, and on RT=0 with the
+	 * validator (which sees the outermost); the rest is RT=1's:
+	 * what its outermost unlock must do, its place on the blocked
+	 * readers' list (under rcu_state.lock) and the boost mutex it
+	 * owns while boosted. Written by the task, but rcu_node_entry and
+	 * rcu_boost_mutex, which the lock covers. */
+	int rcu_read_lock_nesting;
+	union rcu_special rcu_read_unlock_special;
+	struct list_head rcu_node_entry;
+	struct rt_mutex *rcu_boost_mutex;
+	struct rcu_head rcu;         /* frees it a grace period after the
+				      * last put_task_struct() */
 
 	/* The user process this task runs, or NULL (process.h). */
 	struct process *proc;
@@ -146,10 +161,13 @@ static inline struct task_struct *get_current(void)
 
 /*
  * References to a task, as Linux's: a task_struct stays allocated while
- * anyone holds one. The task holds its own until it has switched out for
+ * anyone holds one, and for a grace period after the last is dropped
+ * (docs/rcu.md). The task holds its own until it has switched out for
  * the last time; kthread_create() gives its caller one more, dropped by
  * kthread_join() or kthread_detach(). Anyone else who keeps a pointer to
- * a task past the lock or section that found it takes one first.
+ * a task past the lock or section that found it takes one first; a look
+ * without a reference or a lock that keeps the task alive is made inside
+ * rcu_read_lock().
  */
 static inline struct task_struct *get_task_struct(struct task_struct *t)
 {
@@ -159,11 +177,30 @@ static inline struct task_struct *get_task_struct(struct task_struct *t)
 
 void put_task_struct(struct task_struct *t);
 
+/*
+ * A freed task_struct is filled with TASK_FREE_POISON (Linux's
+ * POISON_FREE) before kfree(): until its memory is used again, its
+ * __state reads TASK_STATE_FREED, which no live task has. The scheduler
+ * checks that where it looks at a task it holds no reference to
+ * (task_freed_bug(), kthread.c): RCU makes such a look safe, and a use
+ * after free there is a bug to report, not to run into.
+ */
+#define TASK_FREE_POISON 0x6b
+#define TASK_STATE_FREED 0x6b6b6b6bu
+
+bool task_freed_bug(const struct task_struct *t, const char *where);
+
+static inline bool task_freed(const struct task_struct *t, const char *where)
+{
+	return unlikely(READ_ONCE(t->__state) == TASK_STATE_FREED) &&
+	       task_freed_bug(t, where);
+}
+
 /* Threads. */
 struct task_struct *kthread_create(int (*fn)(void *arg), void *arg, const char *name);
 struct task_struct *kthread_run(int (*fn)(void *arg), void *arg, const char *name);
 int kthread_join(struct task_struct *t);
-/* Nobody will join t: it is freed once it has exited (by the reaper). */
+/* Nobody will join t: it is freed once it has exited. */
 void kthread_detach(struct task_struct *t);
 __noreturn void kthread_exit(int code);
 int wake_up_process(struct task_struct *t);
@@ -274,7 +311,6 @@ static inline void migrate_enable(void)
 void sched_init(void);                  /* boot CPU, before other CPUs */
 __noreturn void cpu_idle(void);
 void sched_init_ap(int cpu);            /* an AP, on its way in */
-void kthread_init(void);                /* the reaper; after sched_init */
 void scheduler_tick(void);
 void preempt_schedule_irq(void);
 /* Ask cpu to reschedule (a reschedule IPI unless it is this CPU). */
@@ -299,5 +335,6 @@ void show_task_stack(struct task_struct *t);
 DECLARE_PER_CPU_STAT(unsigned long, nr_switches);
 extern atomic_long_t smp_processor_id_warnings;
 extern atomic_long_t might_sleep_warnings;
+extern atomic_long_t sched_freed_task_uses;   /* task_freed_bug() */
 
 #endif

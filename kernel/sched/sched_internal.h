@@ -5,6 +5,7 @@
 
 #include "sched/sched.h"
 #include "sched/rt_bandwidth.h"
+#include "rcu/rcupdate.h"
 
 #define MAX_PRIO 140 /* the idle task's: below everything */
 
@@ -44,14 +45,40 @@ struct rq {
 	struct rt_bandwidth_stat rt_stat;
 };
 
+/*
+ * The scheduler's RCU readers: without the validator's held-lock entry
+ * (rcu_read_lock() pushes one on the current task's stack), because the
+ * scheduler runs for a task it may have preempted in the middle of the
+ * validator's own push on that stack, which only the task writes
+ * (lockdep_fast.h). Always with interrupts off, so never preempted: the
+ * unlock never takes the slow path.
+ */
+static __always_inline void sched_rcu_read_lock(void)
+{
+	__rcu_read_lock();
+}
+
+static __always_inline void sched_rcu_read_unlock(void)
+{
+	__rcu_read_unlock();
+}
+
 /* Whether rq's running task is one balancing could move (rt: an RT one),
- * were it not running. Read without the lock, as a hint. */
+ * were it not running. Read without the lock, as a hint: rq->curr may
+ * switch out, exit and be freed meanwhile, so inside an RCU reader, which
+ * keeps its memory until we are done (docs/rcu.md). */
 static inline bool movable_curr(const struct rq *rq, bool rt)
 {
-	const struct task_struct *c = rq->curr;
+	const struct task_struct *c;
+	bool movable;
 
-	return c && c != rq->idle && c->nr_cpus_allowed > 1 &&
-	       (!rt || c->prio < MAX_RT_PRIO);
+	sched_rcu_read_lock();
+	c = READ_ONCE(rq->curr);
+	explore_window(EXPLORE_MOVABLE_CURR);
+	movable = c && c != rq->idle && !task_freed(c, "movable_curr") &&
+		  c->nr_cpus_allowed > 1 && (!rt || c->prio < MAX_RT_PRIO);
+	sched_rcu_read_unlock();
+	return movable;
 }
 
 /* Unchecked (raw_*_ptr): a run queue is protected by rq->lock, an arch

@@ -9,6 +9,7 @@
 #include "watchdog.h"
 #include "asm/timer.h"
 #include "printk.h"
+#include "rcu/rcutree.h"
 #include "sched/sched.h"
 #include "time/timer.h"
 #include "smp.h"
@@ -81,6 +82,7 @@ static void tick(uint64_t now)
 	if (raw_smp_processor_id() == 0)
 		jiffies++;
 	scheduler_tick();
+	rcu_sched_clock_irq();
 	softlockup_tick(now);
 	nmi_report_deferred();
 }

@@ -26,7 +26,7 @@ shopt -s globstar nullglob extglob
 # Linux's paths that the docs compare with this kernel's in tables,
 # where "Linux" heads the column rather than the line.
 LINUX_PATHS=('arch/x86/*' kernel/sched/core.c kernel/kthread.c 'kernel/entry/*'
-	lib/percpu_counter.c)
+	lib/percpu_counter.c kernel/rcu/tree_plugin.h kernel/context_tracking.c)
 # Paths named for what the reader makes, or a convention nothing uses
 # yet: each says so where it is named.
 EXPECTED_ABSENT=(

@@ -75,8 +75,7 @@ KTEST(rtlat, migrate_disable_load_counts_every_wakeup)
  * objects in use are back to their count. The first run counts only
  * the wake-ups (it may start more tasks than the tests before it, and
  * fill caches); after the second, a task struct whose last reference
- * dropped in a context switch waits for the reaper, so the count is
- * waited for. */
+ * dropped waits for a grace period, so the count is waited for. */
 static bool kmalloc_back_to(const long *in_use)
 {
 	for (int cls = 0; cls < KMALLOC_NR_CLASSES; cls++)

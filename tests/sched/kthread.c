@@ -138,8 +138,8 @@ static int count_and_exit(void *arg)
 	return 0;
 }
 
-/* Detached tasks are freed without a join: the reaper takes the last
- * reference, and every page comes back. */
+/* Detached tasks are freed without a join: their own last reference
+ * frees them, a grace period later, and every page comes back. */
 KTEST(sched, detached_tasks_reaped)
 {
 	static volatile int ran;

@@ -11,6 +11,7 @@
 #include "ktest_util.h"
 #include "page_alloc.h"
 #include "process.h"
+#include "rcupdate.h"
 #include "shm.h"
 #include "string.h"
 #include "user/user_util.h"
@@ -63,7 +64,8 @@ KTEST(user, fork_bomb_stopped_by_nproc)
 }
 
 /* With kmalloc (and so the page allocator) exhausted, a spawn fails with
- * -ENOMEM and gives back what it had taken. */
+ * -ENOMEM and gives back what it had taken. Tasks are freed a grace
+ * period after their last reference: rcu_barrier() before each count. */
 KTEST(user, spawn_without_memory)
 {
 	char *argv[] = {"hello"};
@@ -72,6 +74,7 @@ KTEST(user, spawn_without_memory)
 	void *blocks;
 	int err;
 
+	rcu_barrier();
 	for (int cls = 0; cls <= KMALLOC_NR_CLASSES; cls++)
 		in_use[cls] = kmalloc_objects_in_use(cls);
 	blocks = ktest_kmalloc_exhaust();
@@ -80,6 +83,7 @@ KTEST(user, spawn_without_memory)
 		process_wait(p);
 	ktest_kmalloc_release(blocks);
 	KEXPECT_EQ(err, -ENOMEM);
+	rcu_barrier();
 	for (int cls = 0; cls <= KMALLOC_NR_CLASSES; cls++)
 		KEXPECT_EQ(kmalloc_objects_in_use(cls), in_use[cls]);
 	KEXPECT_EQ(RUN_USER(0, "hello"), 0);
@@ -131,19 +135,21 @@ KTEST(user, fork_bomb_out_of_memory)
  * size taken and poisoned right after the caller's put is not the
  * capture (it would take the orphan's text if it were), and the capture
  * is freed only when the orphan exits (the objects in use of its size
- * return to their figure before).
+ * return to their figure before, taken once the tasks of the tests
+ * before are freed: a grace period after their last reference).
  */
 KTEST(user, orphan_output_outlives_caller)
 {
 	struct orphan_page *pg = shm_page(ORPHAN_KEY);
 	char *argv[] = {"usertest", "orphan"};
 	struct process_output *out;
-	long large = kmalloc_objects_in_use(KMALLOC_NR_CLASSES);
 	unsigned char *poison;
 	struct process *p;
-	long bad = 0;
+	long bad = 0, large;
 	int w;
 
+	rcu_barrier();
+	large = kmalloc_objects_in_use(KMALLOC_NR_CLASSES);
 	KASSERT_TRUE(pg);
 	memset((void *)pg, 0, sizeof(*pg));
 	KASSERT_TRUE(out = process_output_alloc());
@@ -165,8 +171,9 @@ KTEST(user, orphan_output_outlives_caller)
 	}
 	store_int(&pg->stop, 1);
 	KEXPECT_TRUE(ktest_poll_int(&pg->done, 1, KTEST_WAIT_MS));
-	KEXPECT_TRUE(ktest_poll_until(kmalloc_objects_in_use(
-					      KMALLOC_NR_CLASSES) == large,
+	KEXPECT_TRUE(ktest_poll_until((rcu_barrier(),
+				       kmalloc_objects_in_use(
+					       KMALLOC_NR_CLASSES) == large),
 				      KTEST_WAIT_MS, POLL_SLEEP));
 	KEXPECT_EQ(kmalloc_objects_in_use(KMALLOC_NR_CLASSES), large);
 }

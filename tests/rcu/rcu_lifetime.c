@@ -1,0 +1,215 @@
+/*
+ * Task structs freed a grace period after their last reference, and the
+ * windows that relied on it (docs/rcu.md, section 7): a look at a task
+ * that holds no reference and no lock keeping it alive. Each window is
+ * opened as wide as a test can: the scenario runs many rounds, and under
+ * the explorer (make explore, EXPLORE=1) each window is an injection site
+ * where a delay lets another CPU run the task to its end and drop its
+ * last reference meanwhile. A freed task_struct is poisoned, and the
+ * scheduler reports a look at one (task_freed()): without RCU's grace
+ * period in between, these tests count such reports.
+ */
+#include "cpuhotplug.h"
+#include "ktest_util.h"
+#include "hotplug/hotplug_util.h"
+#include "kmalloc.h"
+#include "rcupdate.h"
+#include "rcutree.h"
+
+KTEST_SUITE(rcu_lifetime, .exit = hotplug_all_online);
+
+static long freed_uses(void)
+{
+	return atomic_long_read(&sched_freed_task_uses);
+}
+
+static struct rcu_counters counters(void)
+{
+	struct rcu_counters c;
+
+	rcu_get_counters(&c);
+	return c;
+}
+
+/* ---- freed after a grace period ---- */
+
+static struct {
+	int in_section;
+	int release;
+} hold;
+
+static int hold_reader(void *arg)
+{
+	rcu_read_lock();
+	WRITE_ONCE(hold.in_section, 1);
+	while (!READ_ONCE(hold.release))
+		cpu_relax();
+	rcu_read_unlock();
+	return 0;
+}
+
+static int nothing(void *arg)
+{
+	return 3;
+}
+
+/* A reader on another CPU holds grace periods off: a task joined
+ * meanwhile keeps its struct (not poisoned, still counted in use) across
+ * ten scans, and gives it back once the reader is gone. */
+KTEST_CPUS(rcu_lifetime, task_struct_freed_after_a_grace_period, 2)
+{
+	struct task_struct *r, *t;
+	struct rcu_counters c;
+	long large;
+
+	hold = (typeof(hold)){0};
+	rcu_barrier();
+	large = kmalloc_objects_in_use(KMALLOC_NR_CLASSES);
+	r = ktest_spawn_on(last_cpu(), hold_reader, 0, "rcu_hold");
+	KASSERT_TRUE(ktest_poll_until(READ_ONCE(hold.in_section), 10000,
+				      POLL_SLEEP));
+	t = ktest_spawn_on(0, nothing, 0, "rcu_short");
+	KASSERT_TRUE(t);
+	KEXPECT_EQ(kthread_join(t), 3); /* the last reference */
+	c = counters();
+	KEXPECT_TRUE(ktest_poll_until(counters().fqs >= c.fqs + 10, 10000,
+				      POLL_SLEEP));
+	/* t is the reader's to read: not freed, its fields as it left them. */
+	KEXPECT_NE(READ_ONCE(t->__state), TASK_STATE_FREED);
+	KEXPECT_EQ(t->exit_code, 3);
+	WRITE_ONCE(hold.release, 1);
+	ktest_join(r);
+	rcu_barrier();
+	KEXPECT_EQ(kmalloc_objects_in_use(KMALLOC_NR_CLASSES), large);
+}
+
+/* ---- put_dead_task(): the joiner woken after the reference went ---- */
+
+#define ROUNDS 40
+
+static struct {
+	int go;
+	int joined;
+	struct task_struct *dying, *joiner;
+} pd;
+
+static int dying_fn(void *arg)
+{
+	while (!READ_ONCE(pd.go))
+		cpu_relax();
+	return 1;
+}
+
+/* Joins the dying task and exits at once: its struct is freed as soon
+ * as its own joiner (the test) and the waker drop their references. */
+static int joiner_fn(void *arg)
+{
+	kthread_join(pd.dying);
+	WRITE_ONCE(pd.joined, 1);
+	return 0;
+}
+
+/* Keeps the joiner awake (spurious wake-ups are allowed), so that it sees
+ * the dying task's reference gone before put_dead_task() wakes it. */
+static int waker_fn(void *arg)
+{
+	struct task_struct *j = arg; /* its reference: ours to drop */
+
+	while (!READ_ONCE(pd.joined)) {
+		wake_up_process(j);
+		cpu_relax();
+	}
+	put_task_struct(j);
+	return 0;
+}
+
+/* Something for the dying task's CPU to switch to: put_dead_task() runs
+ * in the task switched to, and the explorer only injects in a test's. */
+static int filler_fn(void *arg)
+{
+	while (!READ_ONCE(pd.joined))
+		cpu_relax();
+	return 0;
+}
+
+KTEST_CPUS(rcu_lifetime, put_dead_task_wakes_a_joiner_it_no_longer_holds, 2)
+{
+	long uses = freed_uses();
+	int a = last_cpu(), done = 0;
+
+	for (int round = 0; round < ROUNDS; round++) {
+		struct task_struct *f, *w;
+
+		pd = (typeof(pd)){0};
+		f = ktest_spawn(filler_fn, 0, "rcu_filler", a, SCHED_NORMAL, 0,
+				true);
+		pd.dying = ktest_spawn(dying_fn, 0, "rcu_dying", a, SCHED_FIFO,
+				       2, true);
+		pd.joiner = ktest_spawn(joiner_fn, 0, "rcu_joiner", 0,
+					SCHED_FIFO, 1, true);
+		if (!f || !pd.dying || !pd.joiner)
+			break;
+		w = ktest_spawn(waker_fn, get_task_struct(pd.joiner),
+				"rcu_waker", 0, SCHED_NORMAL, 0, true);
+		WRITE_ONCE(pd.go, 1);
+		done += ktest_join(pd.joiner) == 0;
+		ktest_join(w);
+		ktest_join(f);
+	}
+	KEXPECT_EQ(done, ROUNDS);
+	KEXPECT_EQ(freed_uses() - uses, 0);
+}
+
+/* ---- push_one_queued(): a task picked, the lock dropped ---- */
+
+static int yielder_fn(void *stop)
+{
+	while (!load_int(stop))
+		yield();
+	return 0;
+}
+
+static int short_fn(void *arg)
+{
+	return 0;
+}
+
+/* A CPU goes down with short-lived detached tasks queued behind one that
+ * yields: its push picks each, drops the lock, and looks again; the task
+ * may have run there to its end meanwhile, its last reference gone. */
+KTEST_CPUS(rcu_lifetime, push_one_queued_looks_at_a_task_it_does_not_hold, 2)
+{
+	long uses = freed_uses();
+	int cpu = last_cpu(), stop;
+	cpumask_t both;
+
+	cpumask_clear(&both);
+	cpumask_set_cpu(0, &both);
+	cpumask_set_cpu(cpu, &both);
+	for (int round = 0; round < ROUNDS / 4; round++) {
+		struct task_struct *y;
+
+		stop = 0;
+		y = ktest_spawn_on(cpu, yielder_fn, &stop, "rcu_yielder");
+		for (int i = 0; i < 8; i++) {
+			/* Queued there, then free to go to CPU 0. */
+			struct task_struct *t = ktest_spawn(short_fn, 0,
+							    "rcu_brief", cpu,
+							    SCHED_NORMAL, 0,
+							    false);
+
+			if (!t)
+				break;
+			get_task_struct(t);
+			kthread_detach(t);
+			wake_up_process(t);
+			set_cpus_allowed(t, &both);
+			put_task_struct(t);
+		}
+		KEXPECT_EQ(cpu_down(cpu), 0);
+		store_int(&stop, 1);
+		ktest_join(y);
+		KEXPECT_EQ(cpu_up(cpu), 0);
+	}
+	KEXPECT_EQ(freed_uses() - uses, 0);
+}
