@@ -22,6 +22,7 @@
 #include "cmdline.h"
 #include "locking/lockdep.h"
 #include "printk.h"
+#include "rcu/rcupdate.h"
 #include "asm/qemu.h"
 #include "rwonce.h"
 #include "sched/sched.h"
@@ -194,12 +195,20 @@ static bool ktest_wait_done(const struct ktest *t)
 	return false;
 }
 
-/* Run t in a task of its own, bound to CPU 0, and wait for it. */
+/*
+ * Run t in a task of its own, bound to CPU 0, and wait for it. The tasks
+ * of the tests before it are freed a grace period after their last
+ * reference (put_task_struct()): rcu_barrier() first, so that a test
+ * that counts the allocators' memory starts from a state no earlier
+ * test's deferred frees can change under it.
+ */
 static void ktest_run_task(const struct ktest *t, int num)
 {
-	struct task_struct *task = kthread_create(ktest_task_fn, (void *)t, t->name);
+	struct task_struct *task;
 	uint64_t t0, took;
 
+	rcu_barrier();
+	task = kthread_create(ktest_task_fn, (void *)t, t->name);
 	if (!task) {
 		ktest_fail_msg(t->file, t->line, "no memory for the test task");
 		return;

@@ -13,6 +13,7 @@
 #include "ktest.h"
 #include "ktest_util.h"
 #include "page_alloc.h"
+#include "rcupdate.h"
 #include "sched.h"
 #include "smp.h"
 
@@ -28,9 +29,11 @@ static inline bool hop_to(int cpu)
 	return false;
 }
 
-/* The free page count with every CPU's caches drained first. */
+/* The free page count with the tasks already put freed (a grace period
+ * after their last reference) and every CPU's caches drained first. */
 static inline size_t drained_free_pages(void)
 {
+	rcu_barrier();
 	mm_drain_all();
 	return page_free_count();
 }

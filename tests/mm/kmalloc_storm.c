@@ -309,6 +309,7 @@ static void run_storm(const char *path, int bursts, int max_workers)
 	KEXPECT_EQ(sum.failures, 0);
 	KEXPECT_EQ(sum.allocs, sum.frees);
 	KEXPECT_EQ(kmalloc_bad_frees(), bad);
+	rcu_barrier(); /* the workers' task structs go after a grace period */
 	for (int cls = 0; cls <= KMALLOC_NR_CLASSES; cls++) {
 		KEXPECT_EQ(kmalloc_objects_in_use(cls), in_use[cls]);
 	}
