@@ -66,14 +66,14 @@ KTEST_CPUS(rcu_lifetime, task_struct_freed_after_a_grace_period, 2)
 	rcu_barrier();
 	large = kmalloc_objects_in_use(KMALLOC_NR_CLASSES);
 	r = ktest_spawn_on(last_cpu(), hold_reader, 0, "rcu_hold");
-	KASSERT_TRUE(ktest_poll_until(READ_ONCE(hold.in_section), 10000,
+	KASSERT_TRUE(ktest_poll_until(READ_ONCE(hold.in_section), KTEST_WAIT_MS,
 				      POLL_SLEEP));
 	t = ktest_spawn_on(0, nothing, 0, "rcu_short");
 	KASSERT_TRUE(t);
 	KEXPECT_EQ(kthread_join(t), 3); /* the last reference */
 	c = counters();
-	KEXPECT_TRUE(ktest_poll_until(counters().fqs >= c.fqs + 10, 10000,
-				      POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_until(counters().fqs >= c.fqs + 10,
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	/* t is the reader's to read: not freed, its fields as it left them. */
 	KEXPECT_NE(READ_ONCE(t->__state), TASK_STATE_FREED);
 	KEXPECT_EQ(t->exit_code, 3);
