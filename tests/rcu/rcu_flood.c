@@ -89,8 +89,8 @@ KTEST_CPUS(rcu, call_rcu_flood_is_bounded, 2)
 	c1 = counters();
 	KEXPECT_TRUE(ktest_poll_until(counters().fqs >= c1.fqs + 10,
 				      KTEST_WAIT_MS, POLL_SLEEP));
-	ktest_log("flood stopped after %ld of %ld callbacks (qovld %ld)",
-		  stalled, fl.n, rcu_qovld);
+	ktest_log("%ld of %ld callbacks queued while grace periods wait "
+		  "(qovld %ld)", stalled, fl.n, rcu_qovld);
 	KEXPECT_LE(stalled, rcu_qovld + 1);
 	KEXPECT_EQ(READ_ONCE(fl.queued), stalled);
 	WRITE_ONCE(fl.release, 1);
