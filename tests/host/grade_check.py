@@ -126,6 +126,20 @@ expect(grade.score_line(s) == "Score: 70/100 (visible 70/70, hidden 0/30)",
 expect(s["score"] == 70 and s["checks"] == {vis.name: 70, hid.name: 0},
        f"hidden failed, JSON: {s}")
 
+# HIDDEN= the solution tree itself: nothing to copy, and no error.
+with tempfile.TemporaryDirectory() as root:
+    hidden = os.path.join(root, "tests/labs/lab1_hidden_x.c")
+    os.makedirs(os.path.dirname(hidden))
+    with open(hidden, "w") as f:
+        f.write("/* hidden */\n")
+    grade.ROOT = root
+    try:
+        grade.copy_hidden(1, root)
+    except Exception as e:  # shutil.SameFileError
+        expect(False, f"HIDDEN=this tree: {e!r}")
+    with open(hidden) as f:
+        expect(f.read() == "/* hidden */\n", "HIDDEN=this tree: file changed")
+
 for f in failures:
     print("FAIL:", f)
 print(f"grade: {'all checks passed' if not failures else f'{len(failures)} failed'}")

@@ -4,7 +4,7 @@
 # named blocks of tests/labs/labN.starter), other labs'
 # regions kept, every malformed marker refused with the file, line and
 # reason; then the markers of this tree, and each lab's starter tree (no
-# region left, no hidden test). Fixtures are in tests/host/lab_starter/.
+# region left, no hidden test, every path it names there). Fixtures are in tests/host/lab_starter/.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 gen=scripts/lab-starter fix=tests/host/lab_starter fails=0 L=LAB
@@ -76,6 +76,10 @@ for lab in $(sed -n 's/^lab \([0-9]*\):.*/\1/p' <<<"$labs"); do
 	[[ -z $left ]] || fail "lab $lab starter still has its markers in: $left"
 	hidden=$(cd "$tmp/lab$lab" && ls tests/labs/lab*_hidden_* tests/host/lab*_hidden_* 2>/dev/null)
 	[[ -z $hidden ]] || fail "lab $lab starter has hidden tests: $hidden"
+	# The build's path check passes there too: a starter that names what
+	# it leaves out (the hidden tests, labN.starter) must still build.
+	out=$(cd "$tmp/lab$lab" && bash scripts/build/check-paths.sh 2>&1) ||
+		fail "lab $lab starter fails the path check: $out"
 done
 mkdir "$tmp/full" && touch "$tmp/full/file"
 out=$(python3 "$gen" 1 "$tmp/full" 2>&1) && fail "a non-empty output directory was accepted"

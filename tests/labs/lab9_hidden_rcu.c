@@ -95,9 +95,9 @@ struct elem {
 static struct elem pool[POOL];
 static struct elem *cur;
 static struct {
-	int stop, readers_up;
-	long bad, reads;
-	int in_flight;
+	int stop;
+	atomic_t readers_up, in_flight;
+	atomic_long_t bad, reads;
 } ts;
 
 static void elem_free(struct rcu_head *head)
@@ -105,12 +105,12 @@ static void elem_free(struct rcu_head *head)
 	struct elem *e = container_of(head, struct elem, rcu);
 
 	WRITE_ONCE(e->live, 0);
-	__atomic_fetch_sub(&ts.in_flight, 1, __ATOMIC_RELEASE);
+	atomic_dec(&ts.in_flight);
 }
 
 static int torture_reader(void *arg)
 {
-	__atomic_fetch_add(&ts.readers_up, 1, __ATOMIC_RELEASE);
+	atomic_inc(&ts.readers_up);
 	while (!READ_ONCE(ts.stop)) {
 		struct elem *e;
 
@@ -119,8 +119,8 @@ static int torture_reader(void *arg)
 		if (e) {
 			udelay(20);
 			if (!READ_ONCE(e->live))
-				__atomic_fetch_add(&ts.bad, 1, __ATOMIC_RELAXED);
-			__atomic_fetch_add(&ts.reads, 1, __ATOMIC_RELAXED);
+				atomic_long_inc(&ts.bad);
+			atomic_long_inc(&ts.reads);
 		}
 		rcu_read_unlock();
 		cpu_relax();
@@ -156,7 +156,7 @@ KTEST_CPUS(lab9_hidden, no_element_freed_under_a_reader, 2)
 		t[i] = ktest_spawn(torture_reader, 0, "lab9h_rd", -1,
 				   SCHED_NORMAL, 0, true);
 	t[n] = ktest_spawn_on(0, onoff, 0, "lab9h_onoff");
-	ktest_poll_until(READ_ONCE(ts.readers_up) == n, WAIT_MS, POLL_SLEEP);
+	ktest_poll_until(atomic_read(&ts.readers_up) == n, WAIT_MS, POLL_SLEEP);
 	while (updates < 200) {
 		struct elem *e = 0, *old;
 
@@ -165,7 +165,7 @@ KTEST_CPUS(lab9_hidden, no_element_freed_under_a_reader, 2)
 			if (!READ_ONCE(pool[next].live))
 				e = &pool[next];
 		if (!e) {
-			if (!ktest_poll_until(READ_ONCE(ts.in_flight) < POOL - 1,
+			if (!ktest_poll_until(atomic_read(&ts.in_flight) < POOL - 1,
 					      WAIT_MS, POLL_SLEEP))
 				break;
 			continue;
@@ -174,7 +174,7 @@ KTEST_CPUS(lab9_hidden, no_element_freed_under_a_reader, 2)
 		old = rcu_dereference_protected(cur, 1);
 		rcu_assign_pointer(cur, e);
 		if (old) {
-			__atomic_fetch_add(&ts.in_flight, 1, __ATOMIC_RELAXED);
+			atomic_inc(&ts.in_flight);
 			call_rcu(&old->rcu, elem_free);
 		}
 		updates++;
@@ -184,8 +184,8 @@ KTEST_CPUS(lab9_hidden, no_element_freed_under_a_reader, 2)
 	WRITE_ONCE(ts.stop, 1);
 	ktest_join_all(t, n + 1);
 	KEXPECT_EQ(updates, 200);
-	KEXPECT_GT(ts.reads, 0);
-	KEXPECT_EQ(ts.bad, 0);
-	KEXPECT_TRUE(ktest_poll_until(READ_ONCE(ts.in_flight) == 0, WAIT_MS,
+	KEXPECT_GT(atomic_long_read(&ts.reads), 0);
+	KEXPECT_EQ(atomic_long_read(&ts.bad), 0);
+	KEXPECT_TRUE(ktest_poll_until(atomic_read(&ts.in_flight) == 0, WAIT_MS,
 				      POLL_SLEEP));
 }

@@ -102,12 +102,12 @@ KTEST_CPUS(rcu, reader_holds_off_synchronize_rcu, 2)
 
 	rd = (typeof(rd)){0};
 	r = ktest_spawn_on(last_cpu(), reader_fn, 0, "rcu_reader");
-	KASSERT_TRUE(ktest_poll_until(READ_ONCE(rd.in_section), 10000,
+	KASSERT_TRUE(ktest_poll_until(READ_ONCE(rd.in_section), KTEST_WAIT_MS,
 				      POLL_SLEEP));
 	u = ktest_spawn_on(0, updater_fn, 0, "rcu_updater");
 	c = counters();
-	KEXPECT_TRUE(ktest_poll_until(counters().fqs >= c.fqs + 10, 10000,
-				      POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_until(counters().fqs >= c.fqs + 10,
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	KEXPECT_FALSE(READ_ONCE(rd.synced));
 	WRITE_ONCE(rd.release, 1);
 	ktest_join(r);
@@ -206,8 +206,8 @@ KTEST(rcu, polled_grace_period)
 	unsigned long s = start_poll_synchronize_rcu();
 
 	KEXPECT_FALSE(poll_state_synchronize_rcu(s));
-	KEXPECT_TRUE(ktest_poll_until(poll_state_synchronize_rcu(s), 10000,
-				      POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_until(poll_state_synchronize_rcu(s),
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	cond_synchronize_rcu(s); /* returns at once */
 	s = get_state_synchronize_rcu();
 	synchronize_rcu();

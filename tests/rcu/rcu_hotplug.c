@@ -80,7 +80,7 @@ KTEST_CPUS(rcu_hotplug, callbacks_of_a_dead_cpu_move, 3)
 
 	hp = (typeof(hp)){0};
 	r = ktest_spawn_on(last_cpu(), reader_fn, 0, "rcu_reader");
-	KASSERT_TRUE(ktest_poll_until(READ_ONCE(hp.in_section), 10000,
+	KASSERT_TRUE(ktest_poll_until(READ_ONCE(hp.in_section), KTEST_WAIT_MS,
 				      POLL_SLEEP));
 	KEXPECT_EQ(smp_call_function_single(1, queue_all, 0, true), 0);
 	KEXPECT_EQ(cpu_down(1), 0);

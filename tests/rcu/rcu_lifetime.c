@@ -66,14 +66,14 @@ KTEST_CPUS(rcu_lifetime, task_struct_freed_after_a_grace_period, 2)
 	rcu_barrier();
 	large = kmalloc_objects_in_use(KMALLOC_NR_CLASSES);
 	r = ktest_spawn_on(last_cpu(), hold_reader, 0, "rcu_hold");
-	KASSERT_TRUE(ktest_poll_until(READ_ONCE(hold.in_section), 10000,
+	KASSERT_TRUE(ktest_poll_until(READ_ONCE(hold.in_section), KTEST_WAIT_MS,
 				      POLL_SLEEP));
 	t = ktest_spawn_on(0, nothing, 0, "rcu_short");
 	KASSERT_TRUE(t);
 	KEXPECT_EQ(kthread_join(t), 3); /* the last reference */
 	c = counters();
-	KEXPECT_TRUE(ktest_poll_until(counters().fqs >= c.fqs + 10, 10000,
-				      POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_until(counters().fqs >= c.fqs + 10,
+				      KTEST_WAIT_MS, POLL_SLEEP));
 	/* t is the reader's to read: not freed, its fields as it left them. */
 	KEXPECT_NE(READ_ONCE(t->__state), TASK_STATE_FREED);
 	KEXPECT_EQ(t->exit_code, 3);
@@ -211,5 +211,74 @@ KTEST_CPUS(rcu_lifetime, push_one_queued_looks_at_a_task_it_does_not_hold, 2)
 		ktest_join(y);
 		KEXPECT_EQ(cpu_up(cpu), 0);
 	}
+	KEXPECT_EQ(freed_uses() - uses, 0);
+}
+
+/* ---- push_rt_tasks(): an RT task picked, the lock dropped ---- */
+
+#define RT_BRIEF 8
+
+static struct {
+	int go;
+	atomic_t ended;
+} rp;
+
+/* FIFO 50 on the CPU: the brief tasks queue behind it until it leaves. */
+static int rt_gate_fn(void *arg)
+{
+	ktest_helper_wait(load_int(&rp.go), POLL_SPIN);
+	return 0;
+}
+
+static int rt_brief_fn(void *arg)
+{
+	atomic_inc(&rp.ended);
+	return 0;
+}
+
+/*
+ * FIFO 20 detached tasks queue on a CPU behind a FIFO 50 gate. When the
+ * gate leaves, the CPU switches to one of them, and its push after the
+ * switch picks another to send to CPU 0, drops its lock, and looks again;
+ * meanwhile CPU 0, running out of RT work, pulls from the same queue and
+ * may run that task to its end, its last reference gone.
+ */
+KTEST_CPUS(rcu_lifetime, push_rt_tasks_looks_at_a_task_it_does_not_hold, 2)
+{
+	long uses = freed_uses();
+	int cpu = last_cpu(), queued = 0;
+	cpumask_t both;
+
+	cpumask_clear(&both);
+	cpumask_set_cpu(0, &both);
+	cpumask_set_cpu(cpu, &both);
+	atomic_set(&rp.ended, 0);
+	for (int round = 0; round < ROUNDS; round++) {
+		struct task_struct *g;
+
+		store_int(&rp.go, 0);
+		g = ktest_spawn(rt_gate_fn, 0, "rcu_gate", cpu, SCHED_FIFO, 50,
+				true);
+		for (int i = 0; i < RT_BRIEF; i++) {
+			struct task_struct *t = ktest_spawn(rt_brief_fn, 0,
+							    "rcu_rtbrief", cpu,
+							    SCHED_FIFO, 20,
+							    false);
+
+			if (!t)
+				break;
+			get_task_struct(t);
+			kthread_detach(t);
+			wake_up_process(t);
+			set_cpus_allowed(t, &both);
+			put_task_struct(t);
+			queued++;
+		}
+		store_int(&rp.go, 1);
+		ktest_join(g);
+		KEXPECT_TRUE(ktest_poll_until(atomic_read(&rp.ended) == queued,
+					      KTEST_WAIT_MS, POLL_SLEEP));
+	}
+	KEXPECT_EQ(queued, ROUNDS * RT_BRIEF);
 	KEXPECT_EQ(freed_uses() - uses, 0);
 }
