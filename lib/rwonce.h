@@ -38,23 +38,19 @@
 			    default : (x)))
 
 /*
- * The access itself. In an object the per-CPU checker's compiler hooks
- * instrument (-fsanitize=thread, which defines __SANITIZE_THREAD__), a
- * volatile access reaches them as a plain __tsan_readN()/__tsan_writeN(),
- * checked like any other, while an __atomic builtin reaches them as an
- * atomic, done and not checked (kernel/locking/lockdep_percpu_tsan.c):
- * so there the marked accesses are relaxed atomic loads and stores,
- * which are just as whole, once and in place (GCC never fuses, splits or
- * drops an atomic access), and compile to the same single mov.
- * Everywhere else, the volatile access Linux uses.
+ * The access itself: a volatile access of the variable's own size, as in
+ * Linux, also where the per-CPU checker's compiler hooks instrument the
+ * code (TSAN=1). There --param=tsan-distinguish-volatile=1 (the Makefile's
+ * TSAN_CFLAGS) gives a volatile access hooks of its own,
+ * __tsan_volatile_readN()/writeN(), and the assembler drops their calls
+ * (arch/x86_64/tsan_call.S): a marked access is never checked, as KCSAN
+ * treats it, and costs what it costs uninstrumented. An __atomic builtin
+ * would not do: its hook (__tsan_atomicN_*()) is a call that performs the
+ * access, never filtered, so every READ_ONCE() of a lock word or a task's
+ * field would pay a call and every WRITE_ONCE() a locked exchange.
  */
-#ifdef __SANITIZE_THREAD__
-#define __READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define __WRITE_ONCE(x, val) __atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
-#else
 #define __READ_ONCE(x) (*(const volatile __unqual_scalar_typeof(x) *)&(x))
 #define __WRITE_ONCE(x, val) (*(volatile __typeof__(x) *)&(x) = (val))
-#endif
 
 #define READ_ONCE(x)                                                          \
 	({                                                                    \

@@ -9,8 +9,9 @@
 #   LOCKDEP    LOCKDEP build option                          (default 1)
 #   KTEST      glob of suite.name tests to run               (default '*')
 #   SILENCE    seconds a boot may go without printing before the runner
-#              ends it (default 300: more than the kernel's own bound on
-#              a test, 120 s, after which the kernel prints a report)
+#              ends it (default 300: a running test says so every minute,
+#              and the kernel ends and reports one that runs past its own
+#              bound)
 #   TIMEOUT    seconds any one boot may take in all          (default 3600)
 #   O          build root, relative to the repository root   (default build)
 #   CORES      host cores the runner keeps busy: boots, builds and host

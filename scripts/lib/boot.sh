@@ -11,8 +11,9 @@ QEMU_ALL_PASSED=33 QEMU_SOME_FAILED=35 QEMU_PANIC=37
 BOOT_LIMIT=124
 
 # watch_boot PID LOG: the host's bound on a boot. The kernel ends a test
-# that hangs itself (its time bound prints a report), so a correct boot
-# prints something at least every 120 s however slow the host is; one
+# that hangs itself (its time bound prints a report) and says every
+# minute that a long test still runs, so a correct boot prints something
+# at least every 60 s however slow the host is; one
 # that prints nothing for SILENCE seconds has stopped altogether, and one
 # that runs TIMEOUT seconds in all prints forever. Either is ended, with
 # the reason in LOG.limit (not in LOG, where QEMU's last words could

@@ -46,9 +46,14 @@
 /* Each figure is the median of RUNS runs. Many short runs (well under a
  * millisecond each) rather than a few long ones: a run in which the host
  * deschedules QEMU's vCPU thread is off by the time the thread waited,
- * and on a loaded host short runs leave most runs untouched. */
-#define RUNS 31
-#define CACHED_ITERS 5000
+ * and on a loaded host short runs leave most runs untouched. 5,000 pairs
+ * were not short with the compiler's hooks: at 400-700 cycles each, a
+ * run took about a millisecond, and at host load 20 more than half the
+ * runs were hit (raw_spinlock_t cached: fastest run 393 cycles, median
+ * 1,746). 1,000 pairs still hide the timer reads (about 40 cycles) in
+ * a hundredth of a cycle per pair. */
+#define RUNS 51
+#define CACHED_ITERS 1000
 
 /* The locks, from the lock-kind pool: the cached paths' lock is number
  * 0 of its kind, the first-seen path's FS_LOCKS follow it, each given a
