@@ -28,17 +28,15 @@ shopt -s globstar nullglob extglob
 LINUX_PATHS=('arch/x86/*' kernel/sched/core.c kernel/kthread.c 'kernel/entry/*'
 	lib/percpu_counter.c kernel/rcu/tree_plugin.h kernel/context_tracking.c)
 # Paths named for what the reader makes, or a convention nothing uses
-# yet: each says so where it is named.
-# The lab files the starter generator leaves out (scripts/lab-starter's
-# HIDDEN): a lab's starter tree keeps the docs and scripts that name them,
-# and must build (`make grade` there checks these paths too).
+# yet: each says so where it is named. And the lab files the starter
+# generator leaves out (scripts/lab-starter's HIDDEN): a lab's starter
+# tree keeps the docs and scripts that name them, and must build
+# (`make grade` there checks these paths too).
 EXPECTED_ABSENT=(
 	tests/demo.c                  # docs/testing.md: the example to save
 	'tests/host/labN_hidden_*.sh' # the grader's hidden host checks
-	# A lab's starter tree leaves these out (scripts/lab-starter), and
-	# it must still build: the hidden checks and the starter blocks.
-	'tests/labs/labN_hidden_*.c'
-	tests/labs/labN.starter
+	'tests/labs/labN_hidden_*.c'  # left out of a starter
+	tests/labs/labN.starter       # left out of a starter
 )
 
 # Where references are written: the sources, scripts, docs and lab specs
