@@ -337,9 +337,21 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
 
 /* ---- the held-lock stacks ---- */
 
+/* RT=0 softirqs run on the way out of an interrupt, on top of the task
+ * it interrupted, maybe in the middle of an update of its stack: they
+ * push on their CPU's softirq stack (at a local_bh_enable() or in
+ * ksoftirqd too: a softirq handler is its own context, as in Linux's
+ * chain keys). On PREEMPT_RT a softirq is part of a task. */
+static DEFINE_PER_CPU(struct held_locks, softirq_held_locks) = {.seed = 2};
+
 struct held_locks *lockdep_context_locks(struct task_struct *t)
 {
-	return in_irq() ? raw_cpu_ptr(&hardirq_held_locks) : &t->lockdep.locks;
+	if (in_irq())
+		return raw_cpu_ptr(&hardirq_held_locks);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) &&
+	    (preempt_count() & SOFTIRQ_OFFSET))
+		return raw_cpu_ptr(&softirq_held_locks);
+	return &t->lockdep.locks;
 }
 
 static struct held_lock *find_in(struct held_locks *s,
@@ -355,8 +367,10 @@ static struct held_lock *find_in(struct held_locks *s,
  * top of it. */
 static bool held_by(struct task_struct *t, const struct lockdep_map *map)
 {
+	struct held_locks *ctx = lockdep_context_locks(t);
+
 	return find_in(&t->lockdep.locks, map) ||
-	       (in_irq() && find_in(raw_cpu_ptr(&hardirq_held_locks), map));
+	       (ctx != &t->lockdep.locks && find_in(ctx, map));
 }
 
 /* When the validator cannot tell, the answer is yes (as in Linux). */
@@ -371,6 +385,24 @@ void lockdep_assert_held_failed(const struct lockdep_map *map)
 	printk("WARNING: lockdep_assert_held(%s) failed: %s/%d does not hold "
 	       "it\n", map->name, current->comm, current->pid);
 	dump_stack();
+}
+
+/* local_lock_nested_bh() (or another lockdep_assert_in_softirq()) where
+ * BHs are on: the lock protects nothing there on a kernel without
+ * PREEMPT_RT, where it is free (local_lock.h). */
+void lockdep_assert_in_softirq_failed(unsigned long ip)
+{
+	char a[96];
+
+	if (!lockdep_on ||
+	    !lockdep_report_begin(LOCKDEP_NOT_IN_SOFTIRQ,
+				  "WARNING: lockdep_assert_in_softirq() failed"))
+		return;
+	printk("called at %s, %s: a softirq-only section (such as "
+	       "local_lock_nested_bh()) needs BHs off\n",
+	       lockdep_sym(a, sizeof(a), ip),
+	       in_irq() ? "in hardirq context" : "not in softirq context");
+	lockdep_report_end();
 }
 
 /* ---- wait context ---- */
@@ -505,7 +537,7 @@ void lockdep_hardirqs_on(unsigned long ip)
 		raw_cpu_inc(preemptible_epoch); /* preemptible from here */
 	if (!lockdep_on || in_interrupt())
 		return;
-	s = &current->lockdep.locks;
+	s = lockdep_context_locks(current);
 	for (int i = 0; i < s->depth; i++)
 		if (s->held[i].class_idx)
 			lockdep_mark_usage(s->held[i].class_idx,

@@ -172,10 +172,15 @@ static __always_inline bool lockdep_wait_context_ok(const struct task_struct *t,
 /* ---- the hooks ---- */
 
 /* The fast paths are for task context with the validator on (which
- * also means a task to push on exists): one test of both. */
+ * also means a task to push on exists): one test of both. An RT=0
+ * softirq pushes on its CPU's stack (lockdep_context_locks()). */
+#define LOCKDEP_NOT_TASK_MASK                                                 \
+	(HARDIRQ_MASK | NMI_MASK |                                            \
+	 (IS_ENABLED(CONFIG_PREEMPT_RT) ? 0 : SOFTIRQ_OFFSET))
+
 static __always_inline bool lockdep_off_here(void)
 {
-	return (preempt_count() & (HARDIRQ_MASK | NMI_MASK)) | !lockdep_on;
+	return (preempt_count() & LOCKDEP_NOT_TASK_MASK) | !lockdep_on;
 }
 
 /*
