@@ -112,6 +112,9 @@ void raise_softirq(unsigned int nr)
 	local_irq_restore(flags);
 }
 
+static void bh_map_acquire(void);
+static void bh_map_release(void);
+
 /* ---- running them ---- */
 
 static void run_pending(unsigned int pending)
@@ -139,8 +142,10 @@ static void handle_softirqs(void)
 	int restart = MAX_SOFTIRQ_RESTART;
 	unsigned int pending = local_softirq_pending();
 
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		raw_cpu_add(__preempt_count, SOFTIRQ_OFFSET);
+		bh_map_acquire(); /* on the softirq context's own stack */
+	}
 	while (pending) {
 		__this_cpu_write(__softirq_pending, 0);
 		local_irq_enable();
@@ -154,8 +159,11 @@ static void handle_softirqs(void)
 			break;
 		}
 	}
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		bh_map_release();
 		raw_cpu_sub(__preempt_count, SOFTIRQ_OFFSET);
+		lockdep_preempt_count_dropped();
+	}
 }
 
 /* ksoftirqd is runnable: the softirqs are its (Linux's
@@ -183,26 +191,51 @@ void invoke_softirq(void)
 
 /* ---- local_bh_disable(), RT=0: the preempt count ---- */
 
+/*
+ * For the validator, an RT=0 BH section (a task's, or a softirq
+ * handler's) holds this CPU's softirq_ctrl.lock, as PREEMPT_RT's BH lock
+ * is held for real: the per-CPU checker sees the same protection in
+ * both worlds, and a lock that sleeps taken inside is a sleep with BHs
+ * off. It waits for nobody (LOCK_NO_DEPS): BHs may go off anywhere.
+ */
+static void bh_map_acquire(void)
+{
+	lock_acquire(&raw_cpu_ptr(&softirq_ctrl.lock)->dep_map, 0,
+		     LOCK_NO_DEPS, _RET_IP_);
+}
+
+static void bh_map_release(void)
+{
+	lock_release(&raw_cpu_ptr(&softirq_ctrl.lock)->dep_map, _RET_IP_);
+}
+
 static void local_bh_disable_nort(void)
 {
+	if (!softirq_count())
+		bh_map_acquire();
 	raw_cpu_add(__preempt_count, SOFTIRQ_DISABLE_OFFSET);
 	barrier();
 }
 
-/* The outermost enable runs what was raised meanwhile, with preemption
- * still off (one count kept) so that it runs here. */
+/* The outermost enable runs what was raised meanwhile; interrupts are
+ * off from the drop of the count until the handlers start, so that
+ * nothing else gets in between. */
 static void local_bh_enable_nort(void)
 {
 	unsigned long flags;
 
 	WARN_ON(in_irq() || irqs_disabled());
 	barrier();
-	raw_cpu_sub(__preempt_count, SOFTIRQ_DISABLE_OFFSET - 1);
+	if (softirq_count() == SOFTIRQ_DISABLE_OFFSET)
+		bh_map_release();
 	local_irq_save(flags);
+	raw_cpu_sub(__preempt_count, SOFTIRQ_DISABLE_OFFSET);
+	lockdep_preempt_count_dropped();
 	if (!in_interrupt() && !softirq_count() && local_softirq_pending())
 		handle_softirqs();
 	local_irq_restore(flags);
-	preempt_enable();
+	if (unlikely(need_resched()) && preemptible())
+		preempt_schedule();
 }
 
 /* ---- local_bh_disable(), PREEMPT_RT: the task's count, the BH lock ---- */

@@ -342,15 +342,14 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
  * push on their CPU's softirq stack (at a local_bh_enable() or in
  * ksoftirqd too: a softirq handler is its own context, as in Linux's
  * chain keys). On PREEMPT_RT a softirq is part of a task. */
-static DEFINE_PER_CPU(struct held_locks, softirq_held_locks) = {.seed = 2};
+DEFINE_PER_CPU(struct held_locks, lockdep_softirq_held_locks) = {.seed = 2};
 
 struct held_locks *lockdep_context_locks(struct task_struct *t)
 {
 	if (in_irq())
 		return raw_cpu_ptr(&hardirq_held_locks);
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT) &&
-	    (preempt_count() & SOFTIRQ_OFFSET))
-		return raw_cpu_ptr(&softirq_held_locks);
+	if (lockdep_softirq_ctx())
+		return raw_cpu_ptr(&lockdep_softirq_held_locks);
 	return &t->lockdep.locks;
 }
 
@@ -432,7 +431,7 @@ static void check_wait_context(struct task_struct *t, struct lockdep_map *map,
 			       unsigned int flags, bool irqs_off,
 			       unsigned long ip)
 {
-	const struct held_locks *s = &t->lockdep.locks;
+	const struct held_locks *s = lockdep_task_ctx_locks(t);
 	int wt = map->wait_type;
 
 	if ((wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP) ||

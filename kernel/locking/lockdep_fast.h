@@ -116,6 +116,29 @@ static __always_inline void lockdep_pop_held(struct held_locks *s, int i)
 
 /* ---- context ---- */
 
+/* An RT=0 softirq handler: on the way out of an interrupt, on top of the
+ * task it interrupted, or at a local_bh_enable() or in ksoftirqd. For the
+ * validator a context of its own, as a CPU's hardirq one: its held locks
+ * on its CPU's softirq stack, its own happens-before clock. On
+ * PREEMPT_RT a softirq is part of the task that runs it. */
+DECLARE_PER_CPU(struct held_locks, lockdep_softirq_held_locks);
+
+static __always_inline bool lockdep_softirq_ctx(void)
+{
+	return !IS_ENABLED(CONFIG_PREEMPT_RT) &&
+	       (preempt_count() & (SOFTIRQ_OFFSET | HARDIRQ_MASK)) ==
+		       SOFTIRQ_OFFSET;
+}
+
+/* The held locks of the task context t, or of the RT=0 softirq running
+ * on top of it. */
+static __always_inline const struct held_locks *
+lockdep_task_ctx_locks(const struct task_struct *t)
+{
+	return lockdep_softirq_ctx() ? raw_cpu_ptr(&lockdep_softirq_held_locks)
+				     : &t->lockdep.locks;
+}
+
 /* Preemption and interrupts off for real: not counting what a held
  * spinlock_t or local_lock did on a !PREEMPT_RT build, since on
  * PREEMPT_RT it would not have (the checks reason as on PREEMPT_RT).
@@ -129,7 +152,7 @@ static __always_inline bool lockdep_task_preempt_off(const struct task_struct *t
 	int count = preempt_count() & PREEMPT_MASK;
 
 	count -= (flags & LOCK_PREEMPT_OFF) && wait_type == LD_WAIT_CONFIG;
-	return count > t->lockdep.locks.counts.config_preempt_off;
+	return count > lockdep_task_ctx_locks(t)->counts.config_preempt_off;
 }
 
 static __always_inline bool lockdep_task_irqs_off(const struct task_struct *t,
@@ -137,7 +160,7 @@ static __always_inline bool lockdep_task_irqs_off(const struct task_struct *t,
 						  int wait_type)
 {
 	return !((flags & LOCK_IRQS_OFF) && wait_type == LD_WAIT_CONFIG) &&
-	       !t->lockdep.locks.counts.config_irqs_off;
+	       !lockdep_task_ctx_locks(t)->counts.config_irqs_off;
 }
 
 static inline bool lockdep_preempt_off(const struct task_struct *t,
@@ -161,7 +184,7 @@ static inline bool lockdep_irqs_off(const struct task_struct *t, unsigned int fl
 static __always_inline bool lockdep_wait_context_ok(const struct task_struct *t,
 						    int wt, unsigned int flags)
 {
-	union held_counts n = t->lockdep.locks.counts;
+	union held_counts n = lockdep_task_ctx_locks(t)->counts;
 
 	if (wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP)
 		return true;
