@@ -505,6 +505,13 @@ void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 	      (irqs_off || (flags & LOCK_IRQS_OFF)) ? 0 : ENABLED_HARDIRQ;
 	if (idx && bit && lockdep_on)
 		lockdep_mark_usage(idx, bit, ip);
+	/* Softirq: the same rules, one level down (Linux's SOFTIRQ state). */
+	bit = s->hardirq ? 0 : lockdep_softirq_usage(t, !irqs_off &&
+						     !(flags & LOCK_IRQS_OFF));
+	if (bit == USED_IN_SOFTIRQ && (flags & (LOCK_TRYLOCK | LOCK_NO_DEPS)))
+		bit = 0;
+	if (idx && bit && lockdep_on)
+		lockdep_mark_usage(idx, bit, ip);
 	if (s->depth >= MAX_LOCK_DEPTH) {
 		held_incomplete = true;
 		lockdep_overflow("MAX_LOCK_DEPTH");
@@ -537,10 +544,15 @@ void lockdep_hardirqs_on(unsigned long ip)
 	if (!lockdep_on || in_interrupt())
 		return;
 	s = lockdep_context_locks(current);
-	for (int i = 0; i < s->depth; i++)
-		if (s->held[i].class_idx)
-			lockdep_mark_usage(s->held[i].class_idx,
-					   ENABLED_HARDIRQ, ip);
+	for (int i = 0; i < s->depth; i++) {
+		unsigned int soft = lockdep_softirq_usage(current, true);
+
+		if (!s->held[i].class_idx)
+			continue;
+		lockdep_mark_usage(s->held[i].class_idx, ENABLED_HARDIRQ, ip);
+		if (soft == ENABLED_SOFTIRQ)
+			lockdep_mark_usage(s->held[i].class_idx, soft, ip);
+	}
 }
 
 static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)

@@ -224,7 +224,7 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 	struct held_locks *s;
 	struct held_lock *h;
 	struct task_struct *t;
-	unsigned int idx;
+	unsigned int idx, usage, soft;
 	int depth, wt;
 	uint64_t key;
 
@@ -244,9 +244,13 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 	if (!c | (subclass != 0) | ((flags & LOCK_TRYLOCK) != 0) |
 	    (depth >= MAX_LOCK_DEPTH) | (t->lockdep.pending.var != 0))
 		return false;
-	if (!(READ_ONCE(c->usage) & ENABLED_HARDIRQ) &&
+	usage = READ_ONCE(c->usage);
+	soft = lockdep_softirq_usage(t, true);
+	if (soft & USED_IN_SOFTIRQ & ~usage)
+		return false; /* the class's first use in softirq context */
+	if ((!(usage & ENABLED_HARDIRQ) || (soft & ENABLED_SOFTIRQ & ~usage)) &&
 	    !(flags & LOCK_IRQS_OFF) && !irqs_disabled())
-		return false; /* the class's first use with interrupts on */
+		return false; /* its first use with interrupts (and BHs) on */
 	/* The interrupt flag last, and only when no lock explains it off:
 	 * under TCG reading it costs a helper call. A lock that never waits
 	 * (LOCK_NO_DEPS) has no wait context of its own. */

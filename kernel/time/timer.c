@@ -99,8 +99,11 @@ void add_timer(struct timer_list *t, uint64_t expires)
 static void wait_running_timer(struct timer_base *base)
 {
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		/* BHs off, as Linux's spin_lock_bh(): the softirq takes it. */
+		local_bh_disable();
 		spin_lock(&base->expiry_lock);
 		spin_unlock(&base->expiry_lock);
+		local_bh_enable();
 	} else {
 		cpu_relax();
 	}
