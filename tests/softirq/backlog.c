@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "interrupt.h"
+#include "kmalloc.h"
 #include "ktest.h"
 #include "ktest_util.h"
 #include "net/netdevice.h"
@@ -16,7 +17,9 @@
 
 #define BURST 500 /* over NETDEV_BUDGET: two NET_RX runs at least */
 
-static struct sk_buff skbs[NR_CPUS][BURST];
+/* BURST buffers per online CPU, from kmalloc (NR_CPUS of them would make
+ * a large .bss); a burst's buffers are all received before the next. */
+static struct sk_buff (*skbs)[BURST];
 static atomic_long_t received[NR_CPUS];
 static atomic_long_t wrong_context;
 
@@ -41,11 +44,14 @@ static void inject_burst(void *unused)
 	}
 }
 
-static void reset_counts(void)
+static bool reset_counts(void)
 {
 	for (int cpu = 0; cpu < NR_CPUS; cpu++)
 		atomic_long_set(&received[cpu], 0);
 	atomic_long_set(&wrong_context, 0);
+	if (!skbs)
+		skbs = kmalloc(sizeof(*skbs) * nr_cpu_ids);
+	return skbs;
 }
 
 KTEST(softirq, backlog_burst_from_hardirq)
@@ -53,7 +59,7 @@ KTEST(softirq, backlog_burst_from_hardirq)
 	struct softnet_stat s0, s1;
 	int cpu;
 
-	reset_counts();
+	KASSERT_TRUE(reset_counts());
 	migrate_disable();
 	cpu = raw_smp_processor_id();
 	softnet_stat_cpu(cpu, &s0);
@@ -81,7 +87,7 @@ static bool all_received(void)
 
 KTEST(softirq, backlog_burst_on_every_cpu_by_ipi)
 {
-	reset_counts();
+	KASSERT_TRUE(reset_counts());
 	migrate_disable(); /* "this CPU", which the call leaves out */
 	smp_call_function_many(cpu_online_mask, inject_burst, 0, true);
 	ktest_in_hardirq(inject_burst, 0);

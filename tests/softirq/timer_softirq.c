@@ -60,7 +60,8 @@ KTEST(softirq, timer_runs_in_timer_softirq)
 	KEXPECT_EQ(c.cpu, cpu);
 	KEXPECT_TRUE(c.serving);
 	KEXPECT_FALSE(c.hardirq);
-	KEXPECT_GE(kstat_softirqs_cpu(TIMER_SOFTIRQ, cpu) - before, 3);
+	/* At least one run; one run may expire several. */
+	KEXPECT_GE(kstat_softirqs_cpu(TIMER_SOFTIRQ, cpu) - before, 1);
 	KEXPECT_FALSE(del_timer(&c.timer));
 }
 
