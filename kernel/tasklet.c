@@ -6,7 +6,6 @@
  * put back on this CPU's list rather than run twice at once.
  */
 #include "interrupt.h"
-#include "panic.h"
 
 #define SCHED_BIT (1ul << TASKLET_STATE_SCHED)
 #define RUN_BIT (1ul << TASKLET_STATE_RUN)
