@@ -143,6 +143,7 @@ static void handle_softirqs(void)
 	unsigned int pending = local_softirq_pending();
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		lockdep_softirq_enter();
 		raw_cpu_add(__preempt_count, SOFTIRQ_OFFSET);
 		bh_map_acquire(); /* on the softirq context's own stack */
 	}
@@ -162,6 +163,7 @@ static void handle_softirqs(void)
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		bh_map_release();
 		raw_cpu_sub(__preempt_count, SOFTIRQ_OFFSET);
+		lockdep_softirq_exit();
 		lockdep_preempt_count_dropped();
 	}
 }

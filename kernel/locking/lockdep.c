@@ -343,6 +343,18 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
  * ksoftirqd too: a softirq handler is its own context, as in Linux's
  * chain keys). On PREEMPT_RT a softirq is part of a task. */
 DEFINE_PER_CPU(struct held_locks, lockdep_softirq_held_locks) = {.seed = 2};
+DEFINE_PER_CPU_UNCHECKED(int, lockdep_softirq_preempt_base);
+
+void lockdep_softirq_enter(void)
+{
+	raw_cpu_write(lockdep_softirq_preempt_base,
+		      preempt_count() & PREEMPT_MASK);
+}
+
+void lockdep_softirq_exit(void)
+{
+	raw_cpu_write(lockdep_softirq_preempt_base, 0);
+}
 
 struct held_locks *lockdep_context_locks(struct task_struct *t)
 {

@@ -262,6 +262,10 @@ void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 bool __lock_release(struct lockdep_map *map, unsigned long ip);
 bool lock_is_held(const struct lockdep_map *map);
 void lockdep_assert_held_failed(const struct lockdep_map *map);
+/* An RT=0 softirq starts / ends on this CPU, interrupts off (softirq.c):
+ * the preemption it finds off is the interrupted code's. */
+void lockdep_softirq_enter(void);
+void lockdep_softirq_exit(void);
 /* lockdep_assert_in_softirq() failed at ip (LOCKDEP_NOT_IN_SOFTIRQ). */
 void lockdep_assert_in_softirq_failed(unsigned long ip);
 
@@ -451,6 +455,12 @@ static inline void lockdep_rcu_suspicious(unsigned int *warned,
 #define lockdep_is_held(l) ((void)(l), 1)
 #define lockdep_assert_held(l) ((void)(l))
 #define lockdep_assert_in_softirq() do {} while (0)
+static inline void lockdep_softirq_enter(void)
+{
+}
+static inline void lockdep_softirq_exit(void)
+{
+}
 
 #endif /* CONFIG_LOCKDEP */
 

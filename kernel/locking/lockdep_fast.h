@@ -122,6 +122,10 @@ static __always_inline void lockdep_pop_held(struct held_locks *s, int i)
  * on its CPU's softirq stack, its own happens-before clock. On
  * PREEMPT_RT a softirq is part of the task that runs it. */
 DECLARE_PER_CPU(struct held_locks, lockdep_softirq_held_locks);
+/* The preemption count of the code an RT=0 softirq runs on top of (set
+ * by lockdep_softirq_enter()): the interrupted task's, not the
+ * softirq's, which is a context of its own. */
+DECLARE_PER_CPU_UNCHECKED(int, lockdep_softirq_preempt_base);
 
 static __always_inline bool lockdep_softirq_ctx(void)
 {
@@ -151,6 +155,8 @@ static __always_inline bool lockdep_task_preempt_off(const struct task_struct *t
 {
 	int count = preempt_count() & PREEMPT_MASK;
 
+	if (lockdep_softirq_ctx())
+		count -= raw_cpu_read(lockdep_softirq_preempt_base);
 	count -= (flags & LOCK_PREEMPT_OFF) && wait_type == LD_WAIT_CONFIG;
 	return count > lockdep_task_ctx_locks(t)->counts.config_preempt_off;
 }

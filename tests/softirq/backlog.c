@@ -96,3 +96,22 @@ KTEST(softirq, backlog_burst_on_every_cpu_by_ipi)
 				      POLL_SLEEP));
 	KEXPECT_EQ(atomic_long_read(&wrong_context), 0);
 }
+
+/* RT=0 runs the softirq on the interrupt's exit, on top of a task that
+ * has preemption off: the softirq's own locks are checked as its own
+ * context's (no "sleeping lock with preemption off" for the nested-BH
+ * lock it takes). */
+KTEST(softirq, backlog_burst_on_top_of_preempt_off)
+{
+	int cpu;
+
+	KASSERT_TRUE(reset_counts());
+	preempt_disable();
+	cpu = raw_smp_processor_id();
+	ktest_in_hardirq(inject_burst, 0);
+	preempt_enable();
+	KEXPECT_TRUE(ktest_poll_until(atomic_long_read(&received[cpu]) ==
+					      BURST,
+				      KTEST_WAIT_MS, POLL_SLEEP));
+	KEXPECT_EQ(atomic_long_read(&wrong_context), 0);
+}
