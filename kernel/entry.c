@@ -2,10 +2,12 @@
  * Interrupt entry and exit for the core (see entry.h): the preempt count
  * says "in hardirq" or "in NMI" while a handler runs, and a wake-up that
  * an interrupt made preempts the interrupted task on the way out, which is
- * what makes the kernel fully preemptive. On the way back to ring 3 the
+ * what makes the kernel fully preemptive. The softirqs the handler raised
+ * run on the way out, or are handed to ksoftirqd (softirq.c). On the way back to ring 3 the
  * same holds for user code, and the rseq fix-up runs (rseq.h).
  */
 #include "entry.h"
+#include "interrupt.h"
 #include "panic.h"
 #include "preempt.h"
 #include "user/process.h"
@@ -31,6 +33,7 @@ void irqentry_exit(bool irqs_were_on)
 
 	trace_event(TRACE_IRQ_EXIT, 0, 0, 0);
 	irq_exit();
+	invoke_softirq(); /* while RCU still watches this CPU */
 	from_idle = rcu_irq_exit();
 	if (need_resched() && preempt_count() == 0 && irqs_were_on &&
 	    !from_idle)

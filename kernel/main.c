@@ -12,6 +12,8 @@
 #include "cmdline.h"
 #include "cpuhotplug.h"
 #include "init.h"
+#include "interrupt.h"
+#include "net/netdevice.h"
 #include "mm/page_alloc.h"
 #include "panic.h"
 #include "percpu.h"
@@ -191,6 +193,8 @@ void kmain(void)
 	sched_init();                           /* run queues; we are idle/0 */
 	lockdep_init();                         /* the lock validator, if built */
 	rcu_init();                             /* grace periods, rcuc/0 */
+	softirq_init();                         /* handlers, ksoftirqd/0 */
+	net_dev_init();                         /* per-CPU backlogs, NET_RX */
 	local_irq_enable();                     /* the tick starts scheduling */
 	kmalloc_stats_init();                   /* its percpu_counters */
 	smp_boot_cpus(nr_cpus);                 /* each AP becomes its idle task */

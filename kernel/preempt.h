@@ -1,7 +1,10 @@
 /*
  * The per-CPU preempt count, laid out as in Linux: the low byte counts
- * preempt_disable() nesting, the next byte softirq (unused here), then the
- * hardirq nesting. Zero means the running code may be preempted.
+ * preempt_disable() nesting, the next byte softirqs (SOFTIRQ_OFFSET while
+ * one is served, SOFTIRQ_DISABLE_OFFSET per local_bh_disable(); RT=0
+ * only: on PREEMPT_RT a BH section is preemptible and its count is the
+ * task's, interrupt.h), then the hardirq nesting. Zero means the running
+ * code may be preempted.
  */
 #ifndef PREEMPT_H
 #define PREEMPT_H
@@ -16,6 +19,10 @@
 #define HARDIRQ_SHIFT 16
 #define HARDIRQ_OFFSET (1 << HARDIRQ_SHIFT)
 #define PREEMPT_MASK 0x000000ff
+#define SOFTIRQ_SHIFT 8
+#define SOFTIRQ_OFFSET (1 << SOFTIRQ_SHIFT)
+#define SOFTIRQ_DISABLE_OFFSET (2 * SOFTIRQ_OFFSET)
+#define SOFTIRQ_MASK 0x0000ff00
 #define HARDIRQ_MASK 0x000f0000
 #define NMI_OFFSET (1 << 20)
 #define NMI_MASK 0x00100000
@@ -42,6 +49,10 @@ static inline bool in_nmi(void)
 	return preempt_count() & NMI_MASK;
 }
 
+/* Hard interrupt or NMI. Unlike Linux's, it does not count softirq
+ * context: a softirq on PREEMPT_RT runs in a task and may sleep on a
+ * spinlock_t, and the scheduler's checks ask this. in_softirq() and
+ * in_serving_softirq() are in interrupt.h. */
 static inline bool in_interrupt(void)
 {
 	return preempt_count() & (HARDIRQ_MASK | NMI_MASK);

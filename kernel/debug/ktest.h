@@ -151,6 +151,12 @@ bool ktest_ended(unsigned long n);
  * and return when it has run. Needs interrupts on. */
 void ktest_in_hardirq(void (*fn)(void *), void *arg);
 
+/* Run fn(arg) in softirq context (a tasklet) on the calling CPU and
+ * return when it has run. Needs interrupts on and BHs enabled, and on
+ * PREEMPT_RT a preemptible caller (the softirq runs in its
+ * local_bh_enable()). */
+void ktest_in_softirq(void (*fn)(void *), void *arg);
+
 /* A test outside the lockdep suites that provokes validator reports on
  * purpose: n reports of kind were made since the test began (0 expected
  * when LOCKDEP=0; a failure, whatever n, when the validator is built but

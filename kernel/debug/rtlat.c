@@ -230,7 +230,7 @@ int rtlat_run(const struct rtlat_config *cfg, struct rtlat_result *res)
 	rl.res = res;
 	rl.stop = false;
 	atomic_long_set(&rl.sections, 0);
-	timer_setup(&rl.timer, rtlat_timer_fn);
+	timer_setup_hard(&rl.timer, rtlat_timer_fn); /* measures the hard interrupt */
 	m = load_start(cfg) ? kthread_create(measurer, (void *)cfg, "rtlat") : 0;
 	if (!m) {
 		load_stop();

@@ -12,6 +12,12 @@
  *                       it wants the same copy; priority inheritance keeps
  *                       the wait bounded.
  *
+ * local_lock_nested_bh() is for per-CPU data used in softirq context,
+ * called with BHs off: free without PREEMPT_RT (softirqs of a CPU run
+ * one at a time), this CPU's lock with it, which is what lets PREEMPT_RT
+ * drop the BH lock (docs/softirq.md). Called outside softirq context it
+ * is reported (lockdep_assert_in_softirq()).
+ *
  * The argument names a per-CPU local_lock_t, usually a member of a per-CPU
  * struct:  static DEFINE_PER_CPU(struct s, pcp) = {.lock = INIT_LOCAL_LOCK(lock)};
  *          local_lock(&pcp.lock);
@@ -54,6 +60,17 @@ typedef spinlock_t local_lock_t;
 		(void)(flags);                                                \
 		local_unlock(l);                                              \
 	} while (0)
+
+/* Softirq context has migration off already (local_bh_disable()): only
+ * this CPU's lock, which serialises the softirq users of the data once
+ * the BH lock no longer does. */
+#define local_lock_nested_bh(l)                                               \
+	do {                                                                  \
+		lockdep_assert_in_softirq();                                  \
+		spin_lock(raw_cpu_ptr(l));                                    \
+	} while (0)
+
+#define local_unlock_nested_bh(l) ((void)__spin_unlock(raw_cpu_ptr(l)))
 
 #else /* !CONFIG_PREEMPT_RT */
 
@@ -102,6 +119,17 @@ typedef struct local_lock {
 		if (__local_lock_release(l))                                  \
 			local_irq_restore(flags);                             \
 	} while (0)
+
+/* Softirq context already excludes every other user of this CPU's copy
+ * (BHs off, preemption off): nothing to do but tell the validator, which
+ * checks the caller is in softirq context. */
+#define local_lock_nested_bh(l)                                               \
+	do {                                                                  \
+		lockdep_assert_in_softirq();                                  \
+		__local_lock_acquire(l, 0);                                   \
+	} while (0)
+
+#define local_unlock_nested_bh(l) ((void)__local_lock_release(l))
 
 #endif /* CONFIG_PREEMPT_RT */
 

@@ -337,9 +337,32 @@ void lockdep_init_map(struct lockdep_map *map, const char *name,
 
 /* ---- the held-lock stacks ---- */
 
+/* RT=0 softirqs run on the way out of an interrupt, on top of the task
+ * it interrupted, maybe in the middle of an update of its stack: they
+ * push on their CPU's softirq stack (at a local_bh_enable() or in
+ * ksoftirqd too: a softirq handler is its own context, as in Linux's
+ * chain keys). On PREEMPT_RT a softirq is part of a task. */
+DEFINE_PER_CPU(struct held_locks, lockdep_softirq_held_locks) = {.seed = 2};
+DEFINE_PER_CPU_UNCHECKED(int, lockdep_softirq_preempt_base);
+
+void lockdep_softirq_enter(void)
+{
+	raw_cpu_write(lockdep_softirq_preempt_base,
+		      preempt_count() & PREEMPT_MASK);
+}
+
+void lockdep_softirq_exit(void)
+{
+	raw_cpu_write(lockdep_softirq_preempt_base, 0);
+}
+
 struct held_locks *lockdep_context_locks(struct task_struct *t)
 {
-	return in_irq() ? raw_cpu_ptr(&hardirq_held_locks) : &t->lockdep.locks;
+	if (in_irq())
+		return raw_cpu_ptr(&hardirq_held_locks);
+	if (lockdep_softirq_ctx())
+		return raw_cpu_ptr(&lockdep_softirq_held_locks);
+	return &t->lockdep.locks;
 }
 
 static struct held_lock *find_in(struct held_locks *s,
@@ -355,8 +378,10 @@ static struct held_lock *find_in(struct held_locks *s,
  * top of it. */
 static bool held_by(struct task_struct *t, const struct lockdep_map *map)
 {
+	struct held_locks *ctx = lockdep_context_locks(t);
+
 	return find_in(&t->lockdep.locks, map) ||
-	       (in_irq() && find_in(raw_cpu_ptr(&hardirq_held_locks), map));
+	       (ctx != &t->lockdep.locks && find_in(ctx, map));
 }
 
 /* When the validator cannot tell, the answer is yes (as in Linux). */
@@ -371,6 +396,24 @@ void lockdep_assert_held_failed(const struct lockdep_map *map)
 	printk("WARNING: lockdep_assert_held(%s) failed: %s/%d does not hold "
 	       "it\n", map->name, current->comm, current->pid);
 	dump_stack();
+}
+
+/* local_lock_nested_bh() (or another lockdep_assert_in_softirq()) where
+ * BHs are on: the lock protects nothing there on a kernel without
+ * PREEMPT_RT, where it is free (local_lock.h). */
+void lockdep_assert_in_softirq_failed(unsigned long ip)
+{
+	char a[96];
+
+	if (!lockdep_on ||
+	    !lockdep_report_begin(LOCKDEP_NOT_IN_SOFTIRQ,
+				  "WARNING: lockdep_assert_in_softirq() failed"))
+		return;
+	printk("called at %s, %s: a softirq-only section (such as "
+	       "local_lock_nested_bh()) needs BHs off\n",
+	       lockdep_sym(a, sizeof(a), ip),
+	       in_irq() ? "in hardirq context" : "not in softirq context");
+	lockdep_report_end();
 }
 
 /* ---- wait context ---- */
@@ -400,7 +443,7 @@ static void check_wait_context(struct task_struct *t, struct lockdep_map *map,
 			       unsigned int flags, bool irqs_off,
 			       unsigned long ip)
 {
-	const struct held_locks *s = &t->lockdep.locks;
+	const struct held_locks *s = lockdep_task_ctx_locks(t);
 	int wt = map->wait_type;
 
 	if ((wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP) ||
@@ -474,6 +517,13 @@ void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 	      (irqs_off || (flags & LOCK_IRQS_OFF)) ? 0 : ENABLED_HARDIRQ;
 	if (idx && bit && lockdep_on)
 		lockdep_mark_usage(idx, bit, ip);
+	/* Softirq: the same rules, one level down (Linux's SOFTIRQ state). */
+	bit = s->hardirq ? 0 : lockdep_softirq_usage(t, !irqs_off &&
+						     !(flags & LOCK_IRQS_OFF));
+	if (bit == USED_IN_SOFTIRQ && (flags & (LOCK_TRYLOCK | LOCK_NO_DEPS)))
+		bit = 0;
+	if (idx && bit && lockdep_on)
+		lockdep_mark_usage(idx, bit, ip);
 	if (s->depth >= MAX_LOCK_DEPTH) {
 		held_incomplete = true;
 		lockdep_overflow("MAX_LOCK_DEPTH");
@@ -505,11 +555,16 @@ void lockdep_hardirqs_on(unsigned long ip)
 		raw_cpu_inc(preemptible_epoch); /* preemptible from here */
 	if (!lockdep_on || in_interrupt())
 		return;
-	s = &current->lockdep.locks;
-	for (int i = 0; i < s->depth; i++)
-		if (s->held[i].class_idx)
-			lockdep_mark_usage(s->held[i].class_idx,
-					   ENABLED_HARDIRQ, ip);
+	s = lockdep_context_locks(current);
+	for (int i = 0; i < s->depth; i++) {
+		unsigned int soft = lockdep_softirq_usage(current, true);
+
+		if (!s->held[i].class_idx)
+			continue;
+		lockdep_mark_usage(s->held[i].class_idx, ENABLED_HARDIRQ, ip);
+		if (soft == ENABLED_SOFTIRQ)
+			lockdep_mark_usage(s->held[i].class_idx, soft, ip);
+	}
 }
 
 static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)

@@ -36,6 +36,7 @@ enum lockdep_report_kind {
 	LOCKDEP_PERCPU_INCONSISTENT,/* per-CPU data with no protection common to its accesses */
 	LOCKDEP_PERCPU_IRQ,         /* per-CPU data used in hardirq and in task context with IRQs on */
 	LOCKDEP_RCU_SUSPICIOUS,     /* RCU against its rules: rcu_dereference() outside a reader, synchronize_rcu() inside one */
+	LOCKDEP_NOT_IN_SOFTIRQ,     /* local_lock_nested_bh() (lockdep_assert_in_softirq()) outside softirq context */
 	LOCKDEP_NR_REPORT_KINDS
 };
 
@@ -261,6 +262,12 @@ void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 bool __lock_release(struct lockdep_map *map, unsigned long ip);
 bool lock_is_held(const struct lockdep_map *map);
 void lockdep_assert_held_failed(const struct lockdep_map *map);
+/* An RT=0 softirq starts / ends on this CPU, interrupts off (softirq.c):
+ * the preemption it finds off is the interrupted code's. */
+void lockdep_softirq_enter(void);
+void lockdep_softirq_exit(void);
+/* lockdep_assert_in_softirq() failed at ip (LOCKDEP_NOT_IN_SOFTIRQ). */
+void lockdep_assert_in_softirq_failed(unsigned long ip);
 
 /* Per-CPU access checking: cpu's copy of the variable of size bytes at
  * template address var is being reached. */
@@ -332,6 +339,13 @@ void lockdep_init(void);
 	do {                                                                  \
 		if (!lock_is_held(&(l)->dep_map))                             \
 			lockdep_assert_held_failed(&(l)->dep_map);            \
+	} while (0)
+/* In softirq context: BHs off or serving, not in a hard interrupt, as
+ * Linux's. The user includes interrupt.h (in_softirq()). */
+#define lockdep_assert_in_softirq()                                           \
+	do {                                                                  \
+		if (unlikely(!in_softirq() || in_irq()))                      \
+			lockdep_assert_in_softirq_failed(_RET_IP_);           \
 	} while (0)
 
 #else /* !CONFIG_LOCKDEP */
@@ -440,6 +454,13 @@ static inline void lockdep_rcu_suspicious(unsigned int *warned,
 #define lockdep_set_class(lock, k) ((void)(lock), (void)(k))
 #define lockdep_is_held(l) ((void)(l), 1)
 #define lockdep_assert_held(l) ((void)(l))
+#define lockdep_assert_in_softirq() do {} while (0)
+static inline void lockdep_softirq_enter(void)
+{
+}
+static inline void lockdep_softirq_exit(void)
+{
+}
 
 #endif /* CONFIG_LOCKDEP */
 

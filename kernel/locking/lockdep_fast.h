@@ -116,6 +116,33 @@ static __always_inline void lockdep_pop_held(struct held_locks *s, int i)
 
 /* ---- context ---- */
 
+/* An RT=0 softirq handler: on the way out of an interrupt, on top of the
+ * task it interrupted, or at a local_bh_enable() or in ksoftirqd. For the
+ * validator a context of its own, as a CPU's hardirq one: its held locks
+ * on its CPU's softirq stack, its own happens-before clock. On
+ * PREEMPT_RT a softirq is part of the task that runs it. */
+DECLARE_PER_CPU(struct held_locks, lockdep_softirq_held_locks);
+/* The preemption count of the code an RT=0 softirq runs on top of (set
+ * by lockdep_softirq_enter()): the interrupted task's, not the
+ * softirq's, which is a context of its own. */
+DECLARE_PER_CPU_UNCHECKED(int, lockdep_softirq_preempt_base);
+
+static __always_inline bool lockdep_softirq_ctx(void)
+{
+	return !IS_ENABLED(CONFIG_PREEMPT_RT) &&
+	       (preempt_count() & (SOFTIRQ_OFFSET | HARDIRQ_MASK)) ==
+		       SOFTIRQ_OFFSET;
+}
+
+/* The held locks of the task context t, or of the RT=0 softirq running
+ * on top of it. */
+static __always_inline const struct held_locks *
+lockdep_task_ctx_locks(const struct task_struct *t)
+{
+	return lockdep_softirq_ctx() ? raw_cpu_ptr(&lockdep_softirq_held_locks)
+				     : &t->lockdep.locks;
+}
+
 /* Preemption and interrupts off for real: not counting what a held
  * spinlock_t or local_lock did on a !PREEMPT_RT build, since on
  * PREEMPT_RT it would not have (the checks reason as on PREEMPT_RT).
@@ -128,8 +155,10 @@ static __always_inline bool lockdep_task_preempt_off(const struct task_struct *t
 {
 	int count = preempt_count() & PREEMPT_MASK;
 
+	if (lockdep_softirq_ctx())
+		count -= raw_cpu_read(lockdep_softirq_preempt_base);
 	count -= (flags & LOCK_PREEMPT_OFF) && wait_type == LD_WAIT_CONFIG;
-	return count > t->lockdep.locks.counts.config_preempt_off;
+	return count > lockdep_task_ctx_locks(t)->counts.config_preempt_off;
 }
 
 static __always_inline bool lockdep_task_irqs_off(const struct task_struct *t,
@@ -137,7 +166,7 @@ static __always_inline bool lockdep_task_irqs_off(const struct task_struct *t,
 						  int wait_type)
 {
 	return !((flags & LOCK_IRQS_OFF) && wait_type == LD_WAIT_CONFIG) &&
-	       !t->lockdep.locks.counts.config_irqs_off;
+	       !lockdep_task_ctx_locks(t)->counts.config_irqs_off;
 }
 
 static inline bool lockdep_preempt_off(const struct task_struct *t,
@@ -161,7 +190,7 @@ static inline bool lockdep_irqs_off(const struct task_struct *t, unsigned int fl
 static __always_inline bool lockdep_wait_context_ok(const struct task_struct *t,
 						    int wt, unsigned int flags)
 {
-	union held_counts n = t->lockdep.locks.counts;
+	union held_counts n = lockdep_task_ctx_locks(t)->counts;
 
 	if (wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP)
 		return true;
@@ -172,10 +201,15 @@ static __always_inline bool lockdep_wait_context_ok(const struct task_struct *t,
 /* ---- the hooks ---- */
 
 /* The fast paths are for task context with the validator on (which
- * also means a task to push on exists): one test of both. */
+ * also means a task to push on exists): one test of both. An RT=0
+ * softirq pushes on its CPU's stack (lockdep_context_locks()). */
+#define LOCKDEP_NOT_TASK_MASK                                                 \
+	(HARDIRQ_MASK | NMI_MASK |                                            \
+	 (IS_ENABLED(CONFIG_PREEMPT_RT) ? 0 : SOFTIRQ_OFFSET))
+
 static __always_inline bool lockdep_off_here(void)
 {
-	return (preempt_count() & (HARDIRQ_MASK | NMI_MASK)) | !lockdep_on;
+	return (preempt_count() & LOCKDEP_NOT_TASK_MASK) | !lockdep_on;
 }
 
 /*
@@ -196,7 +230,7 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 	struct held_locks *s;
 	struct held_lock *h;
 	struct task_struct *t;
-	unsigned int idx;
+	unsigned int idx, usage, soft;
 	int depth, wt;
 	uint64_t key;
 
@@ -216,9 +250,13 @@ static __always_inline bool lockdep_acquire_fast(struct lockdep_map *map,
 	if (!c | (subclass != 0) | ((flags & LOCK_TRYLOCK) != 0) |
 	    (depth >= MAX_LOCK_DEPTH) | (t->lockdep.pending.var != 0))
 		return false;
-	if (!(READ_ONCE(c->usage) & ENABLED_HARDIRQ) &&
+	usage = READ_ONCE(c->usage);
+	soft = lockdep_softirq_usage(t, true);
+	if (soft & USED_IN_SOFTIRQ & ~usage)
+		return false; /* the class's first use in softirq context */
+	if ((!(usage & ENABLED_HARDIRQ) || (soft & ENABLED_SOFTIRQ & ~usage)) &&
 	    !(flags & LOCK_IRQS_OFF) && !irqs_disabled())
-		return false; /* the class's first use with interrupts on */
+		return false; /* its first use with interrupts (and BHs) on */
 	/* The interrupt flag last, and only when no lock explains it off:
 	 * under TCG reading it costs a helper call. A lock that never waits
 	 * (LOCK_NO_DEPS) has no wait context of its own. */

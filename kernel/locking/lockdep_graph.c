@@ -10,6 +10,7 @@
 #include "locking/lockdep.h"
 #include "locking/lockdep_internal.h"
 #include "printk.h"
+#include "vsprintf.h"
 
 /* from -> to: `to` was taken while `from` was held. */
 struct lock_edge {
@@ -45,10 +46,36 @@ static void print_class(const char *prefix, unsigned int idx)
 {
 	const struct lock_class *c = &lock_classes[idx];
 
-	printk("%s(%s){%s%s}/%u, wait type %s\n", prefix, c->name,
+	printk("%s(%s){%s%s%s%s}/%u, wait type %s\n", prefix, c->name,
 	       c->usage & USED_IN_HARDIRQ ? "IN-HARDIRQ " : "",
-	       c->usage & ENABLED_HARDIRQ ? "HARDIRQ-ON" : "",
+	       c->usage & ENABLED_HARDIRQ ? "HARDIRQ-ON " : "",
+	       c->usage & USED_IN_SOFTIRQ ? "IN-SOFTIRQ " : "",
+	       c->usage & ENABLED_SOFTIRQ ? "SOFTIRQ-ON" : "",
 	       c->subclass, lockdep_wait_name(c->wait_type));
+}
+
+/* The two states, as Linux's: a class used in the context and taken
+ * where that context may interrupt its holder. */
+struct irq_state {
+	const char *name;       /* HARDIRQ, SOFTIRQ */
+	const char *in, *on;    /* "hardirq", "IRQs on" */
+	unsigned int used, enabled;
+};
+
+static const struct irq_state irq_states[] = {
+	{"HARDIRQ", "hardirq", "IRQs on", USED_IN_HARDIRQ, ENABLED_HARDIRQ},
+	{"SOFTIRQ", "softirq", "IRQs and BHs on", USED_IN_SOFTIRQ,
+	 ENABLED_SOFTIRQ},
+};
+
+static const struct irq_state *state_of(unsigned int bit)
+{
+	return &irq_states[bit >= USED_IN_SOFTIRQ];
+}
+
+static unsigned long usage_ip(unsigned int idx, unsigned int bit)
+{
+	return lock_classes[idx].usage_ip[__builtin_ctz(bit)];
 }
 
 /* Graph lock held. */
@@ -169,23 +196,27 @@ static void report_circular(const struct held_lock *prev,
 
 static void report_irq_order(const struct held_lock *prev,
 			     const struct held_lock *next, unsigned int safe,
-			     unsigned int unsafe)
+			     unsigned int unsafe, const struct irq_state *st)
 {
-	char a[96];
+	char a[96], title[64];
 
-	if (!lockdep_report_begin(LOCKDEP_IRQ_STATE,
-			  "WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order "
-			  "detected"))
+	snprintf(title, sizeof(title),
+		 "WARNING: %s-safe -> %s-unsafe lock order detected",
+		 st->name, st->name);
+	if (!lockdep_report_begin(LOCKDEP_IRQ_STATE, title))
 		return;
 	print_acquire(next, "lock", prev);
-	print_class("the HARDIRQ-safe lock: ", safe);
-	printk("  taken in hardirq at %s\n",
-	       lockdep_sym(a, sizeof(a), lock_classes[safe].usage_ip[0]));
-	print_class("would come before the HARDIRQ-unsafe lock: ", unsafe);
-	printk("  taken with IRQs on at %s\n"
-	       "an interrupt taking the first while the second is held "
-	       "with IRQs on can deadlock.\n",
-	       lockdep_sym(a, sizeof(a), lock_classes[unsafe].usage_ip[1]));
+	printk("the %s-safe lock:\n", st->name);
+	print_class("", safe);
+	printk("  taken in %s at %s\n", st->in,
+	       lockdep_sym(a, sizeof(a), usage_ip(safe, st->used)));
+	printk("would come before the %s-unsafe lock:\n", st->name);
+	print_class("", unsafe);
+	printk("  taken with %s at %s\n"
+	       "a %s taking the first while the second is held with %s "
+	       "can deadlock.\n", st->on,
+	       lockdep_sym(a, sizeof(a), usage_ip(unsafe, st->enabled)),
+	       st->in, st->on);
 	lockdep_report_end();
 }
 
@@ -205,11 +236,15 @@ static bool add_edge(const struct held_lock *prev, const struct held_lock *next)
 		report_circular(prev, next, found);
 		return false;
 	}
-	safe = bfs(from, false, has_usage, USED_IN_HARDIRQ);
-	unsafe = safe ? bfs(to, true, has_usage, ENABLED_HARDIRQ) : 0;
-	if (unsafe) {
-		report_irq_order(prev, next, safe, unsafe);
-		return false;
+	for (unsigned int i = 0; i < ARRAY_SIZE(irq_states); i++) {
+		const struct irq_state *st = &irq_states[i];
+
+		safe = bfs(from, false, has_usage, st->used);
+		unsafe = safe ? bfs(to, true, has_usage, st->enabled) : 0;
+		if (unsafe) {
+			report_irq_order(prev, next, safe, unsafe, st);
+			return false;
+		}
 	}
 	if (nr_edges >= MAX_LOCKDEP_EDGES) {
 		lockdep_overflow("MAX_LOCKDEP_EDGES");
@@ -286,29 +321,30 @@ void lockdep_validate_chain(const struct held_locks *s,
 static void report_irq_inconsistent(unsigned int idx, unsigned int new_bit,
 				unsigned long ip)
 {
-	char a[96];
-	const struct lock_class *c = &lock_classes[idx];
+	const struct irq_state *st = state_of(new_bit);
+	bool used = new_bit == st->used;
+	char a[96], in_w[16], on_w[16];
 
 	if (!lockdep_report_begin(LOCKDEP_IRQ_STATE,
 			  "WARNING: inconsistent lock state"))
 		return;
-	printk("inconsistent {%s} -> {%s} usage.\n",
-	       new_bit == USED_IN_HARDIRQ ? "HARDIRQ-ON-W" : "IN-HARDIRQ-W",
-	       new_bit == USED_IN_HARDIRQ ? "IN-HARDIRQ-W" : "HARDIRQ-ON-W");
+	snprintf(in_w, sizeof(in_w), "IN-%s-W", st->name);
+	snprintf(on_w, sizeof(on_w), "%s-ON-W", st->name);
+	printk("inconsistent {%s} -> {%s} usage.\n", used ? on_w : in_w,
+	       used ? in_w : on_w);
 	print_class("lock: ", idx);
-	printk("  taken in hardirq at %s\n",
-	       lockdep_sym(a, sizeof(a), new_bit == USED_IN_HARDIRQ ?
-						 ip : c->usage_ip[0]));
-	printk("  taken with IRQs on at %s\n",
-	       lockdep_sym(a, sizeof(a), new_bit == ENABLED_HARDIRQ ?
-						 ip : c->usage_ip[1]));
-	printk("an interrupt taking it on a CPU that holds it with IRQs on "
-	       "deadlocks that CPU.\n");
+	printk("  taken in %s at %s\n", st->in,
+	       lockdep_sym(a, sizeof(a), used ? ip : usage_ip(idx, st->used)));
+	printk("  taken with %s at %s\n", st->on,
+	       lockdep_sym(a, sizeof(a),
+			   used ? usage_ip(idx, st->enabled) : ip));
+	printk("a %s taking it on a CPU that holds it with %s deadlocks "
+	       "that CPU.\n", st->in, st->on);
 	lockdep_report_end();
 }
 
 static void report_irq_inversion(unsigned int idx, unsigned int other,
-				 bool forward)
+				 bool forward, const struct irq_state *st)
 {
 	char a[96];
 
@@ -316,17 +352,17 @@ static void report_irq_inversion(unsigned int idx, unsigned int other,
 			  "WARNING: possible irq lock inversion dependency "
 			  "detected"))
 		return;
-	print_class(forward ? "HARDIRQ-safe lock: " : "HARDIRQ-unsafe lock: ",
-		    idx);
-	print_class(forward ? "is held before the HARDIRQ-unsafe lock: " :
-			      "is taken inside the HARDIRQ-safe lock: ",
-		    other);
-	printk("  safe: taken in hardirq at %s\n",
+	printk("%s-%s lock:\n", st->name, forward ? "safe" : "unsafe");
+	print_class("", idx);
+	printk(forward ? "is held before the %s-unsafe lock:\n"
+		       : "is taken inside the %s-safe lock:\n", st->name);
+	print_class("", other);
+	printk("  safe: taken in %s at %s\n", st->in,
 	       lockdep_sym(a, sizeof(a),
-			   lock_classes[forward ? idx : other].usage_ip[0]));
-	printk("  unsafe: taken with IRQs on at %s\n",
+			   usage_ip(forward ? idx : other, st->used)));
+	printk("  unsafe: taken with %s at %s\n", st->on,
 	       lockdep_sym(a, sizeof(a),
-			   lock_classes[forward ? other : idx].usage_ip[1]));
+			   usage_ip(forward ? other : idx, st->enabled)));
 	printk("the dependency:\n");
 	print_path(idx, other, forward);
 	lockdep_report_end();
@@ -346,16 +382,18 @@ void lockdep_mark_usage(unsigned int idx, unsigned int bit, unsigned long ip)
 	flags = lockdep_graph_lock();
 	if (lockdep_on && !(c->usage & bit)) {
 		/* Only under the graph lock: one store, read unlocked. */
+		const struct irq_state *st = state_of(bit);
+
 		WRITE_ONCE(c->usage, c->usage | bit);
-		c->usage_ip[bit - 1] = ip;
-		if (c->usage & (bit ^ (USED_IN_HARDIRQ | ENABLED_HARDIRQ)))
+		c->usage_ip[__builtin_ctz(bit)] = ip;
+		if (c->usage & (bit ^ (st->used | st->enabled)))
 			report_irq_inconsistent(idx, bit, ip);
-		else if (bit == USED_IN_HARDIRQ &&
-			 (other = bfs(idx, true, has_usage, ENABLED_HARDIRQ)))
-			report_irq_inversion(idx, other, true);
-		else if (bit == ENABLED_HARDIRQ &&
-			 (other = bfs(idx, false, has_usage, USED_IN_HARDIRQ)))
-			report_irq_inversion(idx, other, false);
+		else if (bit == st->used &&
+			 (other = bfs(idx, true, has_usage, st->enabled)))
+			report_irq_inversion(idx, other, true, st);
+		else if (bit == st->enabled &&
+			 (other = bfs(idx, false, has_usage, st->used)))
+			report_irq_inversion(idx, other, false, st);
 	}
 	lockdep_graph_unlock(flags);
 }

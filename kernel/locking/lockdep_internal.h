@@ -16,9 +16,29 @@
 #define MAX_PERCPU_VARS 1024       /* distinct per-CPU variables checked */
 #define MAX_PERCPU_COPIES 4096     /* distinct (variable, CPU) copies checked */
 
-/* Usage bits of a class: taken in hardirq context; taken with IRQs on. */
+/* Usage bits of a class, as Linux's: taken in hardirq context; taken
+ * with IRQs on; taken in softirq context (serving); taken with IRQs and
+ * BHs on. Each pair is one "state" (lockdep_graph.c): a class in both
+ * halves of one can deadlock its CPU. */
 #define USED_IN_HARDIRQ 1u
 #define ENABLED_HARDIRQ 2u
+#define USED_IN_SOFTIRQ 4u
+#define ENABLED_SOFTIRQ 8u
+#define LOCK_USAGE_BITS 4
+
+/* The softirq usage an acquisition in task context (not hardirq) shows,
+ * with interrupts on (irqs_on) or off: the BH count's, the task's on
+ * PREEMPT_RT. */
+static inline unsigned int lockdep_softirq_usage(const struct task_struct *t,
+						 bool irqs_on)
+{
+	int sc = IS_ENABLED(CONFIG_PREEMPT_RT) ? t->softirq_disable_cnt
+					       : preempt_count() & SOFTIRQ_MASK;
+
+	if (sc & SOFTIRQ_OFFSET)
+		return USED_IN_SOFTIRQ;
+	return !sc && irqs_on ? ENABLED_SOFTIRQ : 0;
+}
 
 /* Fields are written under the graph lock; key, subclass, name and
  * wait_type are set before the class is published in class_hash, usage
@@ -29,8 +49,9 @@ struct lock_class {
 	const char *name;
 	uint8_t subclass;
 	uint8_t wait_type;
-	uint8_t usage;          /* USED_IN_HARDIRQ | ENABLED_HARDIRQ */
-	unsigned long usage_ip[2]; /* where each usage was first seen */
+	uint8_t usage;          /* USED_IN_* | ENABLED_* */
+	unsigned long usage_ip[LOCK_USAGE_BITS]; /* where each was first seen,
+				 * by bit number */
 	int fwd, bwd;           /* first edge out of / into it; 0: none */
 	uint32_t bfs_gen;       /* reached by the search of this generation */
 	int bfs_parent;         /* the edge that search came by */

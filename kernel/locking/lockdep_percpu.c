@@ -682,7 +682,7 @@ void lockdep_percpu_pending_flush(struct task_struct *t)
 	static const struct lockset none;
 	struct percpu_access a = t->lockdep.pending;
 
-	if (!a.var || in_irq() || in_nmi())
+	if (!a.var || in_irq() || in_nmi() || lockdep_softirq_ctx())
 		return;
 	t->lockdep.pending.var = 0;
 	lockdep_percpu_key_refresh(t);
@@ -695,7 +695,7 @@ void lockdep_percpu_pending_lock(struct task_struct *t, const void *map)
 	const struct percpu_access *a = &t->lockdep.pending;
 	uintptr_t copy = (uintptr_t)a->var + __per_cpu_offset[a->cpu];
 
-	if (in_irq() || in_nmi())
+	if (in_irq() || in_nmi() || lockdep_softirq_ctx())
 		return;
 	if (a->var && (uintptr_t)map >= copy && (uintptr_t)map < copy + a->size) {
 		t->lockdep.pending.var = 0; /* the address of a lock in it */
@@ -748,8 +748,8 @@ static void note_pinned(struct task_struct *t, struct percpu_access *a,
 {
 	struct percpu_pinned *p = &t->lockdep.pinned;
 
-	if (a->hardirq)
-		return;
+	if (a->hardirq || lockdep_softirq_ctx())
+		return; /* not the task's own */
 	if (a->local && pins_cpu(now, t, a->cpu))
 		*p = (struct percpu_pinned){.cpu = a->cpu + 1,
 					    .gen = lockdep_reset_gen};
@@ -801,7 +801,7 @@ void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
 	}
 	current_lockset(t, cpu, irqs_off, &now);
 	note_pinned(t, &a, &now);
-	if (a.hardirq) {
+	if (a.hardirq || lockdep_softirq_ctx()) {
 		record(&a, &now, lockdep_hb_clock(), 0);
 	} else if (now.nr) {
 		struct lockset held;
@@ -856,8 +856,9 @@ void lockdep_this_cpu_read(const void *var)
 	struct this_cpu_read_rec *r;
 	int depth;
 
-	/* No task yet: a CPU on its way in, before sched_init_ap(). */
-	if (!lockdep_on || stat_var(var) || !current)
+	/* No task yet: a CPU on its way in, before sched_init_ap(). An
+	 * RT=0 softirq's reads are not the task's it runs on top of. */
+	if (!lockdep_on || stat_var(var) || !current || lockdep_softirq_ctx())
 		return;
 	l = &current->lockdep;
 	depth = l->locks.depth;
@@ -907,7 +908,7 @@ void lockdep_this_cpu_write(const void *var)
 	struct lockdep_task *l;
 	unsigned long flags;
 
-	if (!lockdep_on || in_interrupt() || !current)
+	if (!lockdep_on || in_interrupt() || !current || lockdep_softirq_ctx())
 		return; /* an interrupt's write is the IRQ rule's business */
 	l = &current->lockdep;
 	for (int i = 0; i < NR_THIS_CPU_READS; i++) {

@@ -30,6 +30,7 @@
 #include "asm/irqflags.h"
 #include "asm/page.h"
 #include "locking/lockdep.h"
+#include "locking/lockdep_fast.h"
 #include "preempt.h"
 #include "rwonce.h"
 #include "sched/sched.h"
@@ -82,8 +83,8 @@ static __always_inline uint64_t percpu_shadow_bits(uintptr_t addr, bool local)
 
 /*
  * Whether an access to copy address addr (in CPU cpu's area) is a settled
- * repeat. Task context only: in hardirq context the count's bits spoil
- * the match (a hardirq access has a context of its own and goes the slow
+ * repeat. Task context only: in hardirq (or RT=0 softirq) context the
+ * count's bits spoil the match (a hardirq access has a context of its own and goes the slow
  * way). One branch in the common case; interrupts are read last, and
  * only when the answer depends on them: under TCG reading the flag costs
  * a helper call. The address must lie in an area that exists (its
@@ -100,7 +101,7 @@ static __always_inline bool lockdep_percpu_settled(uintptr_t addr, int cpu,
 		return false; /* a CPU on its way in, before its idle task */
 	x = READ_ONCE(*percpu_shadow(addr)) ^ t->lockdep.locks.shadow_key ^
 	    percpu_shadow_bits(addr, cpu == raw_smp_processor_id()) ^
-	    (uint64_t)(pc & (HARDIRQ_MASK | NMI_MASK)) << 32;
+	    (uint64_t)(pc & LOCKDEP_NOT_TASK_MASK) << 32;
 	x |= (uint64_t)(write & ~x & PERCPU_SETTLED_STORE) << PERCPU_CODE_BITS;
 	if (x >> PERCPU_CODE_BITS)
 		return false;

@@ -27,6 +27,7 @@
 
 #include "locking/lockdep.h"
 #include "locking/lockdep_internal.h"
+#include "locking/lockdep_fast.h"
 #include "locking/lockdep_percpu.h"
 #include "string.h"
 #include "asm/spinlock.h"
@@ -50,6 +51,19 @@ static bool slot_used[HB_SLOTS];
 static struct hb_sync sync_objs[HB_SYNC_OBJS];
 /* Each CPU's hardirq context; reached by CPU number, under hb_lock. */
 static struct hb_task irq_ctx[NR_CPUS];
+/* Each CPU's RT=0 softirq context (lockdep_softirq_ctx()). */
+static struct hb_task softirq_ctx[NR_CPUS];
+
+/* The running context's clock: its task's, or this CPU's hardirq or
+ * RT=0 softirq one. */
+static struct hb_task *hb_context(void)
+{
+	if (in_irq())
+		return &irq_ctx[raw_smp_processor_id()];
+	if (lockdep_softirq_ctx())
+		return &softirq_ctx[raw_smp_processor_id()];
+	return &current->lockdep.hb;
+}
 
 static unsigned long hb_lock_irqsave(void)
 {
@@ -65,7 +79,7 @@ static unsigned long hb_lock_irqsave(void)
 static void hb_unlock_irqrestore(unsigned long flags)
 {
 	arch_spin_unlock(&hb_lock);
-	if (!in_irq() && current)
+	if (!in_irq() && !lockdep_softirq_ctx() && current)
 		lockdep_percpu_key_refresh(current);
 	raw_local_irq_restore(flags);
 }
@@ -90,8 +104,7 @@ static void hb_join_clock(struct hb_clock *dst, const struct hb_clock *src)
 /* The running context's clock: its task's, or this CPU's hardirq one. */
 static struct hb_task *hb_current(void)
 {
-	struct hb_task *h = in_irq() ? &irq_ctx[raw_smp_processor_id()]
-				     : &current->lockdep.hb;
+	struct hb_task *h = hb_context();
 
 	hb_fresh(h);
 	return h;
@@ -123,8 +136,7 @@ static bool hb_take_slot(struct hb_task *h)
  * holders write it, and an entry only grows. */
 static const struct hb_task *hb_peek(void)
 {
-	return in_irq() ? &irq_ctx[raw_smp_processor_id()]
-			: &current->lockdep.hb;
+	return hb_context();
 }
 
 bool lockdep_hb_stamp(struct hb_stamp *st)

@@ -46,6 +46,10 @@ enum task_state {
 struct task_struct {
 	uint64_t saved_sp;           /* asm/switch_to.h: valid while not running */
 	int saved_preempt_count;     /* the CPU's count while switched out */
+	/* PREEMPT_RT's softirq count (Linux's softirq_disable_cnt): the
+	 * preempt count's softirq byte, kept by the task, because a BH
+	 * section is preemptible there (kernel/softirq.c). Its own. */
+	int softirq_disable_cnt;
 	void *stack;                 /* lowest usable address (stack.h) */
 	unsigned int __state;        /* enum task_state; written by the task
 				      * itself, or by a waker under pi_lock;

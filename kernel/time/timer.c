@@ -1,12 +1,19 @@
 /*
  * Timers (see timer.h) and sleeping. Each CPU keeps its pending timers in
  * a list sorted by expiry under its own lock, so the timer interrupt only
- * looks at the head. A timer's function runs with that lock held: del_timer(),
- * which takes the same lock, then knows the function is not running, and
- * a timer on the sleeper's stack can go away safely. When a CPU goes
- * offline its pending timers move to the CPU that took it down.
+ * looks at the head. The interrupt runs the expired hard timers there,
+ * under that lock, and moves the others to the base's expired list for
+ * the TIMER softirq, which runs each with the lock dropped and interrupts
+ * on, naming it the base's running_timer meanwhile. del_timer() waits
+ * while its timer runs: on the lock for a hard one, on running_timer for
+ * the others (on PREEMPT_RT by taking the base's expiry_lock, a sleeping
+ * lock the softirq holds while it runs timers, so that the waiter boosts
+ * a preempted softirq instead of spinning against it, as Linux's
+ * timer_delete_sync()). When a CPU goes offline its pending timers move
+ * to the CPU that took it down.
  */
 #include "time/timer.h"
+#include "interrupt.h"
 #include "panic.h"
 #include "percpu.h"
 #include "sched/sched.h"
@@ -18,9 +25,15 @@
 struct timer_base {
 	raw_spinlock_t lock;
 	struct list_head pending;    /* sorted by expires */
+	struct list_head expired;    /* soft, for the TIMER softirq */
+	struct timer_list *running_timer; /* a soft one's function runs */
+	struct task_struct *running_task; /* ... in this task */
+	spinlock_t expiry_lock;      /* PREEMPT_RT: held while soft run */
 };
 
 static DEFINE_PER_CPU_UNCHECKED(struct timer_base, timer_bases);
+
+static void run_timer_softirq(void);
 
 void timers_init(void)
 {
@@ -30,8 +43,11 @@ void timers_init(void)
 		struct timer_base *base = raw_per_cpu_ptr(&timer_bases, cpu);
 
 		raw_spin_lock_init(&base->lock);
+		spin_lock_init(&base->expiry_lock);
 		INIT_LIST_HEAD(&base->pending);
+		INIT_LIST_HEAD(&base->expired);
 	}
+	open_softirq(TIMER_SOFTIRQ, run_timer_softirq);
 }
 
 void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *t))
@@ -39,6 +55,13 @@ void timer_setup(struct timer_list *t, void (*fn)(struct timer_list *t))
 	INIT_LIST_HEAD(&t->entry);
 	t->function = fn;
 	t->cpu = -1;
+	t->hard = false;
+}
+
+void timer_setup_hard(struct timer_list *t, void (*fn)(struct timer_list *t))
+{
+	timer_setup(t, fn);
+	t->hard = true;
 }
 
 /* Queue t on base (locked), in expiry order, as a timer of cpu. */
@@ -70,37 +93,61 @@ void add_timer(struct timer_list *t, uint64_t expires)
 	local_irq_restore(flags);
 }
 
+/* Wait until base's softirq is done with t's function: on PREEMPT_RT by
+ * the expiry lock (the softirq may be preempted: its task is boosted),
+ * else it runs on another CPU and ends on its own. */
+static void wait_running_timer(struct timer_base *base)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		/* BHs off, as Linux's spin_lock_bh(): the softirq takes it. */
+		local_bh_disable();
+		spin_lock(&base->expiry_lock);
+		spin_unlock(&base->expiry_lock);
+		local_bh_enable();
+	} else {
+		cpu_relax();
+	}
+}
+
 bool del_timer(struct timer_list *t)
 {
 	unsigned long flags;
 	bool queued = false;
 
-	local_irq_save(flags);
 	for (;;) {
 		int cpu = smp_load_acquire(&t->cpu);
 		struct timer_base *base;
+		bool running = false;
 
 		if (cpu < 0)
-			break;
+			return queued;
 		base = raw_per_cpu_ptr(&timer_bases, cpu);
-		raw_spin_lock(&base->lock);
+		raw_spin_lock_irqsave(&base->lock, flags);
 		if (t->cpu == cpu) {
-			list_del_init(&t->entry);
-			WRITE_ONCE(t->cpu, -1);
-			queued = true;
+			if (!list_empty(&t->entry)) {
+				list_del_init(&t->entry);
+				queued = true;
+			}
+			running = base->running_timer == t &&
+				  base->running_task != current;
+			if (!running) /* from its own function: stays -1 */
+				WRITE_ONCE(t->cpu, -1);
 		}
-		raw_spin_unlock(&base->lock);
-		if (queued || READ_ONCE(t->cpu) < 0)
-			break;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		if (queued && !running)
+			return true;
+		if (running)
+			wait_running_timer(base);
+		else if (READ_ONCE(t->cpu) < 0)
+			return queued;
 	}
-	local_irq_restore(flags);
-	return queued;
 }
 
 void run_local_timers(void)
 {
 	struct timer_base *base = raw_cpu_ptr(&timer_bases);
 	uint64_t now = ktime_get_ns();
+	bool soft = false;
 
 	raw_spin_lock(&base->lock);
 	while (!list_empty(&base->pending)) {
@@ -109,6 +156,11 @@ void run_local_timers(void)
 
 		if (t->expires > now)
 			break;
+		if (!t->hard) {
+			list_move_tail(&t->entry, &base->expired);
+			soft = true;
+			continue;
+		}
 		list_del_init(&t->entry);
 		t->function(t);
 		/* Only now: del_timer() waits on this lock while t->cpu names
@@ -116,13 +168,61 @@ void run_local_timers(void)
 		smp_store_release(&t->cpu, -1);
 	}
 	raw_spin_unlock(&base->lock);
+	if (soft)
+		__raise_softirq_irqoff(TIMER_SOFTIRQ); /* on this irq's exit */
+}
+
+/* The TIMER softirq (Linux's run_timer_softirq()): this CPU's expired
+ * soft timers, each with the base unlocked. Softirq context keeps us on
+ * this CPU. */
+static void run_timer_softirq(void)
+{
+	struct timer_base *base = raw_cpu_ptr(&timer_bases);
+	int cpu = raw_smp_processor_id();
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_lock(&base->expiry_lock);
+	raw_spin_lock_irq(&base->lock);
+	while (!list_empty(&base->expired)) {
+		struct timer_list *t = list_first_entry(&base->expired,
+						       struct timer_list, entry);
+
+		list_del_init(&t->entry);
+		base->running_timer = t;
+		base->running_task = current;
+		raw_spin_unlock_irq(&base->lock);
+		t->function(t);
+		raw_spin_lock_irq(&base->lock);
+		base->running_timer = 0;
+		base->running_task = 0;
+		/* Re-armed by its function (queued again), or still ours. */
+		if (list_empty(&t->entry) && t->cpu == cpu)
+			smp_store_release(&t->cpu, -1);
+	}
+	raw_spin_unlock_irq(&base->lock);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_unlock(&base->expiry_lock);
 }
 
 /* Hotplug (kernel/cpu.c): a CPU comes up with no timers... */
 int timers_prepare_cpu(unsigned int cpu)
 {
-	WARN_ON(!list_empty(&raw_per_cpu_ptr(&timer_bases, cpu)->pending));
+	WARN_ON(!list_empty(&raw_per_cpu_ptr(&timer_bases, cpu)->pending) ||
+		!list_empty(&raw_per_cpu_ptr(&timer_bases, cpu)->expired));
 	return 0;
+}
+
+/* Each timer of list to new (both bases locked), as here's. */
+static void move_timers(struct list_head *list, struct timer_base *new,
+			int here)
+{
+	while (!list_empty(list)) {
+		struct timer_list *t = list_first_entry(list, struct timer_list,
+						       entry);
+
+		list_del_init(&t->entry);
+		enqueue_timer(new, t, here);
+	}
 }
 
 /* ...and the timers of one that has parked move here, in the controlling
@@ -140,13 +240,8 @@ int timers_dead_cpu(unsigned int cpu)
 	new = raw_per_cpu_ptr(&timer_bases, here);
 	raw_spin_lock(&new->lock);
 	raw_spin_lock_nested(&old->lock, 1);
-	while (!list_empty(&old->pending)) {
-		struct timer_list *t = list_first_entry(&old->pending,
-						       struct timer_list, entry);
-
-		list_del_init(&t->entry);
-		enqueue_timer(new, t, here);
-	}
+	move_timers(&old->pending, new, here);
+	move_timers(&old->expired, new, here);
 	if (!list_empty(&new->pending))
 		first = list_first_entry(&new->pending, struct timer_list,
 					 entry)->expires;
@@ -192,7 +287,9 @@ uint64_t schedule_timeout(uint64_t timeout_ns)
 	struct sleeper s = {.task = current};
 	uint64_t expires = ktime_get_ns() + timeout_ns, now;
 
-	timer_setup(&s.timer, sleeper_wake);
+	/* Hard, as Linux's hrtimer sleepers on PREEMPT_RT: a wake-up must
+	 * not wait for a softirq thread that RT tasks keep off the CPU. */
+	timer_setup_hard(&s.timer, sleeper_wake);
 	add_timer(&s.timer, expires);
 	schedule();
 	del_timer(&s.timer);

@@ -187,7 +187,7 @@ KTEST(explore_bugs, percpu_hardirq)
 	int before;
 
 	phi_hits = 0;
-	timer_setup(&phi_timer, phi_tick);
+	timer_setup_hard(&phi_timer, phi_tick);
 	migrate_disable();
 	before = this_cpu_ptr(&phi)->count;
 	for (int i = 0; i < PHI_ITERS; i++) {

@@ -17,6 +17,7 @@ const struct corpus_scenario *const corpus_tables[] = {
 	corpus_this_cpu,
 	corpus_protection,
 	corpus_unchecked,
+	corpus_softirq,
 #ifdef CONFIG_LOCKDEP_TSAN
 	corpus_pointer, /* seen only by the compiler's hooks */
 #endif

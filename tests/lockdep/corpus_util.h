@@ -117,7 +117,7 @@ struct corpus_local_counter {
 /* Each scenario file's table (corpus_tables[] lists them). */
 extern const struct corpus_scenario corpus_init[], corpus_irq[],
 	corpus_remote[], corpus_this_cpu[], corpus_protection[],
-	corpus_unchecked[], corpus_pointer[];
+	corpus_unchecked[], corpus_pointer[], corpus_softirq[];
 
 /* Table entries. A scenario of its own shape: the function's name is
  * the scenario's. */

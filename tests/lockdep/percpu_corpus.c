@@ -37,6 +37,8 @@ static const char *const kind_names[LOCKDEP_NR_REPORT_KINDS] = {
 	[LOCKDEP_PERCPU_UNPROTECTED] = "percpu_unprotected",
 	[LOCKDEP_PERCPU_INCONSISTENT] = "percpu_inconsistent",
 	[LOCKDEP_PERCPU_IRQ] = "percpu_irq",
+	[LOCKDEP_RCU_SUSPICIOUS] = "rcu_suspicious",
+	[LOCKDEP_NOT_IN_SOFTIRQ] = "not_in_softirq",
 };
 
 /* The kinds reported since the last lockdep_reset(), comma-separated,
