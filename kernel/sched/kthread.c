@@ -236,11 +236,11 @@ __noreturn void kthread_exit(int code)
 
 /* From finish_task_switch(): a dead task has switched out for the last
  * time. Take the joiner (marking it taken, atomically, so a joiner cannot
- * slip in unseen), drop the task's own reference, then wake the joiner,
- * which frees the task. Once the reference is gone, a joiner that was
- * already awake may see it, free the task, exit and drop its own last
- * reference before the wake-up below runs: the reader keeps the joiner's
- * memory until then. */
+ * slip in unseen: JOINER_TOO_LATE is also what a joiner waits for), drop
+ * the task's own reference, then wake the joiner, which drops the
+ * creator's. Once the mark is made, a joiner that was already awake may
+ * see it, return, exit and drop its own last reference before the
+ * wake-up below runs: the reader keeps the joiner's memory until then. */
 void put_dead_task(struct task_struct *t)
 {
 	struct task_struct *joiner;
@@ -294,17 +294,17 @@ int kthread_join(struct task_struct *t)
 	struct task_struct *none = 0;
 	int code;
 
-	/* Publish ourselves; if the dead task already took its look, its
-	 * reference goes in a few instructions on its CPU: wait for that. */
-	if (!try_cmpxchg(&t->joiner, &none, current)) {
-		if (WARN_ON(none != JOINER_TOO_LATE))
-			return -1; /* one joiner per task */
-		while (refcount_read(&t->usage) > 1)
-			cpu_relax();
-	}
+	/* Publish ourselves, unless the dead task already took its look.
+	 * Then wait for that look (put_dead_task()), not for the other
+	 * references: whoever else holds one (a waker, an RCU reader) drops
+	 * it in its own time and wakes nobody, and the last one frees. */
+	if (!try_cmpxchg(&t->joiner, &none, current) &&
+	    WARN_ON(none != JOINER_TOO_LATE))
+		return -1; /* one joiner per task */
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
-		if (refcount_read(&t->usage) == 1)
+		/* Acquire: the task's exit and its exit code before us. */
+		if (smp_load_acquire(&t->joiner) == JOINER_TOO_LATE)
 			break;
 		schedule();
 	}
