@@ -31,7 +31,10 @@ LINUX_PATHS=('arch/x86/*' kernel/sched/core.c kernel/kthread.c 'kernel/entry/*'
 # yet: each says so where it is named.
 EXPECTED_ABSENT=(
 	tests/demo.c                  # docs/testing.md: the example to save
-	'tests/host/labN_hidden_*.sh' # the grader's hidden host checks
+	# The grader's hidden checks and a lab's starter blocks: a starter
+	# tree (scripts/lab-starter) has none of them.
+	'tests/host/labN_hidden_*.sh' 'tests/labs/labN_hidden_*.c'
+	tests/labs/labN.starter
 )
 
 # Where references are written: the sources, scripts, docs and lab specs
