@@ -5,7 +5,8 @@
 # source/ as Gradescope does, and run_autograder grades two submissions
 # of lab LAB (default 1, the cheapest to grade: one kernel, three boots):
 # the untouched starter as a repository upload (its files at their
-# paths), which must score more than 0 and less than 100, and the
+# paths), which must score what its spec's `# starter scores:` says
+# (more than 0, less than 100), and the
 # solution's files uploaded alone (found by their names), which must
 # score 100; each results.json is checked against Gradescope's format and
 # the lab's spec (tests/host/gradescope_check.py). Then an upload that is

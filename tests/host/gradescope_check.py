@@ -9,9 +9,11 @@ hidden, after_due_date, after_published, visible). Checked here: every
 check of the spec is a test, with its points as max_score, hidden checks
 "after_published" and the others "visible"; the total is the sum of the
 tests' scores; a failed test says why; the solution scores 100 and the
-untouched starter more than 0 and less than 100."""
+untouched starter more than 0 and less than 100, and the score the
+spec's `# starter scores: N` line states."""
 import json
 import os
+import re
 import shlex
 import sys
 
@@ -69,7 +71,20 @@ def problems(results, spec, kind):
         out.append(f"the solution scores {r.get('score')}, not 100")
     if kind == "starter" and not 0 < (r.get("score") or 0) < 100:
         out.append(f"the starter scores {r.get('score')}, want 0 < score < 100")
+    want = starter_score(spec)
+    if kind == "starter" and want is not None and r.get("score") != want:
+        out.append(f"the starter scores {r.get('score')}, its spec says {want}")
     return out
+
+
+def starter_score(path):
+    """The spec's `# starter scores: N`, or None."""
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"# starter scores: (\d+)", line)
+            if m:
+                return int(m.group(1))
+    return None
 
 
 def main(argv):
