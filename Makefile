@@ -379,15 +379,21 @@ test-big:
 
 # Course labs (docs/labs/README.md): the starter tree of lab LAB in O, the
 # grade of lab LAB on this tree (HIDDEN=<solution tree> adds the hidden
-# checks), and the check that every lab's solution scores 100 and its
-# starter builds and scores between 0 and 100.
-.PHONY: lab-starter grade labs-check
+# checks; FORMAT=gradescope also writes Gradescope's results.json, to
+# RESULTS or $(O)/results.json), the upload for Gradescope's autograder,
+# and the check that every lab's solution scores 100 and its starter
+# builds and scores between 0 and 100.
+.PHONY: lab-starter grade autograder labs-check
 lab-starter:
 	@test -n "$(LAB)" || { echo "usage: make lab-starter LAB=n O=dir"; exit 2; }
 	python3 scripts/lab-starter $(LAB) $(O)
 grade:
-	@test -n "$(LAB)" || { echo "usage: make grade LAB=n [HIDDEN=tree]"; exit 2; }
-	$(WITH_LOAD) env O=$(O) python3 scripts/grade $(LAB) $(if $(HIDDEN),--hidden $(HIDDEN))
+	@test -n "$(LAB)" || { echo "usage: make grade LAB=n [HIDDEN=tree] [FORMAT=gradescope [RESULTS=file]]"; exit 2; }
+	$(WITH_LOAD) env O=$(O) python3 scripts/grade $(LAB) $(if $(HIDDEN),--hidden $(HIDDEN)) \
+		$(if $(FORMAT),--format $(FORMAT)) $(if $(RESULTS),--results $(RESULTS))
+autograder:
+	@test -n "$(LAB)" || { echo "usage: make autograder LAB=n [ZIP=file]"; exit 2; }
+	bash scripts/autograder/package $(LAB) $(or $(ZIP),$(O)/autograder-lab$(LAB).zip)
 labs-check:
 	$(WITH_LOAD) env O=$(O) bash tests/host/labs.sh
 

@@ -9,10 +9,8 @@
  * A task with migration disabled is never moved: not by balancing, not by
  * push/pull, not by an affinity change, not by its CPU going offline. An
  * affinity change that excludes its CPU (or the CPU leaving) only sets
- * migration_pending; the outermost migrate_enable() sees it and leaves
- * through the preemption path: preempted, not put to sleep, whatever
- * state the task had set (it may be on its way to sleep, or a lock's
- * unlock may be what called migrate_enable()).
+ * migration_pending, which the outermost migrate_enable() carries out
+ * (migrate_enable_slow()).
  */
 #include "sched/sched.h"
 #include "sched/sched_internal.h"
@@ -119,9 +117,9 @@ int set_cpus_allowed(struct task_struct *p, const cpumask_t *mask)
 	WRITE_ONCE(p->migration_pending, !cpumask_test_cpu(rq->cpu, mask) ||
 					 rq->balance_push);
 	running = rq->curr == p;
-	/* A running task decides on its own CPU (__schedule() reads its
-	 * migration_disabled there): deciding here from its count could race
-	 * with its migrate_enable() and leave it where it may not run. */
+	/* A running task is not moved from here: its CPU is asked to
+	 * reschedule, and the task leaves there, or at its outermost
+	 * migrate_enable(). */
 	if (p->migration_pending && running)
 		resched_curr(rq);
 	arch_spin_unlock(&rq->lock);
@@ -158,12 +156,11 @@ void kthread_bind(struct task_struct *p, int cpu)
 
 /*
  * The outermost migrate_enable() found an affinity change waiting (or its
- * CPU going offline): if this CPU is still allowed there is nothing to do,
- * else switch out and let finish_task_switch() move us. The switch is a
- * preemption, never a sleep: the caller may have set a sleeping state
- * (set_current_state(); spin_unlock(); on RT=1), and schedule() would
- * take that state as its own and dequeue us, with no wakeup to come.
- * A caller that is not preemptible leaves at its preempt_enable().
+ * CPU going offline). On return the task runs on a CPU it may run on and
+ * nothing is left pending, or, when its caller cannot be preempted, it
+ * leaves as soon as the caller can be. It keeps whatever state it had set:
+ * on RT=1 the caller may be a spin_unlock() between a wait loop's
+ * set_current_state() and its schedule().
  */
 void migrate_enable_slow(void)
 {
@@ -172,6 +169,15 @@ void migrate_enable_slow(void)
 	unsigned long flags;
 	bool leave;
 
+	/* Decided here, on the task's own CPU, under its pi_lock (which
+	 * set_cpus_allowed() holds to change the mask): set_cpus_allowed()
+	 * on another CPU cannot decide from the count, which this task
+	 * changes without a lock, and could leave it where it may not run.
+	 * If this CPU is still allowed there is nothing to do; else switch
+	 * out and let finish_task_switch() move us. The switch is a
+	 * preemption, never a sleep: schedule() would take a sleeping state
+	 * the caller set as its own and dequeue us, with no wakeup to come.
+	 * A caller that is not preemptible leaves at its preempt_enable(). */
 	local_irq_save(flags);
 	arch_spin_lock(&p->pi_lock);
 	leave = must_move_off(this_rq(), p);

@@ -8,10 +8,8 @@
 # to ret, taking every unconditional jmp and no conditional branch. That
 # path must hold no call and no locked instruction (the trace's static
 # key is a nop there, asm/jump_label.h), migrate_op_disable no
-# conditional branch and migrate_op_enable at most two: "count back at
-# zero" and "a move pending", the way anyone writes lab 3's Part B first
-# (kernel/sched/sched.h folds both into one comparison; lab 3's starter
-# has none).
+# conditional branch and migrate_op_enable at most two (the bound lab 3's
+# Part B is written against).
 set -euo pipefail
 objdump=$1
 obj=$2

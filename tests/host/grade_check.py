@@ -126,6 +126,24 @@ expect(grade.score_line(s) == "Score: 70/100 (visible 70/70, hidden 0/30)",
 expect(s["score"] == 70 and s["checks"] == {vis.name: 70, hid.name: 0},
        f"hidden failed, JSON: {s}")
 
+# Gradescope's results.json: one test per check, the hidden ones shown
+# once the grades are published, the total their sum.
+hid.ran, hid.why = False, ["hidden: its tests are not in this tree"]
+s = grade.score_summary([vis, hid], {vis.name: 70, hid.name: 0})
+g = grade.gradescope_results([vis, hid], s, 12.4)
+expect(g["score"] == 70 and g["execution_time"] == 12 and
+       g["stdout_visibility"] == "hidden", f"gradescope top level: {g}")
+t0, t1 = g["tests"]
+expect(t0["visibility"] == "visible" and t0["score"] == t0["max_score"] == 70
+       and t0["status"] == "passed", f"gradescope visible test: {t0}")
+expect(t1["visibility"] == "after_published" and t1["score"] == 0 and
+       t1["max_score"] == 30 and t1["output"].startswith("not run: hidden"),
+       f"gradescope hidden test not run: {t1}")
+hid.ran, hid.why = True, ["not ok b.x", "    # b.c:1: expected 1 == 2"]
+g = grade.gradescope_results([vis, hid], s, 1)
+expect(g["tests"][1]["output"] == "not ok b.x\n    # b.c:1: expected 1 == 2"
+       and g["tests"][1]["status"] == "failed", f"gradescope failure: {g['tests'][1]}")
+
 # HIDDEN= the solution tree itself: nothing to copy, and no error.
 with tempfile.TemporaryDirectory() as root:
     hidden = os.path.join(root, "tests/labs/lab1_hidden_x.c")

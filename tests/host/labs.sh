@@ -3,12 +3,16 @@
 # lab with a tests/labs/labN.grade, the solution (this tree) scores 100,
 # and the starter tree (scripts/lab-starter) builds, boots and scores more
 # than 0 and less than 100 when graded with the hidden checks, as an
-# instructor grades a student's untouched starter; and no line of the
-# solution (short and blank lines aside) is left in the starter tree,
-# docs included (scripts/lab-starter --leaks).
+# instructor grades a student's untouched starter, and exactly the score
+# its spec states on a `# starter scores: N` line (as its handout does),
+# so that a grade that moves with the host's load, or a change to the lab
+# that moves the starter's score without its handout, fails here; and no
+# line of the solution (short and blank lines aside) is left in the
+# starter tree, docs included (scripts/lab-starter --leaks).
 #
 # Environment: O (build root of this tree, default build), LABS (the lab
-# numbers to check, default all).
+# numbers to check, default all). `make labs-check LOAD=N` runs it beside
+# N busy loops (scripts/load.sh), as `make test LOAD=N` does.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 O=${O:-build}
@@ -50,9 +54,15 @@ for lab in $labs; do
 		{ echo "FAIL lab $lab: its starter tree holds lines of the solution"; ((fails++)); }
 	score "$tmp/lab$lab" "$lab" build --hidden "$root"
 	st=$(<"$tmp/score") st_s=$((SECONDS - start))
+	want=$(sed -n 's/^# starter scores: \([0-9]*\).*/\1/p' "tests/labs/lab$lab.grade")
 	if [[ -z $st ]] || ((st <= 0 || st >= 100)); then
 		echo "FAIL lab $lab: starter scores '${st:-no score}', want 0 < score < 100"
 		((fails++))
+	elif [[ -n $want && $st != "$want" ]]; then
+		echo "FAIL lab $lab: starter scores $st, its spec says $want"
+		((fails++))
+	elif [[ -z $want ]]; then
+		echo "note: lab $lab: tests/labs/lab$lab.grade states no '# starter scores: N'"
 	fi
 	summary+=("lab $lab: solution ${sol:-none}/100 (${sol_s}s), starter ${st:-none}/100 (${st_s}s)")
 	rm -rf "$tmp/lab$lab"

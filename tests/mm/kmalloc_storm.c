@@ -13,6 +13,7 @@
 #include "compiler.h"
 #include "ktest_util.h"
 #include "prandom.h"
+#include "rcupdate.h"
 #include "spinlock.h"
 #include "string.h"
 
@@ -278,6 +279,10 @@ static void run_storm(const char *path, int bursts, int max_workers)
 	storm.nr = 2 * num_online_cpus();
 	if (storm.nr > max_workers)
 		storm.nr = max_workers;
+	/* Tasks are freed a grace period after their last reference (the
+	 * join's): every count is taken past rcu_barrier(), so that it does
+	 * not depend on how soon the host lets a grace period end. */
+	rcu_barrier();
 	before = drained_free_pages();
 	t0 = ktime_get_ns();
 	for (int cls = 0; cls <= KMALLOC_NR_CLASSES; cls++)
@@ -301,6 +306,7 @@ static void run_storm(const char *path, int bursts, int max_workers)
 	for (int s = 0; s < MAILBOX_SLOTS; s++)
 		obj_free(&storm.box[s], &sum);
 	add_counts(&sum, &storm.irq);
+	rcu_barrier(); /* the workers' task_structs and stacks are back */
 	ktest_log("%s: %d tasks, %ld allocations, %ld frees, %ld moves, %ld "
 		  "interrupts in %lu ms", path, storm.nr, sum.allocs, sum.frees,
 		  moves, irqs, (unsigned long)(ns_since(t0) / NS_PER_MS));

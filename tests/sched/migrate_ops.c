@@ -2,8 +2,8 @@
  * migrate_disable() and migrate_enable() in functions of their own, which
  * scripts/build/check-migrate-ops.sh disassembles at build time: along
  * the fast path (each conditional branch not taken) the pair must be a
- * counter increment and a decrement with one branch, no call and no
- * locked instruction. The tests below check that the same functions do
+ * counter increment and a decrement with at most two branches, no call
+ * and no locked instruction. The tests below check that the same functions do
  * what the pair promises, on the fast path and off it.
  */
 #include "sched_util.h"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, on its Ubuntu 22.04 image, when it
+# builds the autograder's image: the toolchain the grader needs (GCC,
+# NASM, GRUB and xorriso for the boot image, QEMU), installed by the
+# starter's own scripts/deps.sh, which uses apt-get directly when root.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends python3 ca-certificates
+bash starter/scripts/deps.sh
+bash starter/scripts/deps.sh --check
+echo "setup: the toolchain of lab $(<lab) is installed"
