@@ -151,7 +151,9 @@ static bool rcu_tick_in_qs(void)
 void rcu_sched_clock_irq(void)
 {
 	struct rcu_data *rdp = this_rdp();
-	bool from_idle = rdp->dynticks_irq, wake = false;
+	/* An interrupt that came from idle itself, not one nested in its
+	 * softirqs (which interrupted the softirqs, not idle). */
+	bool from_idle = rdp->dynticks_irq_nesting == 1, wake = false;
 
 	if (!from_idle && rcu_tick_in_qs())
 		rcu_qs();
@@ -188,19 +190,24 @@ void rcu_irq_enter(void)
 {
 	struct rcu_data *rdp = this_rdp();
 
+	if (rdp->dynticks_irq_nesting) {
+		rdp->dynticks_irq_nesting++; /* inside one that came from idle */
+		return;
+	}
 	if (atomic_read(&rdp->dynticks) & 1)
 		return; /* not idle: RCU is already watching */
 	atomic_add_return(1, &rdp->dynticks);
-	rdp->dynticks_irq = true;
+	rdp->dynticks_irq_nesting = 1;
 }
 
+/* Whether the interrupt now leaving came from idle; only that one, the
+ * outermost, gives the CPU back to RCU's idle state. */
 bool rcu_irq_exit(void)
 {
 	struct rcu_data *rdp = this_rdp();
 
-	if (!rdp->dynticks_irq)
+	if (!rdp->dynticks_irq_nesting || --rdp->dynticks_irq_nesting)
 		return false;
-	rdp->dynticks_irq = false;
 	atomic_add_return(1, &rdp->dynticks);
 	return true;
 }

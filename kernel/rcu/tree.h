@@ -84,9 +84,12 @@ struct rcu_data {
 	/* Even while the CPU idles (an extended quiescent state), odd
 	 * otherwise; every change a full barrier. Read by the grace-period
 	 * kthread, which keeps its first look in dynticks_snap (under
-	 * rcu_state.lock). dynticks_irq: an interrupt from idle made it odd. */
+	 * rcu_state.lock). dynticks_irq_nesting: the interrupts nested on
+	 * this CPU since one that came from idle made it odd (0: none did);
+	 * an interrupt can nest in another's softirqs, which run with
+	 * interrupts on, and only the outermost makes it even again. */
 	atomic_t dynticks;
-	bool dynticks_irq;
+	int dynticks_irq_nesting;
 	int dynticks_snap;
 
 	struct rcu_segcblist cblist;

@@ -235,19 +235,23 @@ __noreturn void kthread_exit(int code)
 #define JOINER_TOO_LATE ((struct task_struct *)1)
 
 /* From finish_task_switch(): a dead task has switched out for the last
- * time. Take the joiner (marking it taken, atomically, so a joiner cannot
- * slip in unseen: JOINER_TOO_LATE is also what a joiner waits for), drop
- * the task's own reference, then wake the joiner, which drops the
- * creator's. Once the mark is made, a joiner that was already awake may
- * see it, return, exit and drop its own last reference before the
- * wake-up below runs: the reader keeps the joiner's memory until then. */
+ * time. Drop the task's own reference, then take the joiner (marking it
+ * taken, atomically, so a joiner cannot slip in unseen: JOINER_TOO_LATE
+ * is also what a joiner waits for) and wake it; it drops the creator's.
+ * The put comes first so that a joiner that returns has seen it made
+ * (a test that joins, then waits for the grace period, finds the task
+ * freed). Writing t after a put that may be the last is safe inside the
+ * reader: the struct goes a grace period later. Once the mark is made, a
+ * joiner that was already awake may see it, return, exit and drop its
+ * own last reference before the wake-up below runs: the reader keeps
+ * the joiner's memory until then. */
 void put_dead_task(struct task_struct *t)
 {
 	struct task_struct *joiner;
 
 	sched_rcu_read_lock();
-	joiner = xchg(&t->joiner, JOINER_TOO_LATE);
 	put_task_struct(t);
+	joiner = xchg(&t->joiner, JOINER_TOO_LATE);
 	explore_window(EXPLORE_PUT_DEAD_TASK);
 	if (joiner)
 		wake_up_process(joiner);
