@@ -50,8 +50,12 @@ struct rq {
  * (rcu_read_lock() pushes one on the current task's stack), because the
  * scheduler runs for a task it may have preempted in the middle of the
  * validator's own push on that stack, which only the task writes
- * (lockdep_fast.h). Always with interrupts off, so never preempted: the
- * unlock never takes the slow path.
+ * (lockdep_fast.h). Always with interrupts off, so never preempted
+ * themselves; and on RT=1 the unlock never takes the slow path, which
+ * may release a boost mutex and so take run-queue locks we may hold. A
+ * special state it could find belongs to the task's own reader: one
+ * preempted between its count reaching zero and its look at the state,
+ * which it handles itself when it runs again.
  */
 static __always_inline void sched_rcu_read_lock(void)
 {
@@ -60,7 +64,12 @@ static __always_inline void sched_rcu_read_lock(void)
 
 static __always_inline void sched_rcu_read_unlock(void)
 {
-	__rcu_read_unlock();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		barrier(); /* the section's accesses before the count */
+		current->rcu_read_lock_nesting--;
+	} else {
+		__rcu_read_unlock();
+	}
 }
 
 /* Whether rq's running task is one balancing could move (rt: an RT one),
