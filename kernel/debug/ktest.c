@@ -196,18 +196,73 @@ static bool ktest_wait_done(const struct ktest *t)
 }
 
 /*
- * Run t in a task of its own, bound to CPU 0, and wait for it. The tasks
- * of the tests before it are freed a grace period after their last
- * reference (put_task_struct()): rcu_barrier() first, so that a test
- * that counts the allocators' memory starts from a state no earlier
- * test's deferred frees can change under it.
+ * The tasks of the tests before a test are freed a grace period after
+ * their last reference (put_task_struct()): the runner waits in
+ * rcu_barrier() before each test, so that a test that counts the
+ * allocators' memory starts from a state no earlier test's deferred
+ * frees can change under it. In a kernel whose grace periods have
+ * stopped (a lab's starter, an RCU bug) rcu_barrier() never returns,
+ * and the tests must still run and say what fails. So a helper task
+ * waits in it for the runner, and the runner gives up once no grace
+ * period has ended for RCU_STALL_S seconds of waiting: a count of grace
+ * periods, not a bound on the wait, so a slow host only waits longer.
+ * From then on the runner skips the barrier (the helper still holds
+ * rcu_barrier()'s mutex).
  */
+#define RCU_STALL_S 10
+
+static struct {
+	struct task_struct *helper; /* made at the first barrier, never ends */
+	struct completion request, done;
+	bool stalled;               /* gave up: the helper never came back */
+} barrier;
+
+static int ktest_barrier_fn(void *unused)
+{
+	for (;;) {
+		wait_for_completion(&barrier.request);
+		rcu_barrier();
+		complete(&barrier.done);
+	}
+	return 0;
+}
+
+static void ktest_rcu_barrier(void)
+{
+	unsigned long cookie = get_state_synchronize_rcu();
+	unsigned int idle_s = 0;
+
+	if (barrier.stalled)
+		return;
+	if (!barrier.helper) {
+		init_completion(&barrier.request);
+		init_completion(&barrier.done);
+		barrier.helper = kthread_run(ktest_barrier_fn, 0, "ktest_barrier");
+		if (!barrier.helper) /* the test's own task will say so */
+			return;
+	}
+	complete(&barrier.request);
+	while (!wait_for_completion_timeout(&barrier.done, 1000000000ul)) {
+		if (poll_state_synchronize_rcu(cookie)) {
+			cookie = get_state_synchronize_rcu();
+			idle_s = 0;
+		} else if (++idle_s == RCU_STALL_S) {
+			printk("    # ktest: no RCU grace period ended in %u s of "
+			       "rcu_barrier(): the tests from here run without "
+			       "it\n", RCU_STALL_S);
+			barrier.stalled = true;
+			return;
+		}
+	}
+}
+
+/* Run t in a task of its own, bound to CPU 0, and wait for it. */
 static void ktest_run_task(const struct ktest *t, int num)
 {
 	struct task_struct *task;
 	uint64_t t0, took;
 
-	rcu_barrier();
+	ktest_rcu_barrier();
 	task = kthread_create(ktest_task_fn, (void *)t, t->name);
 	if (!task) {
 		ktest_fail_msg(t->file, t->line, "no memory for the test task");
