@@ -66,13 +66,14 @@ static unsigned long timeout_s = DEFAULT_TIMEOUT_S;
  * ktest_ended()). */
 static unsigned long tests_started, tests_ended;
 
-/* The test that took longest, and how long (guest time): printed at the
- * end of the run, so that a log shows how close to its bound the
- * slowest test came. */
+/* The tests that took longest, and how long (guest time), longest
+ * first: printed at the end of the run, so that a log shows how close to
+ * its bound the slowest test came and where a boot's time went. */
+#define NR_SLOWEST 5
 static struct {
 	const struct ktest *test;
 	uint64_t ns;
-} slowest;
+} slowest[NR_SLOWEST];
 
 void ktest_log(const char *fmt, ...)
 {
@@ -256,6 +257,27 @@ static void ktest_rcu_barrier(void)
 	}
 }
 
+static void note_slowest(const struct ktest *t, uint64_t ns)
+{
+	int i = NR_SLOWEST - 1;
+
+	if (ns <= slowest[i].ns)
+		return;
+	for (; i > 0 && ns > slowest[i - 1].ns; i--)
+		slowest[i] = slowest[i - 1];
+	slowest[i].test = t;
+	slowest[i].ns = ns;
+}
+
+static void print_slowest(void)
+{
+	for (int i = 0; i < NR_SLOWEST && slowest[i].test; i++)
+		printk("# ktest: slowest test %s.%s, %lu ms of its %lu s "
+		       "bound\n", slowest[i].test->suite,
+		       slowest[i].test->name,
+		       (unsigned long)(slowest[i].ns / 1000000), timeout_s);
+}
+
 /* Run t in a task of its own, bound to CPU 0, and wait for it. */
 static void ktest_run_task(const struct ktest *t, int num)
 {
@@ -278,8 +300,7 @@ static void ktest_run_task(const struct ktest *t, int num)
 	if (!ktest_wait_done(t))
 		ktest_timed_out(t, num);
 	took = ktime_get_ns() - t0;
-	if (took > slowest.ns)
-		slowest = (typeof(slowest)){t, took};
+	note_slowest(t, took);
 	explore_test_end();
 	kthread_join(task);
 }
@@ -554,10 +575,7 @@ int ktest_run_all(const char *glob)
 		bool ok = run_suite(v, n, &i, glob, &tally);
 		printk("%sok %d %s\n", ok ? "" : "not ", ++suite_num, suite);
 	}
-	if (slowest.test)
-		printk("# ktest: slowest test %s.%s, %lu ms of its %lu s "
-		       "bound\n", slowest.test->suite, slowest.test->name,
-		       (unsigned long)(slowest.ns / 1000000), timeout_s);
+	print_slowest();
 	printk("# ktest: %d passed, %d failed, %d skipped\n", tally.passed,
 	       tally.failed, tally.skipped);
 	kfree(v);

@@ -89,13 +89,18 @@ static void tick(uint64_t now)
 
 void timer_interrupt(void)
 {
-	uint64_t now = ktime_get_ns(), next;
+	uint64_t now = ktime_get_ns(), next, timer;
 
 	if (now >= this_cpu_read(next_tick))
 		tick(now);
 	run_local_timers();
+	/* Read once: another CPU's del_timer() may empty the base between
+	 * two reads, and a second read of ~0 would arm the event timer for
+	 * its longest count (2^32 counts, 69 s at 62.5 MHz) instead of
+	 * the next tick. */
 	next = this_cpu_read(next_tick);
-	if (timers_next_expiry() < next)
-		next = timers_next_expiry();
+	timer = timers_next_expiry();
+	if (timer < next)
+		next = timer;
 	program_event(next, ktime_get_ns());
 }
