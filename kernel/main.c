@@ -178,6 +178,7 @@ void kmain(void)
 	       boot_info.loader, boot_info.cmdline);
 	cmdline_check_length();                 /* a cut one is reported */
 	cpu_print_features();
+	virt_spin_lock_init();                  /* how contended locks spin */
 	page_alloc_init();                      /* physical pages */
 	paging_init();                          /* our page tables, direct map */
 	print_memory_map();

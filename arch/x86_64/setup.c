@@ -5,6 +5,7 @@
  */
 #include "compiler.h"
 #include "asm/setup.h"
+#include "asm/spinlock.h"
 #include "asm/acpi.h"
 #include "asm/apic.h"
 #include "asm/processor.h"
@@ -73,6 +74,17 @@ static bool cpu_feature(const struct feature *f)
 		return false;
 	cpuid(f->leaf, &a, &b, &c, &d);
 	return ((f->reg == 'c' ? c : d) >> f->bit) & 1;
+}
+
+/* How contended locks spin (asm/spinlock.h); the core chooses at boot
+ * (virt_spin_lock_init()). */
+bool virt_spin_lock_on;
+
+bool cpu_has_hypervisor(void)
+{
+	static const struct feature hypervisor = {1, 'c', 31, "hypervisor"};
+
+	return cpu_feature(&hypervisor);
 }
 
 static void cpu_brand(char *out)

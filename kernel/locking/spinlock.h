@@ -28,6 +28,10 @@
 #include "locking/rtmutex.h"
 #include "sched/sched.h"
 
+/* Whether contended locks spin test-and-set (asm/spinlock.h): from the
+ * CPU and the option virt_spin_lock=, before the other CPUs start. */
+void virt_spin_lock_init(void);
+
 typedef struct raw_spinlock {
 	arch_spinlock_t raw_lock;
 	struct lockdep_map dep_map;

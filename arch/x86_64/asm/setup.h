@@ -2,6 +2,8 @@
 #ifndef _ASM_X86_SETUP_H
 #define _ASM_X86_SETUP_H
 
+#include <stdbool.h>
+
 struct boot_info;
 
 /*
@@ -24,5 +26,7 @@ void arch_init_irq(void);
 
 /* Print the CPU's vendor, model and the features the kernel cares about. */
 void cpu_print_features(void);
+/* CPUID's hypervisor bit: this CPU is a virtual machine's vCPU. */
+bool cpu_has_hypervisor(void);
 
 #endif
