@@ -333,8 +333,9 @@ KTEST(kmalloc_storm, per_cpu_caches)
 /*
  * The same storm on the plain shared-lock path (kmalloc_pcp=0 and
  * page_pcp=0 at boot give the same), smaller: every call takes the one
- * raw lock, a fair ticket lock, and with vCPUs spinning for it on busy
- * host cores each hand-over waits for the host to run the next holder.
+ * raw lock, and with vCPUs spinning for it on busy host cores a
+ * hand-over may wait for the host to run the holder (in tickets, as the
+ * q35 boots take them, the next waiter too: docs/locks.md).
  * The cost is per hand-over, so it is the amount of work that must be
  * small, not the time it may take: 16 tasks and 96 bursts on 8 CPUs
  * took over 120 s at host load ~15 (the per-CPU storm: 0.2 s). Four
