@@ -37,7 +37,7 @@ void rcu_segcblist_init(struct rcu_segcblist *rsclp)
 		rsclp->gp_seq[i] = 0;
 		rsclp->seglen[i] = 0;
 	}
-	rsclp->len = 0;
+	WRITE_ONCE(rsclp->len, 0);
 }
 
 void rcu_segcblist_enqueue(struct rcu_segcblist *rsclp, struct rcu_head *rhp)
@@ -46,7 +46,7 @@ void rcu_segcblist_enqueue(struct rcu_segcblist *rsclp, struct rcu_head *rhp)
 	*rsclp->tails[RCU_NEXT_TAIL] = rhp;
 	rsclp->tails[RCU_NEXT_TAIL] = &rhp->next;
 	rsclp->seglen[RCU_NEXT_TAIL]++;
-	rsclp->len++;
+	WRITE_ONCE(rsclp->len, rsclp->len + 1);
 }
 
 void rcu_segcblist_advance(struct rcu_segcblist *rsclp, unsigned long seq)
@@ -150,7 +150,7 @@ void rcu_segcblist_insert_done_cbs(struct rcu_segcblist *rsclp,
 
 void rcu_segcblist_add_len(struct rcu_segcblist *rsclp, long n)
 {
-	rsclp->len += n;
+	WRITE_ONCE(rsclp->len, rsclp->len + n);
 }
 
 /* The callbacks after DONE into rclp, and src's waiting segments empty. */

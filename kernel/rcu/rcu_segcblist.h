@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include "rcu/rcu_types.h"
+#include "rwonce.h"
 
 /* The segments, oldest first. tails[i] points at the next field of the
  * last callback of segment i (at head when segments 0..i are empty). */
@@ -31,7 +32,9 @@ struct rcu_segcblist {
 	unsigned long gp_seq[RCU_CBLIST_NSEGS];
 	/* Callbacks queued and not yet invoked: those in the list, and
 	 * those taken out for invocation (rcu_do_batch() subtracts them once
-	 * they ran), so that memory is counted until it is freed. */
+	 * they ran), so that memory is counted until it is freed. Written
+	 * by the owning CPU with interrupts off; read by rcu_barrier() from
+	 * any CPU. */
 	long len;
 	long seglen[RCU_CBLIST_NSEGS];
 };
@@ -51,7 +54,7 @@ void rcu_segcblist_enqueue(struct rcu_segcblist *rsclp, struct rcu_head *rhp);
 
 static inline long rcu_segcblist_n_cbs(const struct rcu_segcblist *rsclp)
 {
-	return rsclp->len;
+	return READ_ONCE(rsclp->len);
 }
 
 /* Whether segment seg, or every segment after seg, holds no callback. */

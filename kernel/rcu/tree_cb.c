@@ -202,7 +202,10 @@ static void rcu_barrier_entrain(void *unused)
 /* Callbacks of CPUs that went offline were handed to online ones before
  * (rcutree_dead_cpu), and none goes meanwhile (the hotplug lock). The
  * count starts at one, so the completion cannot fire before every CPU
- * has its callback. */
+ * has its callback. A CPU with no callback is skipped, as Linux does:
+ * a callback queued before this call is counted in its CPU's list until
+ * it has run, so a list read empty holds none of them, and an idle CPU
+ * is not woken for nothing (a test's barrier on 288 CPUs took 3.8 s). */
 void rcu_barrier(void)
 {
 	int cpu;
@@ -213,6 +216,8 @@ void rcu_barrier(void)
 	atomic_set(&rcu_state.barrier_cpu_count, 1);
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
+		if (!rcu_segcblist_n_cbs(&raw_per_cpu_ptr(&rcu_data, cpu)->cblist))
+			continue;
 		atomic_inc(&rcu_state.barrier_cpu_count);
 		if (smp_call_function_single(cpu, rcu_barrier_entrain, 0, true))
 			rcu_barrier_callback(0); /* cannot be: counted out */
