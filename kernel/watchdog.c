@@ -87,8 +87,16 @@ static int watchdog_fn(void *arg)
 		local_irq_save(flags);
 		watchdog_touch(raw_cpu_ptr(&watchdog_cpu), ktime_get_ns());
 		local_irq_restore(flags);
-		/* Five stamps per threshold: a late one is not a lockup. */
-		msleep(READ_ONCE(thresh_ms) / 5);
+		/* Five stamps per threshold: a late one is not a lockup. The
+		 * sleep ends early to park or to stop (msleep() would hold
+		 * cpu_down() and softlockup_stop() for the rest of it, 2 s of
+		 * a 10 s threshold); the state is set before the test, so a
+		 * wake-up between the two is not lost. */
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (!kthread_should_park() && !smp_load_acquire(&stopping))
+			schedule_timeout((uint64_t)READ_ONCE(thresh_ms) / 5 *
+					 1000000);
+		__set_current_state(TASK_RUNNING);
 	}
 	return 0;
 }
@@ -211,6 +219,8 @@ void softlockup_stop(void)
 			continue;
 		if (READ_ONCE(t->parked))
 			kthread_unpark(t);
+		else
+			wake_up_process(t); /* out of its sleep, to see stopping */
 		kthread_join(t);
 		watchdog_task[cpu] = 0;
 	}
