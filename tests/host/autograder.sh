@@ -11,7 +11,8 @@
 # score 100; each results.json is checked against Gradescope's format and
 # the lab's spec (tests/host/gradescope_check.py). Then an upload that is
 # not one gives results that say so, not a missing file.
-# cores: 2
+# cores: 1 (its kernel builds take JOBS make jobs, and its boots one at a
+# time; `make test` gives it JOBS=1)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 lab=${LAB:-1} fails=0
