@@ -271,6 +271,21 @@ static inline void set_current_state(unsigned int state)
 	smp_store_mb(current->__state, state);
 }
 
+/* A state no wake-up may undo (TASK_DEAD), set under pi_lock as Linux's
+ * set_special_state(): a waker tests the state and writes TASK_RUNNING
+ * under that lock, so it cannot test an older sleeping state and then
+ * write over this one. */
+static inline void set_special_state(unsigned int state)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	arch_spin_lock(&current->pi_lock);
+	smp_store_mb(current->__state, state);
+	arch_spin_unlock(&current->pi_lock);
+	local_irq_restore(flags);
+}
+
 /*
  * migrate_disable(): keep the running task on this CPU, preemptible. The
  * fast path is a plain increment of a field only the task writes: nobody
