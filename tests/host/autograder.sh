@@ -2,59 +2,79 @@
 # The Gradescope autograder end to end (scripts/autograder/, docs/labs/
 # README.md), on a fake /autograder in a temporary folder
 # (AUTOGRADER_ROOT): the upload `make autograder` makes is unzipped into
-# source/ as Gradescope does, and run_autograder grades two submissions
-# of lab LAB (default 1, the cheapest to grade: one kernel, three boots):
+# source/ as Gradescope does, its prebuild builds the starter as setup.sh
+# does, and run_autograder grades two submissions
+# of lab LAB (default 2: one kernel, three boots, and its files are
+# sources few objects depend on, so a grade over the prebuilt starter
+# compiles three files where lab 1's header recompiles most of them):
 # the untouched starter as a repository upload (its files at their
 # paths), which must score what its spec's `# starter scores:` says
 # (more than 0, less than 100), and the
 # solution's files uploaded alone (found by their names), which must
 # score 100; each results.json is checked against Gradescope's format and
-# the lab's spec (tests/host/gradescope_check.py). Then an upload that is
+# the lab's spec (tests/host/gradescope_check.py), and the starter's grade
+# compiled nothing over the prebuilt one. Then an upload that is
 # not one gives results that say so, not a missing file.
 # cores: 1 (its kernel builds take JOBS make jobs, and its boots one at a
 # time; `make test` gives it JOBS=1)
+# takes: 120 s
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
-lab=${LAB:-1} fails=0
+lab=${LAB:-2} fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 bash scripts/autograder/package "$lab" "$tmp/upload.zip" || exit 1
 
-# fake_root NAME: a fresh /autograder with the upload unzipped in source/
-# and run_autograder where Gradescope puts it; prints its path.
-fake_root() {
-	local r=$tmp/$1
-	mkdir -p "$r/submission" "$r/results"
-	python3 -m zipfile -e "$tmp/upload.zip" "$r/source" || return 1
-	cp "$r/source/run_autograder" "$r/run_autograder"
-	echo "$r"
-}
+# A fresh /autograder with the upload unzipped in source/, run_autograder
+# where Gradescope puts it, and what setup.sh builds last (prebuild); the
+# two submissions are graded in it one after the other.
+r=$tmp/root
+mkdir -p "$r/results"
+python3 -m zipfile -e "$tmp/upload.zip" "$r/source" || exit 1
+cp "$r/source/run_autograder" "$r/run_autograder"
+if ! AUTOGRADER_ROOT=$r bash "$r/source/prebuild" >"$tmp/prebuild.out" 2>&1; then
+	fail "prebuild failed"
+	tail -n 30 "$tmp/prebuild.out"
+fi
 
-# grade NAME KIND: runs the autograder of fake root NAME and checks its
-# results.json as KIND's (starter or solution).
+# grade KIND: grade what is in submission/ as KIND's (starter or
+# solution) and check its results.json; output in $tmp/KIND.out.
 grade() {
-	local r=$tmp/$1 start=$SECONDS
-	if ! AUTOGRADER_ROOT=$r bash "$r/run_autograder" >"$r/out" 2>&1; then
-		fail "$2: run_autograder failed"
-		tail -n 30 "$r/out"
+	local out=$tmp/$1.out start=$SECONDS
+	if ! AUTOGRADER_ROOT=$r bash "$r/run_autograder" >"$out" 2>&1; then
+		fail "$1: run_autograder failed"
+		tail -n 30 "$out"
 	fi
-	echo "$2: $(sed -n 's/^Score: //p' "$r/out") in $((SECONDS - start)) s"
+	echo "$1: $(sed -n 's/^Score: //p' "$out") in $((SECONDS - start)) s"
 	python3 -B tests/host/gradescope_check.py "$r/results/results.json" \
-		"tests/labs/lab$lab.grade" "$2" || fail "$2: results.json (above)"
+		"tests/labs/lab$lab.grade" "$1" || fail "$1: results.json (above)"
 }
 
 # The starter as a student's repository: the whole tree, at its paths.
-r=$(fake_root starter) || exit 1
+mkdir -p "$r/submission"
 cp -a "$r/source/starter/." "$r/submission/"
-grade starter starter
+grade starter
 
 # The solution's files alone, as a drag-and-drop upload.
-r=$(fake_root solution) || exit 1
+rm -rf "$r/submission" && mkdir -p "$r/submission"
 while read -r f; do cp "$f" "$r/submission/"; done <"$r/source/files"
-grade solution solution
-grep -q "from the submission" "$r/out" || fail "solution: no file taken from the submission"
+grade solution
+grep -q "from the submission" "$tmp/solution.out" ||
+	fail "solution: no file taken from the submission"
+
+# What each grade compiled, over the prebuilt starter: nothing for the
+# starter's own files; for the solution's, what they changed (a header
+# recompiles what includes it: at least one file).
+compiled() {
+	sed -n 's/^built RT=.*: \([0-9]*\) file(s) compiled$/\1/p' "$tmp/$1.out" |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+n=$(compiled starter)
+((n == 0)) || fail "starter: $n file(s) compiled over the prebuilt starter, not 0"
+n=$(compiled solution)
+((n >= 1)) || fail "solution: nothing compiled over the prebuilt starter"
 
 # Not an autograder upload: results that say what is wrong, exit 1.
 r=$tmp/broken
