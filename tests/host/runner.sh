@@ -2,8 +2,9 @@
 # The test runner's own machinery, without a kernel (docs/testing.md):
 #   1. the job queue (scripts/lib/jobs.sh): the running weights never pass
 #      the budget, a job starts only after the jobs it depends on, a job
-#      that waits for cores lets a lighter one queued after it start, each
-#      job's output comes whole, and jobs_kill ends a job's whole tree;
+#      that waits for cores holds back the ones queued after it but those
+#      of weight 0, each job's output comes whole, and jobs_kill ends a
+#      job's whole tree;
 #   2. the host's bounds on a boot (scripts/lib/boot.sh), with stand-ins
 #      for QEMU (QEMU_BIN): one silent for SILENCE seconds is ended and
 #      said to have stopped, one that prints forever is ended at TIMEOUT,
@@ -62,6 +63,7 @@ gone() {
 	job_add after_heavy 1 "heavy" work after_heavy 2
 	job_add wide 5 "" work wide 1 # capped at the budget
 	job_add behind_wide 1 "" work behind_wide 1
+	job_add idle 0 "" work idle 1 # starts whatever waits
 	job_add fails 1 "" false
 	jobs_run || echo "jobs_run failed" >>"$events"
 	job_add orphan 1 "never_queued" true
@@ -70,7 +72,7 @@ gone() {
 events=$dir/events
 # The weights: replay the starts and ends; at most 2 at any moment.
 if ! awk '
-	$1 == "start" { w = ($2 == "heavy" || $2 == "wide") ? 2 : 1
+	$1 == "start" { w = ($2 == "heavy" || $2 == "wide") ? 2 : $2 == "idle" ? 0 : 1
 		used += w; weight[$2] = w; if (used > 2) bad = 1; started[$2] = NR }
 	$1 == "end" { used -= weight[$2] }
 	END { exit bad }' "$events"; then
@@ -80,13 +82,15 @@ fi
 line_of() { grep -n "^$1 $2 " "$events" | head -n 1 | cut -d: -f1; }
 [[ $(line_of start after_heavy) -gt $(line_of end heavy) ]] ||
 	fail "jobs: after_heavy started before heavy, which it depends on, ended"
-[[ $(line_of start behind_wide) -lt $(line_of start wide) ]] ||
-	fail "jobs: behind_wide waited behind wide, which waited for cores"
+[[ $(line_of start behind_wide) -gt $(line_of start wide) ]] ||
+	fail "jobs: behind_wide overtook wide, which waited for cores"
+[[ $(line_of start idle) -lt $(line_of start wide) ]] ||
+	fail "jobs: idle, of weight 0, waited behind wide"
 grep -qx 'end heavy 0 heavy.1 heavy.2 heavy.3 ' "$events" ||
 	fail "jobs: heavy's output not whole and in order: $(grep '^end heavy' "$events")"
 grep -q '^end fails 1 ' "$events" || fail "jobs: a failing job's status was lost"
 n=$(grep -c '^start ' "$events")
-((n == 6)) || fail "jobs: $n jobs started, not 6"
+((n == 7)) || fail "jobs: $n jobs started, not 7"
 grep -q 'jobs_run failed\|passed a lost dependency' "$events" &&
 	fail "jobs: $(grep 'jobs_run' "$events")"
 grep -q 'never ran: orphan' "$dir/orphan.err" ||
