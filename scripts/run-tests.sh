@@ -409,8 +409,9 @@ queue_panic_tests() {
 	((n)) && echo "[rt$rt panic] $n panic or expected-failure test(s), alone on cpus$PANIC_CPUS"
 }
 
-# add_host_tests LONG: queue the host tests that take a minute or more
-# (LONG=1) or the others (LONG=0); they need the last kernel.
+# add_host_tests LONG: queue the host tests that take 45 s or more, longer
+# than any boot but the 8-CPU ones (LONG=1), or the others (LONG=0); they
+# need the last kernel.
 add_host_tests() {
 	local t w
 	[[ $KTEST == '*' && ${HOST_TESTS:-1} == 1 ]] || return 0
@@ -418,7 +419,7 @@ add_host_tests() {
 		# labs.sh grades every lab's solution and starter: it is
 		# `make labs-check`, a CI step of its own, not part of the matrix.
 		[[ $t == */labs.sh || ! -f $t ]] && continue
-		(( ($(host_takes "$t") >= 60) == $1 )) || continue
+		(( ($(host_takes "$t") >= 45) == $1 )) || continue
 		w=$(host_weight "$t")
 		job_add "host-$(basename "$t" .sh)" "$w" \
 			"build-rt${RTS[-1]}" host_test "$t" "$w"
