@@ -43,6 +43,7 @@ CC      := $(TOOLPREFIX)gcc
 LD      := $(TOOLPREFIX)ld
 NM      := $(TOOLPREFIX)nm
 OBJDUMP := $(TOOLPREFIX)objdump
+OBJCOPY := $(TOOLPREFIX)objcopy
 NASM    := nasm
 
 CONFIG_NAME := rt$(RT)-ld$(LOCKDEP)$(if $(filter 1,$(LOCKDEP)),$(if $(TSAN_ON),,-notsan))$(if $(filter 1,$(EXPLORE)),-explore)$(if $(filter 1,$(EXPLORE_BUGS)),-bugs)
@@ -290,7 +291,7 @@ $(B)/cmdline: FORCE
 
 $(B)/kernel.iso: $(B)/kernel.elf $(B)/percpu-ops.ok $(B)/migrate-ops.ok $(B)/nofpu.ok scripts/build/mkiso.sh $(B)/cmdline
 	@$(if $(Q),echo "  ISO     $@")
-	$(Q)bash scripts/build/mkiso.sh $< "$(ISO_CMDLINE)" $@
+	$(Q)OBJCOPY=$(OBJCOPY) bash scripts/build/mkiso.sh $< "$(ISO_CMDLINE)" $@
 
 deps:
 	@bash scripts/deps.sh

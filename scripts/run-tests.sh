@@ -16,7 +16,8 @@
 #   O          build root, relative to the repository root   (default build)
 #   CORES      host cores the runner keeps busy: boots, builds and host
 #              tests run side by side while their weights fit (default
-#              nproc); CORES=1 runs one thing at a time
+#              nproc); CORES=1 runs one job of weight 1 or more at a
+#              time (the host tests of weight 0 run beside it, at nice 10)
 #   JOBS       parallel make jobs of a build                 (default CORES)
 #   HOST_TESTS 1: after a full run (KTEST='*'), also the host-side tests
 #              tests/host/*.sh, given the last kernel built (default 1)

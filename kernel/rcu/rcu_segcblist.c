@@ -192,7 +192,7 @@ void rcu_segcblist_merge(struct rcu_segcblist *dst, struct rcu_segcblist *src)
 	rcu_cblist_init(&pend);
 	rcu_segcblist_extract_done_cbs(src, &done);
 	extract_pend_cbs(src, &pend);
-	dst->len += n;
+	WRITE_ONCE(dst->len, dst->len + n);
 	rcu_segcblist_insert_done_cbs(dst, &done);
 	insert_pend_cbs(dst, &pend);
 	rcu_segcblist_init(src);

@@ -33,8 +33,10 @@ struct rcu_segcblist {
 	/* Callbacks queued and not yet invoked: those in the list, and
 	 * those taken out for invocation (rcu_do_batch() subtracts them once
 	 * they ran), so that memory is counted until it is freed. Written
-	 * by the owning CPU with interrupts off; read by rcu_barrier() from
-	 * any CPU. */
+	 * by the owning CPU with interrupts off, or by the CPU that merges a
+	 * dead CPU's list under the hotplug lock; read by rcu_barrier() from
+	 * any CPU, under that lock too. On x86 a read that sees a callback's
+	 * count gone sees what the callback wrote (stores are seen in order). */
 	long len;
 	long seglen[RCU_CBLIST_NSEGS];
 };

@@ -224,9 +224,9 @@ __noreturn void kthread_exit(int code)
 	lockdep_task_exit();
 	exit_rcu();
 	/* The joiner is woken once we are off the CPU for good
-	 * (put_dead_task), when our stack may be freed. A wake-up that
+	 * (put_dead_task), when our stack may be freed. A waker that
 	 * tested our state while we still slept, in a join or a wait, must
-	 * not set it running after this (it did: "ran again"). */
+	 * not write TASK_RUNNING over this: both hold pi_lock. */
 	set_special_state(TASK_DEAD);
 	schedule();
 	panic("kthread_exit: dead task %s/%d ran again", t->comm, t->pid);

@@ -5,11 +5,11 @@
 # cores it keeps busy, fits in what the running jobs leave of the budget,
 # JOB_CORES. Jobs start in the order they were queued, and a job that
 # waits for cores holds back every job queued after it, so that a heavy
-# boot is never starved by a stream of light ones (when light jobs could
-# pass, the 8-CPU boots of `make test` waited three minutes); a job that
-# waits for another job holds back none, and a job of weight 0 (one that
-# takes only the cores the others leave idle) always starts. When a job ends, the caller's job_ended hook gets
-# its output whole, so the lines of two jobs never interleave.
+# boot is never starved by a stream of light ones slipping past; a job
+# that waits for another job holds back none, and a job of weight 0 (one
+# that takes only the cores the others leave idle) is never held back.
+# When a job ends, the caller's job_ended hook gets its output whole, so
+# the lines of two jobs never interleave.
 #
 # The caller defines:
 #   job_started ID          called as the job starts

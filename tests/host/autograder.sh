@@ -15,9 +15,11 @@
 # the lab's spec (tests/host/gradescope_check.py), and the starter's grade
 # compiled nothing over the prebuilt one. Then an upload that is
 # not one gives results that say so, not a missing file.
-# cores: 0 (a build and a few short boots that count events, not time:
-# it may run at a low priority in the cores the matrix's boots leave
-# idle; `make test` gives it JOBS=1, one make job and one boot at a time)
+# cores: 0 (a build and three short boots, at a low priority in the
+# cores the matrix's boots leave idle; `make test` gives it JOBS=1, one
+# make job and one boot at a time. Its bounds are far from what a slow
+# boot needs: the grader's per-check silence of 60 s, the kernel's 5 s
+# for a CPU to answer, against boots of 2-4 s of CPU)
 # takes: 120 s
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
