@@ -581,6 +581,21 @@ static void report_bad_unlock(struct lockdep_map *map, unsigned long ip)
 	lockdep_report_end();
 }
 
+#ifdef CONFIG_LOCKDEP_TSAN
+/* The fast path for code the compiler's hooks see (lockdep_fast.h):
+ * this file is not instrumented, so here it is inline and unhooked. */
+void lock_acquire_unhooked(struct lockdep_map *map, unsigned int subclass,
+			   unsigned int flags, unsigned long ip)
+{
+	lock_acquire(map, subclass, flags, ip);
+}
+
+bool lock_release_unhooked(struct lockdep_map *map, unsigned long ip)
+{
+	return lock_release(map, ip);
+}
+#endif
+
 /* What lockdep_release_fast() declined: out of order, in hardirq
  * context, a per-CPU access pending, or a lock not held. */
 bool __lock_release(struct lockdep_map *map, unsigned long ip)
