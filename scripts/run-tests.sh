@@ -17,7 +17,9 @@
 #   CORES      host cores the runner keeps busy: boots, builds and host
 #              tests run side by side while their weights fit (default
 #              nproc); CORES=1 runs one job of weight 1 or more at a
-#              time (the host tests of weight 0 run beside it, at nice 10)
+#              time (the host tests of weight 0 run beside it)
+#   LIGHT_NICE the nice value of the host tests of weight 0 (default 10
+#              if the host is idle as the run starts, else 0)
 #   JOBS       parallel make jobs of a build                 (default CORES)
 #   HOST_TESTS 1: after a full run (KTEST='*'), also the host-side tests
 #              tests/host/*.sh, given the last kernel built (default 1)
@@ -316,14 +318,12 @@ panic_test() {
 # from KERNEL under its own bounds; exit 0 is a pass, its output says why
 # not.
 host_test() {
-	local name out start=$SECONDS nice=()
+	local name out start=$SECONDS
 	name=$(basename "$1" .sh)
-	# Weight 0: it takes what the other jobs leave, at a low priority
-	# (nice 10: a tenth of a core against busy ones, not starved); else
+	# Weight 0: it takes what the other jobs leave, at LIGHT_NICE; else
 	# its builds take as many make jobs as its weight.
-	(($2 == 0)) && nice=(nice -n 10)
 	if out=$(KERNEL=${KDIR[${RTS[-1]}]}/kernel.elf O=$O JOBS=$(($2 ? $2 : 1)) \
-		"${nice[@]}" bash "$1" 2>&1); then
+		nice -n $(($2 ? 0 : LIGHT_NICE)) bash "$1" 2>&1); then
 		echo "ok [host] $name ($((SECONDS - start))s)"
 		echo "@counts 1 0 0"
 	else
@@ -331,6 +331,21 @@ host_test() {
 		sed 's/^/    | /' <<<"$out" | tail -n 40
 		echo "@counts 0 1 0"
 	fi
+}
+
+# host_busy_millicores: the host's cores busy over half a second, in
+# thousandths, from /proc/stat's first line (user nice system idle iowait
+# irq softirq steal ...: the 4th and 5th are idle time).
+host_busy_millicores() {
+	local a b total=0 idle i
+	read -ra a < /proc/stat
+	sleep 0.5
+	read -ra b < /proc/stat
+	for i in 1 2 3 4 5 6 7 8; do
+		((total += ${b[i]:-0} - ${a[i]:-0}))
+	done
+	idle=$((b[4] + b[5] - a[4] - a[5]))
+	echo $((total ? (total - idle) * $(nproc) * 1000 / total : 0))
 }
 
 # host_weight SCRIPT: the host cores a host test keeps busy, from its
@@ -426,6 +441,24 @@ add_host_tests() {
 			"build-rt${RTS[-1]}" host_test "$t" "$w"
 	done
 }
+
+# The host tests of weight 0 run at nice 10 when the host is idle as the
+# run starts: they take the cores the boots leave idle without taking a
+# boot's vCPU off its core. On a busy host (another job, LOAD=N) nice 10
+# would starve them: a nice-10 thread gets a tenth of a busy one's share
+# (beside four busy loops, the explorer, 155 s alone, was not done after
+# 18 minutes), so they run at the boots' priority, and every job is
+# slower alike.
+if [[ -z ${LIGHT_NICE:-} ]]; then
+	busy=$(host_busy_millicores)
+	if ((busy < 500)); then
+		LIGHT_NICE=10
+	else
+		LIGHT_NICE=0
+		printf 'host busy (%d.%d cores) as the run starts: weight-0 host tests at nice 0\n' \
+			$((busy / 1000)) $((busy % 1000 / 100))
+	fi
+fi
 
 # The queue. Both builds first, so that every boot can start as soon as
 # cores are free; then the host tests that take longest, which would end
