@@ -21,4 +21,11 @@ typedef void (*initcall_t)(void);
 	static const initcall_t __initcall_##fn                               \
 		__attribute__((used, section(".initcall_late"), aligned(8))) = (fn)
 
+/* How far the boot has got, as Linux's system_state (kernel/main.c sets
+ * it): a check that only makes sense once other tasks can run (a lock
+ * that sleeps, taken with interrupts off) skips SYSTEM_BOOTING, when the
+ * boot CPU runs alone with interrupts off. */
+enum system_states { SYSTEM_BOOTING, SYSTEM_SCHEDULING };
+extern enum system_states system_state;
+
 #endif

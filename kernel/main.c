@@ -18,6 +18,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "rwonce.h"
 #include "rcu/rcutree.h"
 #include "user/process.h"
 #include "sched/sched.h"
@@ -84,6 +85,8 @@ static void allocator_caches_init(void)
 	kmalloc_pcp_init(bool_option("kmalloc_pcp", true));
 	page_pcp_init(bool_option("page_pcp", true));
 }
+
+enum system_states system_state; /* written by kmain() only */
 
 static char init_name[BOOT_CMDLINE_MAX];
 
@@ -196,6 +199,7 @@ void kmain(void)
 	rcu_init();                             /* grace periods, rcuc/0 */
 	softirq_init();                         /* handlers, ksoftirqd/0 */
 	net_dev_init();                         /* per-CPU backlogs, NET_RX */
+	WRITE_ONCE(system_state, SYSTEM_SCHEDULING);
 	local_irq_enable();                     /* the tick starts scheduling */
 	kmalloc_stats_init();                   /* its percpu_counters */
 	smp_boot_cpus(nr_cpus);                 /* each AP becomes its idle task */

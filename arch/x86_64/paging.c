@@ -32,10 +32,15 @@ static uint64_t *table_virt(uint64_t pa)
 	return direct_map_live ? phys_to_virt(pa) : (uint64_t *)(pa + KERNEL_VMA);
 }
 
-/* A zeroed page for a page table, by physical address; 0 if none. */
-static uint64_t pt_alloc(void)
+/* A zeroed page for a page table, by physical address; 0 if none. With
+ * spare, the page is *spare, taken (set_pte() allocates it before it
+ * takes paging_lock: on RT=1 the page allocator's lock sleeps). */
+static uint64_t pt_alloc(uint64_t *spare)
 {
-	uint64_t pa = page_alloc_phys();
+	uint64_t pa = spare ? *spare : page_alloc_phys();
+
+	if (spare)
+		*spare = 0;
 
 	if (pa)
 		memset(table_virt(pa), 0, PAGE_SIZE);
@@ -48,11 +53,11 @@ static unsigned pt_index(uintptr_t va, int level)
 }
 
 /* Replace a 2 MiB mapping by 512 4 KiB ones with the same flags. */
-static bool split_large(uint64_t *pde)
+static bool split_large(uint64_t *pde, uint64_t *spare)
 {
 	uint64_t pa = *pde & PTE_ADDR_MASK & ~(LARGE_PAGE - 1);
 	uint64_t flags = (*pde & ~PTE_ADDR_MASK) & ~PTE_PS;
-	uint64_t pt = pt_alloc();
+	uint64_t pt = pt_alloc(spare);
 	uint64_t *e;
 
 	if (!pt)
@@ -68,10 +73,11 @@ static bool split_large(uint64_t *pde)
  * The entry for va at the given level (1 = page table, 2 = page directory)
  * in the tables rooted at root, creating missing tables on the way (with
  * table_flags) when create is set; NULL if absent. A large page met above
- * the target level is split when creating.
+ * the target level is split when creating. Tables come from pt_alloc(spare).
  */
-static uint64_t *pte_walk_in(uint64_t root, uintptr_t va, int target,
-			     bool create, uint64_t table_flags)
+static uint64_t *pte_walk_spare(uint64_t root, uintptr_t va, int target,
+				bool create, uint64_t table_flags,
+				uint64_t *spare)
 {
 	uint64_t *table = table_virt(root);
 
@@ -79,19 +85,25 @@ static uint64_t *pte_walk_in(uint64_t root, uintptr_t va, int target,
 		uint64_t *e = &table[pt_index(va, level)];
 
 		if ((*e & PTE_P) && (*e & PTE_PS)) {
-			if (!create || !split_large(e))
+			if (!create || !split_large(e, spare))
 				return create ? 0 : e;
 		}
 		if (!(*e & PTE_P)) {
 			uint64_t pa;
 
-			if (!create || !(pa = pt_alloc()))
+			if (!create || !(pa = pt_alloc(spare)))
 				return 0;
 			*e = pa | table_flags;
 		}
 		table = table_virt(*e & PTE_ADDR_MASK);
 	}
 	return &table[pt_index(va, target)];
+}
+
+static uint64_t *pte_walk_in(uint64_t root, uintptr_t va, int target,
+			     bool create, uint64_t table_flags)
+{
+	return pte_walk_spare(root, va, target, create, table_flags, 0);
 }
 
 static uint64_t *pte_walk(uintptr_t va, int target, bool create)
@@ -108,21 +120,40 @@ static void map_large_early(uintptr_t va, uint64_t pa, uint64_t flags)
 	*e = pa | flags | PTE_PS | PTE_P;
 }
 
-/* Write the 4 KiB entry for va (splitting a 2 MiB page, creating tables
- * as needed) and drop this CPU's stale translation. */
-static bool set_pte(uintptr_t va, uint64_t entry)
+/* Under paging_lock: the 4 KiB entry for va written, with at most the
+ * one table *spare (if any) created; false if another table is missing. */
+static bool set_pte_locked(uintptr_t va, uint64_t entry, uint64_t *spare)
 {
 	unsigned long irq = arch_local_irq_save();
 	uint64_t *e;
 
 	arch_spin_lock(&paging_lock);
-	e = pte_walk(va, 1, true);
+	e = pte_walk_spare(kernel_cr3, va, 1, true, PTE_P | PTE_W, spare);
 	if (e)
 		*e = entry;
 	arch_spin_unlock(&paging_lock);
 	arch_local_irq_restore(irq);
-	invlpg(va);
 	return e != 0;
+}
+
+/* Write the 4 KiB entry for va (splitting a 2 MiB page, creating tables
+ * as needed) and drop this CPU's stale translation. As Linux allocates a
+ * page table before it takes the page-table lock, each missing table is
+ * allocated with paging_lock dropped, and the walk starts again (three
+ * rounds at most: a page table, a directory, a pointer table). */
+static bool set_pte(uintptr_t va, uint64_t entry)
+{
+	uint64_t spare = 0;
+	bool done;
+
+	while (!(done = set_pte_locked(va, entry, &spare)) && !spare)
+		if (!(spare = page_alloc_phys()))
+			return false;
+	if (spare) /* another CPU created the table meanwhile */
+		page_free(phys_to_virt(spare));
+	if (done)
+		invlpg(va);
+	return done;
 }
 
 bool paging_map_page(uintptr_t va, uint64_t pa, uint64_t flags)
@@ -247,7 +278,7 @@ static void populate_kernel_half(void)
 	for (int i = PT_ENTRIES / 2; i < PT_ENTRIES; i++) {
 		if (pml4[i] & PTE_P)
 			continue;
-		if (!(pml4[i] = pt_alloc()))
+		if (!(pml4[i] = pt_alloc(0)))
 			panic("paging: out of memory for the kernel half");
 		pml4[i] |= PTE_P | PTE_W;
 	}
@@ -255,7 +286,7 @@ static void populate_kernel_half(void)
 
 void paging_init(void)
 {
-	kernel_cr3 = pt_alloc();
+	kernel_cr3 = pt_alloc(0);
 	if (!kernel_cr3)
 		panic("paging: no page for the PML4");
 	map_image();
@@ -286,7 +317,7 @@ void *ioremap(uint64_t pa, size_t size)
 
 uint64_t pgd_alloc(void)
 {
-	uint64_t pgd = pt_alloc();
+	uint64_t pgd = pt_alloc(0);
 
 	if (pgd)
 		memcpy(table_virt(pgd) + PT_ENTRIES / 2,

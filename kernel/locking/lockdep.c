@@ -483,6 +483,17 @@ static void check_wait_context(struct task_struct *t, struct lockdep_map *map,
 /* What lockdep_acquire_fast() declined (a class, chain or usage seen the
  * first time, a report, a trylock, hardirq context, the validator off),
  * with interrupts off as the graph lock needs. */
+void lock_might_acquire(struct lockdep_map *map, unsigned long ip)
+{
+	unsigned long irqf;
+
+	if (!lockdep_started || !lockdep_on || in_nmi())
+		return;
+	raw_local_irq_save(irqf);
+	check_wait_context(current, map, 0, irqs_disabled_flags(irqf), ip);
+	raw_local_irq_restore(irqf);
+}
+
 void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 		    unsigned int flags, unsigned long ip)
 {

@@ -262,6 +262,8 @@ void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 bool __lock_release(struct lockdep_map *map, unsigned long ip);
 bool lock_is_held(const struct lockdep_map *map);
 void lockdep_assert_held_failed(const struct lockdep_map *map);
+/* might_lock(): the wait-context check of an acquisition at ip. */
+void lock_might_acquire(struct lockdep_map *map, unsigned long ip);
 /* An RT=0 softirq starts / ends on this CPU, interrupts off (softirq.c):
  * the preemption it finds off is the interrupted code's. */
 void lockdep_softirq_enter(void);
@@ -340,6 +342,11 @@ void lockdep_init(void);
 		if (!lock_is_held(&(l)->dep_map))                             \
 			lockdep_assert_held_failed(&(l)->dep_map);            \
 	} while (0)
+/* might_lock(l), Linux's: a path that would take l here, but does not
+ * this time (it refuses, say), has the acquisition's wait context
+ * checked all the same, so that the bug shows without the lock being
+ * taken. Only that: no dependency and no IRQ usage is recorded. */
+#define might_lock(l) lock_might_acquire(&(l)->dep_map, _THIS_IP_)
 /* In softirq context: BHs off or serving, not in a hard interrupt, as
  * Linux's. The user includes interrupt.h (in_softirq()). */
 #define lockdep_assert_in_softirq()                                           \
@@ -356,6 +363,7 @@ struct lockdep_task {
 };
 
 #define LOCKDEP_MAP_INIT(lockname, wt) {}
+#define might_lock(l) do {} while (0)
 
 static inline unsigned long lockdep_reports(enum lockdep_report_kind kind)
 {

@@ -7,6 +7,7 @@
  * tests and the benchmark that need it, and allocates nothing (a helper
  * task would take a stack from the very caches being drained).
  */
+#include "mm/defer_free.h"
 #include "mm/drain.h"
 #include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
@@ -54,6 +55,7 @@ void mm_drain_cpu(int cpu)
 
 int kmalloc_cpu_dead(unsigned int cpu)
 {
+	defer_free_cpu_dead(cpu); /* into this CPU's caches, or the slabs */
 	kmalloc_drain_cpu(cpu);
 	return 0;
 }

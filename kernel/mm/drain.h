@@ -21,7 +21,8 @@ void mm_drain_cpu(int cpu);
 /* The same, as the CPU-hotplug DEAD steps (CPUHP_SLUB_DEAD, then
  * CPUHP_PAGE_ALLOC_DEAD, kernel/cpu.c): the caches of a CPU that has
  * parked go back to the shared pools, as Linux's slub_cpu_dead() and
- * page_alloc_cpu_dead(). Always 0: a DEAD step must not fail. */
+ * page_alloc_cpu_dead(), and so do the frees it deferred (defer_free.h).
+ * Always 0: a DEAD step must not fail. */
 int kmalloc_cpu_dead(unsigned int cpu);
 int page_alloc_cpu_dead(unsigned int cpu);
 

@@ -11,15 +11,17 @@
  * slabs see the sheaves' batched refills and flushes, and the calls that
  * may not use a sheaf (hardirq, interrupts or preemption off: see
  * kmalloc_pcp.c), or all calls when the sheaves are off (kmalloc_pcp=0).
- * kmalloc_lock is a raw spinlock taken with interrupts off, so that every
- * context may take it, in both RT worlds.
+ * kmalloc_lock is raw with interrupts off on RT=0, so that every context
+ * may allocate; on RT=1 it sleeps, and a context that cannot sleep may
+ * not allocate (mm_lock.h).
  */
 #include "compiler.h"
 #include "atomic.h"
 #include <stdint.h>
 #include "irqflags.h"
 #include "mm/slab.h"
-#include "mm/mm_stat.h"
+#include "mm/mm_lock.h"
+#include "mm/defer_free.h"
 #include "percpu_counter.h"
 #include "asm/page.h"
 #include "mm/page_alloc.h"
@@ -44,7 +46,7 @@ struct large_hdr {
  * how many slabs it has. */
 static struct slab *partial[KMALLOC_NR_CLASSES];
 static unsigned long nr_slabs[KMALLOC_NR_CLASSES];
-static DEFINE_RAW_SPINLOCK(kmalloc_lock);
+static DEFINE_MM_LOCK(kmalloc_lock);
 static unsigned long bad_frees;
 
 /* kmalloc_lock acquisitions, per CPU (mm_stat.h). */
@@ -101,7 +103,7 @@ unsigned long kmalloc_lock_irqsave(void)
 
 void kmalloc_unlock_irqrestore(unsigned long flags)
 {
-	raw_spin_unlock_irqrestore(&kmalloc_lock, flags);
+	mm_unlock_irqrestore(&kmalloc_lock, flags);
 }
 
 static struct slab *slab_new(int cls)
@@ -208,8 +210,15 @@ bool kmalloc_obj_is_free_locked(struct slab *s, struct free_obj *o)
 
 void *kmalloc_shared_alloc(int cls)
 {
-	unsigned long flags = kmalloc_lock_irqsave();
-	struct free_obj *o = slab_take_locked(cls);
+	unsigned long flags;
+	struct free_obj *o;
+
+	if (!mm_lock_allowed()) { /* RT=1, cannot sleep: refused */
+		might_lock(&kmalloc_lock);
+		return 0;
+	}
+	flags = kmalloc_lock_irqsave();
+	o = slab_take_locked(cls);
 
 	kmalloc_unlock_irqrestore(flags);
 	if (o)
@@ -252,6 +261,7 @@ void *kmalloc(size_t size)
 
 	if (size == 0)
 		return 0;
+	defer_free_poll();
 	if (size > KMALLOC_MAX_SMALL) {
 		cls = KMALLOC_NR_CLASSES;
 		p = large_alloc(size);
@@ -325,6 +335,12 @@ void kfree(void *p)
 
 	if (!p)
 		return;
+	defer_free_poll();
+	if (!mm_lock_allowed()) { /* RT=1, cannot sleep: later */
+		might_lock(&kmalloc_lock);
+		defer_free(p, 0);
+		return;
+	}
 	if (!kmalloc_owns_page(page)) {
 		report_bad_free(p, err);
 		return;

@@ -10,7 +10,10 @@
 #include <stddef.h>
 
 /* 16-byte aligned; NULL when memory is exhausted or size is 0. Any
- * context, hardirq included. */
+ * context, hardirq included, on RT=0; on RT=1 only where the caller may
+ * sleep: elsewhere NULL, and kfree() frees later, both with the
+ * validator's wait-context report, as in PREEMPT_RT Linux, whose
+ * GFP_ATOMIC cannot take a sleeping lock either (mm/mm_lock.h). */
 void *kmalloc(size_t size);
 void *kzalloc(size_t size);
 /* kfree(NULL) does nothing; a double free or a pointer kmalloc did not

@@ -35,6 +35,7 @@
 #include "compiler.h"
 #include "irqflags.h"
 #include "mm/slab.h"
+#include "mm/defer_free.h"
 #include "mm/drain.h"
 #include "asm/page.h"
 #include "locking/local_lock.h"
@@ -215,6 +216,7 @@ void kmalloc_drain_cpu(int cpu)
 
 static void drain_this_cpu(void *arg)
 {
+	defer_free_flush(); /* into the sheaves, drained next */
 	local_lock(&kmalloc_pcp.lock);
 	sheaves_drain(this_cpu_ptr(&kmalloc_pcp));
 	local_unlock(&kmalloc_pcp.lock);

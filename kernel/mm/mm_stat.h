@@ -3,8 +3,7 @@
  * kmalloc_lock or page_lock, the figure the per-CPU caches exist to make
  * small. Each CPU counts its own acquisitions in a plain per-CPU word, as
  * Linux's vm_event counters and SLUB's CONFIG_SLUB_STATS do, bumped with
- * the lock held and interrupts off (so by one CPU at a time, with no
- * lost update), and read per CPU or summed over the CPUs.
+ * the lock held (mm_lock.h), and read per CPU or summed over the CPUs.
  *
  * Not a percpu_counter (which the allocators use for their object
  * counts, kmalloc.c): a percpu_counter folds each CPU's share into one
@@ -15,7 +14,6 @@
 #define MM_STAT_H
 
 #include "percpu.h"
-#include "locking/spinlock.h"
 #include "rwonce.h"
 
 /* A per-CPU lock counter; the per-CPU checker skips statistics. */
@@ -33,17 +31,6 @@
 		for_each_possible_cpu(mm_cpu_)                                \
 			mm_sum_ += mm_lock_stat_cpu(name, mm_cpu_);           \
 		mm_sum_;                                                      \
-	})
-
-/* raw_spin_lock_irqsave() of a shared allocator lock, counted on this
- * CPU (which cannot change: interrupts are off). Evaluates to the saved
- * flags. */
-#define mm_lock_irqsave_counted(lock, name)                                   \
-	({                                                                    \
-		unsigned long mm_flags_;                                      \
-		raw_spin_lock_irqsave(lock, mm_flags_);                       \
-		this_cpu_inc(name);                                           \
-		mm_flags_;                                                    \
 	})
 
 #endif

@@ -14,7 +14,8 @@
 #include "mm/page_alloc.h"
 #include "mm/page_alloc_internal.h"
 #include "mm/drain.h"
-#include "mm/mm_stat.h"
+#include "mm/mm_lock.h"
+#include "mm/defer_free.h"
 #include "asm/page.h"
 #include "bootinfo.h"
 #include "panic.h"
@@ -26,9 +27,9 @@
 
 #define NR_PAGES (PAGE_ALLOC_MAX_PHYS / PAGE_SIZE)
 
-/* All fields under page_lock (taken with interrupts off: frees may come
- * from interrupt context). */
-static DEFINE_RAW_SPINLOCK(page_lock);
+/* All fields under page_lock (mm_lock.h: raw with interrupts off on
+ * RT=0, where frees may come from interrupt context; sleeping on RT=1). */
+static DEFINE_MM_LOCK(page_lock);
 static unsigned long page_bitmap[NR_PAGES / 64];
 static size_t nr_pages;     /* pages covered: up to the highest usable one */
 /* Under page_lock; read without it (page_free_count()): one store each. */
@@ -46,7 +47,7 @@ unsigned long page_lock_irqsave(void)
 
 void page_unlock_irqrestore(unsigned long flags)
 {
-	raw_spin_unlock_irqrestore(&page_lock, flags);
+	mm_unlock_irqrestore(&page_lock, flags);
 }
 
 static bool page_used(size_t i)
@@ -190,6 +191,11 @@ void *pages_alloc(size_t n)
 
 	if (n == 0 || n > nr_pages)
 		return 0;
+	defer_free_poll();
+	if (!mm_lock_allowed()) { /* RT=1, cannot sleep: refused */
+		might_lock(&page_lock);
+		return 0;
+	}
 	p = pages_alloc_once(n);
 	if (!p && page_pcp_total() && on_each_cpu_hop_possible()) {
 		page_alloc_drain_all();
@@ -200,6 +206,10 @@ void *pages_alloc(size_t n)
 
 uint64_t page_alloc_phys(void)
 {
+	if (!mm_lock_allowed()) {
+		might_lock(&page_lock);
+		return 0;
+	}
 	return alloc_run_phys(1);
 }
 
@@ -296,6 +306,12 @@ void pages_free(void *p, size_t n)
 	const char *err = "not a direct-map address";
 	unsigned long flags;
 
+	defer_free_poll();
+	if (!mm_lock_allowed()) { /* RT=1, cannot sleep: later */
+		might_lock(&page_lock);
+		defer_free(p, n);
+		return;
+	}
 	if (in_direct_map(va) && n == 1 && page_pcp_usable()) {
 		err = page_pcp_free(p);
 	} else if (in_direct_map(va)) {

@@ -19,7 +19,9 @@
 void page_alloc_init(void);
 
 /* n physically contiguous pages, not zeroed; NULL when none are left.
- * Any context, hardirq included. */
+ * Any context, hardirq included, on RT=0; on RT=1 only where the caller
+ * may sleep: elsewhere NULL, and a free is carried out later, both with
+ * the validator's wait-context report (mm/mm_lock.h). */
 void *pages_alloc(size_t n);
 void pages_free(void *p, size_t n);
 

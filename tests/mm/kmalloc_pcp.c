@@ -1,7 +1,7 @@
 /*
  * Tests for kmalloc's per-CPU sheaves (kernel/mm/kmalloc_pcp.c): the
  * shared-lock count they promise, kmalloc and kfree in hard interrupts
- * (which must leave the sheaves alone), the drains, and double frees
+ * on RT=0 (which must leave the sheaves alone), the drains, and double frees
  * through a sheaf. The storms are in kmalloc_storm.c.
  */
 #include <stdint.h>
@@ -182,10 +182,16 @@ static void probe_here(const char *path)
 }
 
 /* kmalloc/kfree in hard interrupts, on the first and last CPU, with the
- * caches on and off: correct, and never through a sheaf. */
+ * caches on and off: correct, and never through a sheaf. RT=0 only: on
+ * RT=1 a hard interrupt may not allocate (tests/mm/defer_free.c). */
 KTEST(kmalloc_pcp, hardirq_uses_shared_path)
 {
 	unsigned long bad = kmalloc_bad_frees();
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		ktest_log("RT=1: hard interrupts may not allocate (defer_free.*)");
+		return;
+	}
 
 	for (int on = 1; on >= 0; on--) {
 		alloc_caches_set(on);

@@ -1,8 +1,9 @@
 /*
  * Alloc/free storms: two tasks per CPU allocate bursts of objects of
  * every size, hand some to each other through a mailbox, move from CPU
- * to CPU, yield, and allocate in hard interrupts on their own CPU and on
- * others; every object carries its owner's tag, checked before it is
+ * to CPU, yield, and (RT=0: on RT=1 a hard interrupt may not allocate,
+ * tests/mm/defer_free.c) allocate in hard interrupts on their own CPU and
+ * on others; every object carries its owner's tag, checked before it is
  * freed, so an object handed out twice (its tag overwritten by the
  * second owner) or damaged shows, and every allocation is counted, so an
  * object lost shows in the counts. Run with the per-CPU caches on and
@@ -239,9 +240,9 @@ static int storm_worker(void *arg)
 				iter * STORM_BURST + i, &w->c);
 		w->dups += burst_dups(w->live, n);
 		worker_move(w, iter);
-		if (iter % 8 == 3)
+		if (iter % 8 == 3 && !IS_ENABLED(CONFIG_PREEMPT_RT))
 			storm_irq(w, false);
-		if (iter % 8 == 7)
+		if (iter % 8 == 7 && !IS_ENABLED(CONFIG_PREEMPT_RT))
 			storm_irq(w, true);
 		mailbox_swap(w, &w->live[0]);
 		for (int i = 0; i < n; i++)
