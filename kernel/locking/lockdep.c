@@ -480,9 +480,7 @@ static void check_wait_context(struct task_struct *t, struct lockdep_map *map,
 
 /* ---- the hooks ---- */
 
-/* What lockdep_acquire_fast() declined (a class, chain or usage seen the
- * first time, a report, a trylock, hardirq context, the validator off),
- * with interrupts off as the graph lock needs. */
+/* might_lock() (lockdep.h): only the wait-context check. */
 void lock_might_acquire(struct lockdep_map *map, unsigned long ip)
 {
 	unsigned long irqf;
@@ -494,6 +492,9 @@ void lock_might_acquire(struct lockdep_map *map, unsigned long ip)
 	raw_local_irq_restore(irqf);
 }
 
+/* What lockdep_acquire_fast() declined (a class, chain or usage seen the
+ * first time, a report, a trylock, hardirq context, the validator off),
+ * with interrupts off as the graph lock needs. */
 void __lock_acquire(struct lockdep_map *map, unsigned int subclass,
 		    unsigned int flags, unsigned long ip)
 {

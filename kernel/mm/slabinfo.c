@@ -5,6 +5,7 @@
  * shared locks were taken. Figures are read while other CPUs may
  * allocate: each is a snapshot, and together they need not add up.
  */
+#include "mm/defer_free.h"
 #include "mm/kmalloc.h"
 #include "mm/page_alloc.h"
 #include "percpu.h"
@@ -61,4 +62,7 @@ void kmalloc_slabinfo(void)
 	       kmalloc_lock_acquisitions(), page_alloc_lock_acquisitions());
 	printk("  free pages %lu of %lu\n", (unsigned long)page_free_count(),
 	       (unsigned long)page_total_count());
+	printk("  frees deferred from contexts that cannot sleep: %lu "
+	       "(dropped, list full: %lu)\n", defer_free_count(),
+	       defer_free_dropped());
 }
