@@ -17,6 +17,7 @@
 #include "mm/page_alloc.h"
 #include "percpu.h"
 #include "printk.h"
+#include "sched/sched.h"
 
 DEFINE_PER_CPU(struct defer_free_cpu, defer_free_cpu);
 /* Since boot, on each CPU: frees deferred, and dropped (list full). */
@@ -56,9 +57,12 @@ void defer_free(void *p, size_t npages)
 }
 
 /* One item at a time out of the array with interrupts off, freed with
- * them on: a free that recurses here (kfree() polls too) finds the
- * array consistent. The caller may migrate between two items; each is
- * taken from the CPU it runs on then, which is as good. */
+ * them on and migration off. Not with migration already off: on RT=1
+ * every lock of the allocators disables it, and the allocator polls
+ * from inside them too (a slab's new page, an emptied slab's release),
+ * where a free would take the sheaf's lock or kmalloc_lock again; and
+ * the frees made here poll too, and return at once, so the flush never
+ * recurses. */
 void defer_free_flush(void)
 {
 	struct defer_free_cpu *d;
@@ -66,14 +70,15 @@ void defer_free_flush(void)
 	size_t npages;
 	void *p;
 
-	if (!mm_lock_allowed())
+	if (!mm_lock_allowed() || current->migration_disabled)
 		return;
+	migrate_disable();
 	for (;;) {
 		local_irq_save(flags);
 		d = this_cpu_ptr(&defer_free_cpu);
 		if (!d->count) {
 			local_irq_restore(flags);
-			return;
+			break;
 		}
 		d->count--;
 		p = d->items[d->count].p;
@@ -81,6 +86,7 @@ void defer_free_flush(void)
 		local_irq_restore(flags);
 		free_now(p, npages);
 	}
+	migrate_enable();
 }
 
 /* Precondition (defer_free.h): nothing runs on cpu, so its array is ours

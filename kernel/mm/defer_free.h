@@ -35,13 +35,14 @@ DECLARE_PER_CPU(struct defer_free_cpu, defer_free_cpu);
 void defer_free_flush(void);
 
 /* At the start of kmalloc(), kfree(), pages_alloc() and pages_free():
- * the frees this CPU deferred, made now if this context may sleep. On
- * RT=0 nothing is ever deferred, and this is nothing; on RT=1 one %gs
- * load when none wait. */
+ * the frees this CPU deferred, made now if this context may sleep and
+ * holds no lock of the allocators (defer_free_flush()). On RT=0 nothing
+ * is ever deferred, and this is nothing; on RT=1 one %gs load when none
+ * wait (raw: a hint, which the flush reads again with interrupts off). */
 static __always_inline void defer_free_poll(void)
 {
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) &&
-	    unlikely(this_cpu_read(defer_free_cpu.count)))
+	    unlikely(raw_cpu_read(defer_free_cpu.count)))
 		defer_free_flush();
 }
 

@@ -17,8 +17,9 @@
  * Which contexts may use a sheaf: those that could take a lock that
  * sleeps on PREEMPT_RT, i.e. preemptible task context
  * (kmalloc_pcp_usable()). The validator checks local_lock_t that way on
- * both worlds. Every other context takes the shared slabs under the raw
- * kmalloc_lock with interrupts off, legal everywhere:
+ * both worlds. Every other context takes the shared slabs under
+ * kmalloc_lock, on RT=0 raw with interrupts off and legal everywhere (on
+ * RT=1 it sleeps, and such a context may not allocate: mm_lock.h):
  *   - hardirq: on RT=1 it must not take the sleeping lock; on RT=0 it
  *     could have interrupted a task in the middle of a push on this very
  *     sheaf (preempt_disable() does not keep interrupts out). So no

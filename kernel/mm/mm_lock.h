@@ -15,7 +15,7 @@
  * sleep (a hard interrupt, interrupts or preemption off, a raw lock
  * held) may not take it. There an allocation is refused (NULL), with
  * the validator's wait-context report, and a free is deferred to the
- * CPU's tasklet (defer_free.c).
+ * CPU's next allocator call that may sleep (defer_free.c).
  */
 #ifndef MM_LOCK_H
 #define MM_LOCK_H

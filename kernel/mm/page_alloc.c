@@ -309,7 +309,8 @@ void pages_free(void *p, size_t n)
 	defer_free_poll();
 	if (!mm_lock_allowed()) { /* RT=1, cannot sleep: later */
 		might_lock(&page_lock);
-		defer_free(p, n);
+		if (n) /* npages 0 would mean kfree() to defer_free() */
+			defer_free(p, n);
 		return;
 	}
 	if (in_direct_map(va) && n == 1 && page_pcp_usable()) {

@@ -24,7 +24,8 @@ static inline uint64_t *pcp_poison_word(void *page)
 	return (uint64_t *)page + 1;
 }
 
-/* page_lock with interrupts off, counted (page_alloc_lock_acquisitions). */
+/* page_lock (mm_lock.h: interrupts off on RT=0), counted
+ * (page_alloc_lock_acquisitions). */
 unsigned long page_lock_irqsave(void);
 void page_unlock_irqrestore(unsigned long flags);
 

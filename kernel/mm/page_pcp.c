@@ -11,7 +11,8 @@
  * preemptible task context may take it (the validator checks that on
  * both worlds), so page_pcp_usable() sends every other context (hardirq,
  * interrupts or preemption off, a raw spinlock held) to the bitmap under
- * page_lock, a raw spinlock with interrupts off: legal everywhere, and no
+ * page_lock (mm_lock.h: on RT=0 raw with interrupts off, legal
+ * everywhere; on RT=1 such a context may not allocate), and no
  * interrupt handler ever touches a list, so a task on the list with
  * interrupts on cannot be interrupted by a second user of it.
  *

@@ -47,8 +47,8 @@ static inline int kmalloc_class_of(uint32_t size)
 	return shift - KMALLOC_MIN_SHIFT;
 }
 
-/* kmalloc_lock with interrupts off, counted: the figure the per-CPU
- * caches exist to make small. */
+/* kmalloc_lock (mm_lock.h: interrupts off on RT=0), counted: the figure
+ * the per-CPU caches exist to make small. */
 unsigned long kmalloc_lock_irqsave(void);
 void kmalloc_unlock_irqrestore(unsigned long flags);
 
