@@ -15,10 +15,12 @@
 #include "cpuhotplug.h"
 #include "errno.h"
 #include "compiler.h"
+#include "interrupt.h"
 #include "irq_work.h"
 #include "locking/lockdep.h"
 #include "locking/mutex.h"
 #include "mm/drain.h"
+#include "net/netdevice.h"
 #include "panic.h"
 #include "percpu.h"
 #include "percpu_counter.h"
@@ -71,6 +73,8 @@ static struct cpuhp_step cpuhp_steps[CPUHP_ONLINE + 1] = {
 	[CPUHP_SMPCFD_PREPARE] = {"smp:prepare", smpcfd_prepare_cpu, 0},
 	[CPUHP_TIMERS_PREPARE] = {"timers:prepare", timers_prepare_cpu,
 				  timers_dead_cpu},
+	[CPUHP_SOFTIRQ_DEAD] = {"softirq:dead", 0, takeover_tasklets},
+	[CPUHP_NET_DEV_DEAD] = {"net/dev:dead", 0, dev_cpu_dead},
 	[CPUHP_PAGE_ALLOC_DEAD] = {"mm/page_alloc:dead", 0,
 				   page_alloc_cpu_dead},
 	[CPUHP_SLUB_DEAD] = {"mm/slub:dead", 0, kmalloc_cpu_dead},

@@ -40,6 +40,8 @@ enum cpuhp_state {
 	/* PREPARE/DEAD: on the controlling CPU, task context. */
 	CPUHP_SMPCFD_PREPARE,        /* cross-CPU calls: open the queue */
 	CPUHP_TIMERS_PREPARE,        /* timers: dead CPU's move here */
+	CPUHP_SOFTIRQ_DEAD,          /* tasklets: dead CPU's move here */
+	CPUHP_NET_DEV_DEAD,          /* backlog: dead CPU's buffers move here */
 	/* Reserved for the allocators' per-CPU caches: their drain of a
 	 * dead CPU goes here, kmalloc's first (it frees slabs to the page
 	 * allocator); free until those caches exist (docs/hotplug.md). */

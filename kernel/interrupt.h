@@ -119,5 +119,8 @@ void tasklet_setup(struct tasklet_struct *t,
 		   void (*callback)(struct tasklet_struct *t));
 void tasklet_schedule(struct tasklet_struct *t);
 void tasklet_init_softirq(void);
+/* Hotplug's DEAD step for softirqs (CPUHP_SOFTIRQ_DEAD): a dead CPU's
+ * scheduled tasklets move to the calling CPU and run there. Always 0. */
+int takeover_tasklets(unsigned int cpu);
 
 #endif

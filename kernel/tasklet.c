@@ -6,6 +6,7 @@
  * put back on this CPU's list rather than run twice at once.
  */
 #include "interrupt.h"
+#include "locking/lockdep.h"
 
 #define SCHED_BIT (1ul << TASKLET_STATE_SCHED)
 #define RUN_BIT (1ul << TASKLET_STATE_RUN)
@@ -77,6 +78,32 @@ static void tasklet_action(void)
 		t->callback(t);
 		atomic_long_fetch_and(~RUN_BIT, &t->state);
 	}
+}
+
+/* Hotplug (CPUHP_SOFTIRQ_DEAD), Linux's takeover_tasklets(): the
+ * tasklets scheduled on a CPU that went down before they ran join the end
+ * of this CPU's list, in order, and run here. Nothing runs on cpu any
+ * more, so its list is ours without its interrupts off: the checker
+ * cannot see that (hence raw), and forgets the list's history, as
+ * dev_cpu_dead() does. */
+int takeover_tasklets(unsigned int cpu)
+{
+	struct tasklet_head *dead = raw_per_cpu_ptr(&tasklet_vec, cpu), *h;
+
+	if (dead->head) {
+		local_irq_disable();
+		h = this_cpu_ptr(&tasklet_vec);
+		if (!h->tail)
+			h->tail = &h->head;
+		*h->tail = dead->head;
+		h->tail = dead->tail;
+		dead->head = 0;
+		dead->tail = &dead->head;
+		raise_softirq_irqoff(TASKLET_SOFTIRQ);
+		local_irq_enable();
+	}
+	lockdep_percpu_forget(&tasklet_vec, sizeof(tasklet_vec));
+	return 0;
 }
 
 void tasklet_init_softirq(void)

@@ -14,6 +14,7 @@
 #include "interrupt.h"
 #include "irqflags.h"
 #include "locking/local_lock.h"
+#include "locking/lockdep.h"
 #include "percpu.h"
 #include "rwonce.h"
 
@@ -167,6 +168,37 @@ void softnet_stat_cpu(int cpu, struct softnet_stat *st)
 	st->processed = READ_ONCE(sd->processed);
 	st->dropped = READ_ONCE(per_cpu_ptr(&softnet_input, cpu)->dropped);
 	st->time_squeeze = READ_ONCE(sd->time_squeeze);
+}
+
+/* Hotplug (CPUHP_NET_DEV_DEAD), Linux's dev_cpu_dead(): what a CPU that
+ * went down still had queued, its process queue and then its input
+ * queue, joins the end of this CPU's input queue in that order, and
+ * NET_RX receives it here. Past the backlog's length, if need be: a
+ * buffer that was accepted is not dropped for being moved (Linux
+ * re-queues through netif_rx(), which may drop). Nothing runs on cpu
+ * any more, so its queues are ours: the checker cannot see that (hence
+ * raw), and forgets the queues' history, as for a per-CPU variable freed
+ * and made again, so that the CPU's next life is not held against this
+ * hand-over. */
+int dev_cpu_dead(unsigned int cpu)
+{
+	struct softnet_data *dsd = raw_per_cpu_ptr(&softnet_data, cpu);
+	struct softnet_input *din = raw_per_cpu_ptr(&softnet_input, cpu);
+	struct sk_buff_head moved = {0};
+	struct softnet_input *in;
+
+	skb_queue_splice_tail_init(&dsd->process_queue, &moved);
+	skb_queue_splice_tail_init(&din->input_pkt_queue, &moved);
+	lockdep_percpu_forget(&softnet_data, sizeof(softnet_data));
+	lockdep_percpu_forget(&softnet_input, sizeof(softnet_input));
+	if (!moved.head)
+		return 0;
+	local_irq_disable();
+	in = this_cpu_ptr(&softnet_input);
+	skb_queue_splice_tail_init(&moved, &in->input_pkt_queue);
+	raise_softirq_irqoff(NET_RX_SOFTIRQ);
+	local_irq_enable();
+	return 0;
 }
 
 void net_dev_init(void)

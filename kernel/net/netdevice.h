@@ -42,5 +42,9 @@ void softnet_stat_cpu(int cpu, struct softnet_stat *st);
 
 /* Opens NET_RX. */
 void net_dev_init(void);
+/* Hotplug's DEAD step for the backlog (CPUHP_NET_DEV_DEAD): a dead CPU's
+ * queued buffers move to the calling CPU and are received there. Always
+ * 0. */
+int dev_cpu_dead(unsigned int cpu);
 
 #endif
