@@ -71,6 +71,10 @@ struct lock_class_key {
  * takes part in no dependency and no IRQ-usage check (Linux gets the same
  * from a recursive read and a wait_type_outer of LD_WAIT_FREE). */
 #define LOCK_NO_DEPS 8u
+/* A lock every context may hold at once, rcu_read_lock(): it keeps no
+ * other holder out, so the per-CPU checker does not count it as
+ * protection (Linux's lockdep knows it as a recursive read lock). */
+#define LOCK_SHARED 16u
 
 /*
  * might_sleep(): a function that may sleep says so first; called where

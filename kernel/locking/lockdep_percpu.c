@@ -182,7 +182,9 @@ static bool lockset_has(const struct lockset *s, unsigned int id)
 }
 
 /* The locks that protect cpu's copy: all the context holds, but a lock
- * in another CPU's area. */
+ * in another CPU's area, and a shared one (LOCK_SHARED: rcu_read_lock(),
+ * which keeps no other reader or writer out; on RT=0 the preemption it
+ * turns off counts, as the level). */
 static void held_lockset(const struct held_locks *held, int cpu,
 			 struct lockset *s)
 {
@@ -191,7 +193,8 @@ static void held_lockset(const struct held_locks *held, int cpu,
 	for (int i = 0; i < held->depth; i++) {
 		const struct held_lock *h = &held->held[i];
 
-		if (h->class_idx && (h->cpu < 0 || h->cpu == cpu))
+		if (h->class_idx && !(h->flags & LOCK_SHARED) &&
+		    (h->cpu < 0 || h->cpu == cpu))
 			lockset_add(s, h->class_idx);
 	}
 }

@@ -65,15 +65,17 @@ static __always_inline void __rcu_read_unlock(void)
  * The validator's view (LOCKDEP=1, docs/rcu.md section 6): the outermost
  * reader is a held lock of class rcu_read_lock, acquired at its site. A
  * spinlock_t-like lock (LD_WAIT_CONFIG) that waits for nobody
- * (LOCK_NO_DEPS); on RT=0 the acquisition says it turned preemption off,
- * so that a spinlock_t taken inside is not a sleep with preemption off.
+ * (LOCK_NO_DEPS) and keeps nobody out (LOCK_SHARED); on RT=0 the
+ * acquisition says it turned preemption off, so that a spinlock_t taken
+ * inside is not a sleep with preemption off.
  * The nesting is counted in the task on RT=0 too, for the validator.
  */
 extern struct lockdep_map rcu_lock_map;
 
 #ifdef CONFIG_LOCKDEP
 #define RCU_LOCK_FLAGS                                                        \
-	(LOCK_NO_DEPS | (IS_ENABLED(CONFIG_PREEMPT_RT) ? 0 : LOCK_PREEMPT_OFF))
+	(LOCK_NO_DEPS | LOCK_SHARED |                                         \
+	 (IS_ENABLED(CONFIG_PREEMPT_RT) ? 0 : LOCK_PREEMPT_OFF))
 
 static __always_inline void rcu_lock_acquire(void)
 {

@@ -55,7 +55,7 @@ static bool stress(const struct corpus_scenario *s, long *lost)
 
 static const char *unit(const struct corpus_scenario *s)
 {
-	if (!s->racy)
+	if (!corpus_racy(s))
 		return "lost (correct)";
 	return s->rt_only ? "lost (racy on RT)" : "lost (racy)";
 }
@@ -70,7 +70,7 @@ static void report(const struct corpus_scenario *s, const long *lost,
 	kbench_report("corpus_stress", s->name, cpus,
 		      (uint64_t)(median > 0 ? median : 0) * 100, unit(s));
 	kbench_note("  %s: %ld..%ld lost", s->name, lost[0], lost[RUNS - 1]);
-	if (!s->racy && (lost[0] || lost[RUNS - 1]))
+	if (!corpus_racy(s) && (lost[0] || lost[RUNS - 1]))
 		kbench_note("ERROR: %s is correct but lost updates", s->name);
 }
 
@@ -85,7 +85,7 @@ KBENCH(corpus_stress)
 		    "racy scenarios first", RUNS, LOOPS);
 	for (int racy = 1; racy >= 0; racy--)
 		for_each_corpus_scenario(table, s)
-			if (s->racy == racy && cpus >= s->min_cpus &&
+			if (corpus_racy(s) == racy && cpus >= s->min_cpus &&
 			    stress(s, lost))
 				report(s, lost, cpus);
 }

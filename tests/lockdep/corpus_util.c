@@ -3,6 +3,7 @@
  */
 #include <stdbool.h>
 
+#include "bottom_half.h"
 #include "corpus_util.h"
 #include "irqflags.h"
 #include "preempt.h"
@@ -282,6 +283,13 @@ long corpus_pair(const struct corpus_side *a, const struct corpus_side *b,
 	corpus_add_context(b, var, where_cpu(b->where));
 	corpus_run_contexts();
 	return 2l * corpus.loops - corpus_sum(var);
+}
+
+bool corpus_racy(const struct corpus_scenario *s)
+{
+	return s->racy || (s->racy_without_bh_lock &&
+			   IS_ENABLED(CONFIG_PREEMPT_RT) &&
+			   !softirq_needs_bh_lock());
 }
 
 long corpus_run(const struct corpus_scenario *s)

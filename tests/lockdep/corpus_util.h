@@ -148,5 +148,9 @@ extern const struct corpus_scenario corpus_init[], corpus_irq[],
 	PAIR(name_, fam, true, true, cpus, var_, __VA_ARGS__)
 #define CORRECT_PAIR(fam, name_, cpus, var_, ...)                              \
 	PAIR(name_, fam, false, false, cpus, var_, __VA_ARGS__)
+/* Correct with the BH lock, racy on PREEMPT_RT without it. */
+#define BH_LOCK_PAIR(fam, name_, cpus, var_, ...)                              \
+	{.name = #name_, .family = #fam, .racy_without_bh_lock = true,         \
+	 .min_cpus = cpus, .var = &(var_), .side = {__VA_ARGS__}}
 
 #endif

@@ -46,6 +46,9 @@ struct corpus_scenario {
 	bool rt_only; /* racy only where spinlock_t and local_lock
 				* leave preemption on (PREEMPT_RT), which is
 				* how the validator reasons in both builds */
+	bool racy_without_bh_lock; /* also racy on PREEMPT_RT booted without
+				    * the BH lock (softirq.bh_lock=0), where
+				    * BHs off no longer keep a softirq out */
 	int min_cpus; /* skipped below this many online CPUs */
 	/* Runs a scenario of its own shape; returns the updates it lost
 	 * (expected count minus the count found), or CORPUS_NO_COUNT. */
@@ -55,6 +58,9 @@ struct corpus_scenario {
 	struct corpus_side side[2];
 	long *var;
 };
+
+/* Whether s is racy in the kernel as built and booted. */
+bool corpus_racy(const struct corpus_scenario *s);
 
 /* Runs s (run(), or its two sides); returns the updates it lost. */
 long corpus_run(const struct corpus_scenario *s);
