@@ -57,6 +57,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 source scripts/lib/jobs.sh
 source scripts/lib/boot.sh
+source scripts/lib/host-busy.sh
 
 CPUS_LIST=${CPUS_LIST:-1}
 RT_LIST=${RT_LIST:-1}
@@ -331,21 +332,6 @@ host_test() {
 		sed 's/^/    | /' <<<"$out" | tail -n 40
 		echo "@counts 0 1 0"
 	fi
-}
-
-# host_busy_millicores: the host's cores busy over half a second, in
-# thousandths, from /proc/stat's first line (user nice system idle iowait
-# irq softirq steal ...: the 4th and 5th are idle time).
-host_busy_millicores() {
-	local a b total=0 idle i
-	read -ra a < /proc/stat
-	sleep 0.5
-	read -ra b < /proc/stat
-	for i in 1 2 3 4 5 6 7 8; do
-		((total += ${b[i]:-0} - ${a[i]:-0}))
-	done
-	idle=$((b[4] + b[5] - a[4] - a[5]))
-	echo $((total ? (total - idle) * $(nproc) * 1000 / total : 0))
 }
 
 # host_weight SCRIPT: the host cores a host test keeps busy, from its
