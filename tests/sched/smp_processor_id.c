@@ -83,14 +83,14 @@ KTEST(migrate, same_cpu_id_across_preemptions)
 				     last_cpu(), SCHED_NORMAL, 0));
 	busy = ktest_spawn_on(w.cpu, ktest_spin_until_stopped,
 			      (void *)&w.stop, "busy");
-	preempt_for(&w.k, &w.preempted, 300);
+	preempt_for(&w.k, &w.preempted, 200);
 	pin_watch_finish(&w);
 	ktest_join(busy);
 	ktest_log("CPU %d: %ld iterations, %ld preemptions, %ld other CPU ids "
 		  "(last %d), FIFO task ran %ld times, %lu new reports", w.cpu,
 		  w.iters, w.preempted, w.moved, w.bad_cpu, w.k.runs,
 		  w.new_warnings);
-	KEXPECT_GE(w.preempted, 300);
+	KEXPECT_GE(w.preempted, 200);
 	KEXPECT_EQ(w.moved, 0);
 	KEXPECT_EQ(w.new_warnings, 0);
 }
