@@ -246,9 +246,14 @@ $(B)/vocabulary.ok: $(CSRCS) $(HDRS) scripts/build/check-vocabulary.sh
 
 # No reference to what is not there: every repository path a comment, a
 # doc, a handout or the README names exists (scripts/build/check-paths.sh).
+# A file removed or renamed changes no referring file, so the check also
+# depends on the lists of the files git has and the disk has (a stamp).
 PATH_REFS := $(CSRCS) $(ASRCS) $(HDRS) README.md Makefile linker.ld \
 	$(shell find docs scripts tests/host tests/labs -type f)
-$(B)/paths.ok: $(PATH_REFS)
+REPO_FILES := $(shell git ls-files 2>/dev/null; find $(SRCDIRS) user docs scripts -type f)
+$(B)/repo-files: FORCE
+	$(call stamp,$(REPO_FILES))
+$(B)/paths.ok: $(PATH_REFS) $(B)/repo-files
 	@mkdir -p $(B)
 	$(Q)bash scripts/build/check-paths.sh && touch $@
 

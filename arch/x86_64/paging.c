@@ -1,5 +1,5 @@
 /*
- * The kernel page tables (see paging.h). Page-table pages come from the
+ * The kernel page tables (see asm/pgtable.h). Page-table pages come from the
  * page allocator as physical addresses; before paging_init() switches CR3
  * they are reached through the boot tables' mapping of the first GiB at
  * KERNEL_VMA, afterwards through the direct map.

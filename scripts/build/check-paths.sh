@@ -5,7 +5,10 @@
 #
 # A path is a word that starts with one of the repository's top-level
 # folders (arch/, boot/, docs/, kernel/, lib/, scripts/, tests/, user/)
-# or is one of its top-level files. It may be a glob (`tests/**/*.c`,
+# or is one of its top-level files; a source named from below its top
+# folder (spinlock.h, locking/spinlock.h, asm/smp.h) must be the end of
+# some file's path. "Exists" means git has it: a file only on this disk
+# is not in a clone (outside a git work tree, a lab's starter, the disk). It may be a glob (`tests/**/*.c`,
 # `lock_kind.[ch]`, `rtlat.{h,c}`) or hold a placeholder (`labN`, an
 # upper-case word such as `user/NAME.c`), and must then match something.
 # A Markdown link, [text](target), must reach its target from the file's
@@ -25,8 +28,15 @@ shopt -s globstar nullglob extglob
 
 # Linux's paths that the docs compare with this kernel's in tables,
 # where "Linux" heads the column rather than the line.
+# A path under one of Linux's top folders that this tree does not have
+# (include/linux/preempt.h, net/core/dev.c, mm/slub.c) is Linux's too.
 LINUX_PATHS=('arch/x86/*' kernel/sched/core.c kernel/kthread.c 'kernel/entry/*'
-	lib/percpu_counter.c kernel/rcu/tree_plugin.h kernel/context_tracking.c)
+	lib/percpu_counter.c kernel/rcu/tree_plugin.h kernel/context_tracking.c
+	tree_plugin.h local_lock_internal.h
+	'include/*' 'asm-generic/*' 'net/*' 'mm/*' 'fs/*' 'drivers/*' 'init/*')
+# The compiler's freestanding headers, and a one-letter name (x.h, b.c),
+# which stands for any file.
+OTHER_NAMES=('std*.h' '?.[chS]')
 # Paths named for what the reader makes, or a convention nothing uses
 # yet: each says so where it is named. And the lab files the starter
 # generator leaves out (scripts/lab-starter's HIDDEN): a lab's starter
@@ -34,18 +44,50 @@ LINUX_PATHS=('arch/x86/*' kernel/sched/core.c kernel/kthread.c 'kernel/entry/*'
 # (`make grade` there checks these paths too).
 EXPECTED_ABSENT=(
 	tests/demo.c                  # docs/testing.md: the example to save
+	ksyms.asm                     # the symbol table's source, built
 	'tests/host/labN_hidden_*.sh' # the grader's hidden host checks
 	'tests/labs/labN_hidden_*.c'  # left out of a starter
 	tests/labs/labN.starter       # left out of a starter
 )
 
+# The repository's files: in a git work tree, the ones git has and the
+# disk still has (a file only on this disk is not in a clone, and one
+# removed with rm is on its way out: naming either is naming nothing);
+# elsewhere (a lab's starter tree) the ones on the disk. tracked[] holds
+# each file and each folder above one.
+declare -A tracked=()
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	mapfile -t repo < <(git ls-files | while read -r f; do
+		[[ -e $f ]] && echo "$f"; done)
+else
+	mapfile -t repo < <(find arch boot docs kernel lib scripts tests user \
+		-type f; printf '%s\n' README.md Makefile linker.ld)
+fi
+# tail[] holds every file's path with no, one, two... leading folders
+# off (kernel/locking/spinlock.h: also locking/spinlock.h, spinlock.h).
+declare -A tail=()
+for f in "${repo[@]}"; do
+	t=$f
+	while :; do
+		tail[$t]=1
+		[[ $t == */* ]] || break
+		t=${t#*/}
+	done
+	while [[ -n $f && -z ${tracked[$f]:-} ]]; do
+		tracked[$f]=1
+		[[ $f == */* ]] && f=${f%/*} || f=
+	done
+done
+
 # Where references are written: the sources, scripts, docs and lab specs
-# git has (build directories and other untracked files are not).
+# among them.
 mapfile -t files < <(find arch boot docs kernel lib scripts tests user \
 	-type f \( -name '*.[chS]' -o -name '*.asm' -o -name '*.md' \
 	-o -name '*.sh' -o -name '*.py' -o -name '*.gdb' -o -name '*.ld' \
 	-o -name '*.grade' -o -name '*.cfg' -o -perm -u+x \) | sort
 	printf '%s\n' README.md Makefile linker.ld)
+mapfile -t files < <(for f in "${files[@]}"; do
+	[[ -n ${tracked[$f]:-} ]] && echo "$f"; done)
 
 # "GLOB<TAB>FILE:LINE: WORD" for every path word in the referring text
 # of each file: comments of C and assembly, # comments and Python
@@ -124,6 +166,10 @@ refs() {
 				 before !~ /(\/|\]\()$/) {
 				sub(/[.,:;)]+$/, "", w)
 				print "@" dir "/" w "\t" where w
+			} else if (w ~ /^([a-z0-9_-]+\/)*[a-z0-9_-]+\.(c|h|asm|S|ld)[.,:;)]*$/ &&
+				   before !~ /[$%{\/.]$/ && rest !~ /^[{$%]/ && !linux) {
+				sub(/[.,:;)]+$/, "", w)
+				print "%" w "\t" where w
 			}
 			head = head w
 		}
@@ -131,26 +177,51 @@ refs() {
 	}' "$@"
 }
 
+# has PATH: the repository has it (a file or a folder; DIR/../X and ./X
+# as written in a link).
+has() {
+	local p=$1
+	while [[ $p == ./* ]]; do p=${p#./}; done
+	while [[ $p =~ ^(.*/)?[^/.][^/]*/\.\./(.*)$ ]]; do
+		p=${BASH_REMATCH[1]}${BASH_REMATCH[2]}
+	done
+	p=${p%/}
+	[[ -n ${tracked[$p]:-} ]]
+}
+
 # exists GLOB: it names something. @DIR/DOC, a doc named without its
-# folder: DOC in DIR, at the top or in docs/.
+# folder: DOC in DIR, at the top or in docs/. %NAME, a source named
+# without its top folder (spinlock.h, asm/smp.h): some file's path ends
+# with it.
 exists() {
-	local m
+	local m f
 	if [[ $1 == @* ]]; then
 		m=${1#@}
-		[[ -e $m || -e ${m##*/} || -e docs/${m##*/} ]]
+		has "$m" || has "${m##*/}" || has "docs/${m##*/}"
+	elif [[ $1 == %* ]]; then
+		[[ -n ${tail[${1#%}]:-} ]]
 	elif [[ $1 == *[\*\?\[\{]* ]]; then
 		eval "m=($1)"
-		((${#m[@]} > 0))
+		for f in "${m[@]}"; do has "$f" && return 0; done
+		return 1
 	else
-		[[ -e $1 ]]
+		has "$1"
 	fi
 }
 
-# allowed WORD: on LINUX_PATHS or EXPECTED_ABSENT (trailing punctuation
+# on_disk GLOB: what exists() would find if the disk were all (a plain
+# path or a doc named without its folder).
+on_disk() {
+	local m=${1#@}
+	[[ $1 != %* ]] && { [[ -e $m ]] ||
+		[[ $1 == @* && (-e ${m##*/} || -e docs/${m##*/}) ]]; }
+}
+
+# allowed WORD: on LINUX_PATHS, EXPECTED_ABSENT or OTHER_NAMES (trailing punctuation
 # aside, as the path's glob has none).
 allowed() {
 	local l w=${1%%+([.,:;)])}
-	for l in "${LINUX_PATHS[@]}" "${EXPECTED_ABSENT[@]}"; do
+	for l in "${LINUX_PATHS[@]}" "${EXPECTED_ABSENT[@]}" "${OTHER_NAMES[@]}"; do
 		# shellcheck disable=SC2053 # an entry may be a pattern
 		[[ $w == $l ]] && return 0
 	done
@@ -165,7 +236,11 @@ while IFS=$'\t' read -r glob where; do
 		exists "$glob" || allowed "${where##*: }" || seen[$glob]=missing
 	fi
 	[[ ${seen[$glob]} == ok ]] && continue
-	echo "${where} does not exist" >&2
+	if on_disk "$glob"; then
+		echo "${where} is not in git (only on this disk: git add it)" >&2
+	else
+		echo "${where} does not exist" >&2
+	fi
 	bad=1
 done < <(refs "${files[@]}")
 exit $bad

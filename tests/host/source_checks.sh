@@ -106,6 +106,7 @@ cat >"$t/kernel/sched/sched.c" <<'EOF'
 #include "user/process.h"
 /* See tests/sched/vanished.c and kernel/sched/sched.c. */
 static const char *name = "tests/in/a/string.c"; /* code, not a comment */
+/* As sched/sched.c and sched.c say, not nosuch.h; x.h is any header. */
 EOF
 run "$t" check-paths.sh
 expect "missing paths fail the build, each with its place" 1 \
@@ -113,7 +114,26 @@ expect "missing paths fail the build, each with its place" 1 \
 	'^docs/page.md:6: missing.md does not exist' \
 	'^docs/page.md:7: DESIGN.md does not exist' \
 	'^kernel/sched/sched.c:2: tests/sched/vanished.c does not exist' \
-	'!page.md:[3-5]:' '!core.c' '!process.h' '!string.c'
+	'^kernel/sched/sched.c:4: nosuch.h does not exist' \
+	'!page.md:[3-5]:' '!core.c' '!process.h' '!string.c' '!x.h' \
+	'!sched.c:4: (sched/)?sched.c'
+
+# In a git work tree a file must be in git: a doc on the disk only is
+# still missing from a clone; and one removed from the disk is gone.
+sed -i '/gone.c/d; s/, nor is \[a link\](missing.md)//' "$t/docs/page.md"
+sed -i 's#tests/sched/vanished.c#kernel/sched/sched.c#; s/not nosuch.h/not sched.h/' "$t/kernel/sched/sched.c"
+touch "$t/kernel/sched/sched.h"
+git -C "$t" init -q && git -C "$t" add -A &&
+	git -C "$t" -c user.name=t -c user.email=t@t commit -q -m tree
+touch "$t/DESIGN.md"
+run "$t" check-paths.sh
+expect "a file only on the disk is not in the repository" 1 \
+	'^docs/page.md:[0-9]+: DESIGN.md is not in git' '!kernel/sched/sched.c:'
+rm "$t/DESIGN.md" "$t/kernel/sched/sched.h"
+run "$t" check-paths.sh
+expect "a file removed from the disk is gone, tracked or not" 1 \
+	'^kernel/sched/sched.c:4: sched.h does not exist'
+rm -rf "${t:?}/.git"
 
 mkdir -p "$t/kernel/debug"
 touch "$t/kernel/debug/explore.h" "$t/kernel/debug/ktest.h"
