@@ -155,7 +155,7 @@ $(B)/tests/%.o: CFLAGS += $(TEST_INCLUDES)
 # which must not call them), the test and benchmark harness
 # (kernel/debug/) and the scheduler's trace (kernel/trace/: each CPU
 # fills its own buffer with interrupts off, from every switch), the
-# scheduler and the timer wheel (kernel/sched/,
+# scheduler and the timers (kernel/sched/,
 # kernel/time/: their per-CPU data is the run queues and timer bases,
 # unchecked, and a hook per load and store would slow every switch and
 # every tick for nothing), the allocators (kernel/mm/: their

@@ -16,7 +16,7 @@
 #include "sched/sched.h"
 
 /* Linux's numbers, in its order: a lower number runs first. Those this
- * kernel uses: TIMER (the timer wheel, time/timer.c), NET_RX (the
+ * kernel uses: TIMER (the timer lists, time/timer.c), NET_RX (the
  * per-CPU backlog, net/dev.c) and TASKLET (tasklets below). The others
  * are free for a test's open_softirq(). RCU's callbacks run in the rcuc
  * threads, as Linux's with rcutree.use_softirq=0 (the RT default). */

@@ -17,6 +17,7 @@
  */
 #include "locking/rtmutex.h"
 #include "atomic.h"
+#include "errno.h"
 #include "locking/lockdep_fast.h"
 #include "asm/barrier.h"
 #include "asm/spinlock.h"

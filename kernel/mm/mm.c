@@ -1,5 +1,6 @@
 /* User address spaces (see mm.h), on the arch's page-table calls. */
 #include "mm/mm.h"
+#include "errno.h"
 #include "asm/page.h"
 #include "asm/pgtable.h"
 #include "mm/page_alloc.h"

@@ -9,6 +9,7 @@
 #include "rcu/rcupdate.h"
 #include "rcu/rcutree.h"
 #include "rcu/rcu.h"
+#include "errno.h"
 #include "rcu/tree.h"
 #include "rcu/tree_cb.h"
 #include "cpuhotplug.h"
