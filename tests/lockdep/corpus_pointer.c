@@ -54,6 +54,31 @@ static void corpus_step_sum_locked(const struct corpus_side *side, long *var)
 	any_lock_release(&l);
 }
 
+/* The same pair in Linux's words for a lockless statistic: the owner
+ * updates its copy with WRITE_ONCE(), the remote sum reads each copy with
+ * READ_ONCE(). Marked accesses: as KCSAN, the checker does not see them,
+ * so it does not report what the plain pair above shows. */
+static void owner_marked(const struct corpus_side *side, long *var)
+{
+	long *p;
+
+	preempt_disable();
+	p = this_cpu_ptr(var);
+	WRITE_ONCE(*p, READ_ONCE(*p) + 1);
+	preempt_enable();
+}
+
+static void sum_marked(const struct corpus_side *side, long *var)
+{
+	long s = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		s += READ_ONCE(*per_cpu_ptr(var, cpu));
+	if (s < 0)
+		corpus_broken("a negative sum");
+}
+
 /* One load of this CPU's copy, nothing held: loads only. */
 static void load_bare(const struct corpus_side *side, long *var)
 {
@@ -166,6 +191,7 @@ static DEFINE_PER_CPU(long, sv_v);
 static DEFINE_PER_CPU(long, si_v);
 static DEFINE_PER_CPU(long, sl_v);
 static DEFINE_PER_CPU(long, sr_v);
+static DEFINE_PER_CPU(long, sm_v);
 static DEFINE_PER_CPU(long, ps_v);
 static DEFINE_PER_CPU(long, pl_v);
 static DEFINE_PER_CPU(long, ap_v);
@@ -210,6 +236,8 @@ OWN_PAIR(sum_vs_owner_irqs_off, &si_v, false, SIDE(irqs_off, C),
 	 OWN_SIDE(sum_remote, O))
 OWN_PAIR(sum_under_lock, &sl_v, false, LOCKED_SIDE(locked, C, SPIN, ptr_lock),
 	 LOCKED_SIDE(sum_locked, O, SPIN, ptr_lock))
+OWN_PAIR(sum_marked_vs_owner_marked, &sm_v, false, OWN_SIDE(owner_marked, C),
+	 OWN_SIDE(sum_marked, O))
 OWN_PAIR(sum_vs_reader, &sr_v, false, OWN_SIDE(load_bare, C),
 	 OWN_SIDE(sum_remote, O))
 OWN_PAIR(loads_only, &lo_v, false, OWN_SIDE(load_bare, C),
@@ -233,11 +261,13 @@ OWN_PAIR(dynamic_helper_pinned, 0, true, OWN_SIDE(helper_pinned, C),
 const struct corpus_scenario corpus_pointer[] = {
 	/* A remote sum with plain loads while C's owner updates its copy
 	 * (with preemption off, then IRQs off: neither keeps the other CPU
-	 * out); under one lock on both sides; with loads on both sides. */
+	 * out); under one lock on both sides; with loads on both sides;
+	 * with READ_ONCE() and WRITE_ONCE(). */
 	RACY(sum, sum_vs_owner, 2),
 	RACY(sum, sum_vs_owner_irqs_off, 2),
 	CORRECT(sum, sum_under_lock, 2),
 	CORRECT(sum, sum_vs_reader, 2),
+	CORRECT(sum, sum_marked_vs_owner_marked, 2),
 	/* C's copy written through a saved per_cpu_ptr() from O: bare,
 	 * then under the owner's lock. */
 	RACY_PAIR(saved, saved_remote_write, 2, ps_v, SIDE(preempt_off, C),
