@@ -3,8 +3,10 @@
  * and atomic_long_t (a long), and the operations Linux's code is written
  * with. The instructions are the arch's (asm/atomic.h, asm/cmpxchg.h);
  * this file gives them their generic names and builds the compound ones
- * (inc_not_zero, add_unless, the fetch_ forms of and/or/xor) as
- * try_cmpxchg() loops, as Linux's generic fallbacks do.
+ * (inc_not_zero, add_unless, the fetch_ forms of and/andnot/or/xor) as
+ * try_cmpxchg() loops, as Linux's generic fallbacks do, and the
+ * _relaxed/_acquire/_release forms of add_return, fetch_add, xchg,
+ * cmpxchg and try_cmpxchg.
  *
  * Ordering, as in Linux: atomic_read() and atomic_set() are READ_ONCE()
  * and WRITE_ONCE() and order nothing; every operation that returns a
@@ -44,6 +46,27 @@ typedef struct {
 #define xchg(ptr, v) arch_xchg(ptr, v)
 #define cmpxchg(ptr, old, new) arch_cmpxchg(ptr, old, new)
 #define try_cmpxchg(ptr, pold, new) arch_try_cmpxchg(ptr, pold, new)
+
+/*
+ * Linux's ordering variants of a value-returning operation: _relaxed
+ * (atomic, orders nothing), _acquire (later accesses stay after it) and
+ * _release (earlier ones stay before it). Code says the weakest order it
+ * needs, for the reader and for weaker CPUs; on x86 each is the fully
+ * ordered locked instruction.
+ */
+#define ATOMIC_ORDERED(pfx, atype, T, op, R, params, args)                    \
+	static __always_inline R pfx##_##op##_relaxed params                  \
+	{                                                                     \
+		return pfx##_##op args;                                       \
+	}                                                                     \
+	static __always_inline R pfx##_##op##_acquire params                  \
+	{                                                                     \
+		return pfx##_##op args;                                       \
+	}                                                                     \
+	static __always_inline R pfx##_##op##_release params                  \
+	{                                                                     \
+		return pfx##_##op args;                                       \
+	}
 
 #define ATOMIC_OPS(pfx, atype, T)                                             \
 	static __always_inline T pfx##_read(const atype *v)                   \
@@ -147,6 +170,29 @@ typedef struct {
 			;                                                     \
 		return old;                                                   \
 	}                                                                     \
+	static __always_inline T pfx##_fetch_inc(atype *v)                    \
+	{                                                                     \
+		return arch_xadd(&v->counter, 1);                             \
+	}                                                                     \
+	static __always_inline T pfx##_fetch_dec(atype *v)                    \
+	{                                                                     \
+		return arch_xadd(&v->counter, -1);                            \
+	}                                                                     \
+	static __always_inline void pfx##_andnot(T i, atype *v)               \
+	{                                                                     \
+		arch_atomic_rmw("and", &v->counter, ~i);                      \
+	}                                                                     \
+	static __always_inline T pfx##_fetch_andnot(T i, atype *v)            \
+	{                                                                     \
+		return pfx##_fetch_and(~i, v);                                \
+	}                                                                     \
+	ATOMIC_ORDERED(pfx, atype, T, add_return, T, (T i, atype *v), (i, v)) \
+	ATOMIC_ORDERED(pfx, atype, T, fetch_add, T, (T i, atype *v), (i, v))  \
+	ATOMIC_ORDERED(pfx, atype, T, xchg, T, (atype *v, T i), (v, i))       \
+	ATOMIC_ORDERED(pfx, atype, T, cmpxchg, T, (atype *v, T o, T n),       \
+		       (v, o, n))                                             \
+	ATOMIC_ORDERED(pfx, atype, T, try_cmpxchg, bool,                      \
+		       (atype *v, T *o, T n), (v, o, n))                      \
 	static __always_inline bool pfx##_sub_and_test(T i, atype *v)         \
 	{                                                                     \
 		return pfx##_sub_return(i, v) == 0;                           \
@@ -198,5 +244,6 @@ ATOMIC_OPS(atomic, atomic_t, int)
 ATOMIC_OPS(atomic_long, atomic_long_t, long)
 
 #undef ATOMIC_OPS
+#undef ATOMIC_ORDERED
 
 #endif

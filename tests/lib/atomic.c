@@ -58,6 +58,34 @@ KTEST(atomic, int_operations_return_what_linux_does)
 	KEXPECT_EQ(atomic_read_acquire(&v), 4);
 }
 
+/* The fetch_ forms return the value before, andnot clears the bits given,
+ * and the ordering variants compute what the fully ordered ones do. */
+KTEST(atomic, fetch_andnot_and_ordering_variants)
+{
+	atomic_t v = ATOMIC_INIT(5);
+	atomic_long_t l = ATOMIC_LONG_INIT(0xf0f0l);
+	int old = 5;
+
+	KEXPECT_EQ(atomic_fetch_inc(&v), 5);
+	KEXPECT_EQ(atomic_fetch_dec(&v), 6);
+	KEXPECT_EQ(atomic_read(&v), 5);
+	atomic_andnot(4, &v);
+	KEXPECT_EQ(atomic_read(&v), 1);
+	KEXPECT_EQ(atomic_long_fetch_andnot(0xf000l, &l), 0xf0f0l);
+	KEXPECT_EQ(atomic_long_read(&l), 0xf0l);
+
+	atomic_set(&v, 5);
+	KEXPECT_EQ(atomic_add_return_relaxed(2, &v), 7);
+	KEXPECT_EQ(atomic_fetch_add_acquire(1, &v), 7);
+	KEXPECT_EQ(atomic_xchg_release(&v, 3), 8);
+	KEXPECT_EQ(atomic_cmpxchg_acquire(&v, 3, 4), 3);
+	KEXPECT_EQ(atomic_cmpxchg_relaxed(&v, 3, 9), 4);
+	KEXPECT_FALSE(atomic_try_cmpxchg_release(&v, &old, 6));
+	KEXPECT_EQ(old, 4);
+	KEXPECT_TRUE(atomic_long_try_cmpxchg_acquire(&l, &(long){0xf0l}, 1));
+	KEXPECT_EQ(atomic_long_read(&l), 1);
+}
+
 KTEST(atomic, try_cmpxchg_reports_the_value_it_found)
 {
 	atomic_t v = ATOMIC_INIT(1);
