@@ -208,6 +208,24 @@ unsigned long printk_log_pos(void)
 	return READ_ONCE(log_next);
 }
 
+bool printk_log_contains(unsigned long since, const char *s)
+{
+	unsigned long end = READ_ONCE(log_next), n = strlen(s);
+
+	/* What log_buf no longer holds cannot be searched. */
+	if (end - since > LOG_BUF_LEN)
+		since = end - LOG_BUF_LEN;
+	for (unsigned long at = since; at + n <= end; at++) {
+		unsigned long i = 0;
+
+		while (i < n && log_buf[(at + i) % LOG_BUF_LEN] == s[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
 int vprintk(const char *fmt, va_list ap)
 {
 	char buf[PRINTK_BUF];

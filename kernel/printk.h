@@ -39,5 +39,8 @@ unsigned printk_nmi_pending(int cpu);
 /* Bytes printed to the console since boot (its position in log_buf's
  * stream), for a test that checks whether something was printed. */
 unsigned long printk_log_pos(void);
+/* Whether s was printed since position since (as far as log_buf still
+ * holds it): a test's look at a report's text. */
+bool printk_log_contains(unsigned long since, const char *s);
 
 #endif

@@ -11,6 +11,7 @@
 #include "ktest_util.h"
 #include "lockdep.h"
 #include "mutex.h"
+#include "printk.h"
 #include "rcupdate.h"
 #include "spinlock.h"
 
@@ -108,14 +109,20 @@ KTEST(rcu_lockdep, dereference_check_and_protected)
 	KEXPECT_EQ(*p, 7);
 }
 
-/* A mutex always sleeps: not inside a reader, on either RT value. */
+/* A mutex always sleeps: not inside a reader, on either RT value. The
+ * report names the reader as the lock held, and lists it among the held
+ * locks, as Linux's does ("#0: (rcu_read_lock), at: ..."). */
 KTEST(rcu_lockdep, mutex_inside_a_reader)
 {
+	unsigned long pos = printk_log_pos();
+
 	rcu_read_lock();
 	mutex_lock(&rcu_test_mutex);
 	mutex_unlock(&rcu_test_mutex);
 	rcu_read_unlock();
 	KEXPECT_LOCKDEP_REPORTS(LOCKDEP_WAIT_CONTEXT, 1);
+	KEXPECT_TRUE(printk_log_contains(pos, "RCU reader (rcu_read_lock)"));
+	KEXPECT_TRUE(printk_log_contains(pos, "#0: (rcu_read_lock), at: "));
 }
 
 /* RT=0: preemption is off; RT=1: the RCU nest depth says so. */
