@@ -1,6 +1,7 @@
 /*
  * Lab 9's hidden checks (docs/labs/lab9.md): what the visible checks do
- * not look at. Grace-period numbers that wrap around the counter's end;
+ * not look at. What each quiescent-state report answers; grace-period
+ * numbers that wrap around the counter's end;
  * a CPU that goes offline while a grace period waits for it; and no
  * element freed under a reader while a writer frees old versions with
  * call_rcu() and CPUs go offline and back. Every wait is polled and
@@ -13,6 +14,7 @@
 #include "rcu_segcblist.h"
 #include "rcupdate.h"
 #include "rcutree.h"
+#include "rcu/tree.h"
 
 #define WAIT_MS 10000
 
@@ -59,6 +61,69 @@ static int reader(void *arg)
 		cpu_relax();
 	rcu_read_unlock();
 	return 0;
+}
+
+/*
+ * rcu_report_qs_cpu()'s contract, call by call: true exactly when the
+ * report leaves the grace period waiting for nothing, false for a CPU it
+ * does not wait for (a second report) and while a preempted reader still
+ * blocks it. The grace-period kthread polls for the end as well, so a
+ * report that never says "done" still lets grace periods end, slower:
+ * only a look at the calls themselves tells. The test sets up each
+ * state in rcu_state under its lock, with every other CPU offline and
+ * interrupts off, so that nothing else can see it, and puts the real one
+ * back before it lets go.
+ */
+static struct list_head fake_blocked;
+
+struct report_calls {
+	bool first, again, blocked, not_waited, last;
+	bool mask_after_first, mask_after_again, mask_after_blocked;
+};
+
+static void report_calls(struct report_calls *r)
+{
+	unsigned long flags = rcu_node_lock();
+	cpumask_t saved_mask = rcu_state.qsmask;
+	struct list_head *saved_gp_tasks = rcu_state.gp_tasks;
+	cpumask_t *m = &rcu_state.qsmask;
+
+	cpumask_clear(m);
+	cpumask_set_cpu(0, m);
+	cpumask_set_cpu(1, m);
+	rcu_state.gp_tasks = 0;
+	r->first = rcu_report_qs_cpu(1);            /* 0 still owes one */
+	r->mask_after_first = !cpumask_test_cpu(1, m) && cpumask_test_cpu(0, m);
+	r->again = rcu_report_qs_cpu(1);            /* not waited for */
+	r->mask_after_again = !cpumask_test_cpu(1, m) && cpumask_test_cpu(0, m);
+	rcu_state.gp_tasks = &fake_blocked;
+	r->blocked = rcu_report_qs_cpu(0);          /* a reader blocks it */
+	r->mask_after_blocked = cpumask_weight(m) == 0;
+	rcu_state.gp_tasks = 0;
+	r->not_waited = rcu_report_qs_cpu(0);       /* done, but not by this */
+	cpumask_set_cpu(0, m);
+	r->last = rcu_report_qs_cpu(0);             /* this one ends it */
+	rcu_state.qsmask = saved_mask;
+	rcu_state.gp_tasks = saved_gp_tasks;
+	rcu_node_unlock(flags);
+}
+
+KTEST(lab9_hidden, report_says_done_exactly_when_it_is)
+{
+	struct report_calls r;
+
+	for (int cpu = 1; cpu < nr_cpu_ids; cpu++)
+		if (cpu_online(cpu))
+			KASSERT_EQ(cpu_down(cpu), 0);
+	report_calls(&r);
+	KEXPECT_FALSE(r.first);
+	KEXPECT_TRUE(r.mask_after_first);
+	KEXPECT_FALSE(r.again);
+	KEXPECT_TRUE(r.mask_after_again);
+	KEXPECT_FALSE(r.blocked);
+	KEXPECT_TRUE(r.mask_after_blocked);
+	KEXPECT_FALSE(r.not_waited);
+	KEXPECT_TRUE(r.last);
 }
 
 /* A grace period waits for a reader on the last CPU; the reader leaves
