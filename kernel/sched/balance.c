@@ -13,6 +13,8 @@
 #include "sched/sched_internal.h"
 #include "printk.h"
 
+DEFINE_PER_CPU_STAT(unsigned long, nr_push_rt_rechecks);
+
 static bool rq_idle(const struct rq *rq)
 {
 	return rq->curr == rq->idle && rq->nr_running == 0;
@@ -257,6 +259,7 @@ void push_rt_tasks(struct rq *rq)
 		arch_spin_unlock(&rq->lock);
 		if (!push)
 			break;
+		raw_cpu_inc(nr_push_rt_rechecks);
 		explore_window(EXPLORE_PUSH_RT);
 		double_rq_lock(rq, cpu_rq(dest));
 		if (!task_freed(push, "push_rt_tasks") &&

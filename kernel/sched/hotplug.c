@@ -24,6 +24,8 @@
 #include "printk.h"
 #include "smp.h"
 
+DEFINE_PER_CPU_STAT(unsigned long, nr_push_queued_rechecks);
+
 /* The controller in sched_cpu_wait_empty() waits here; a CPU that is
  * leaving wakes it each time a task has switched out and left its queue
  * empty (sched_hotplug_notify). */
@@ -87,6 +89,7 @@ static bool push_one_queued(struct rq *rq)
 	dst = p ? cpu_rq(select_fallback_rq(p, rq)) : 0;
 	arch_spin_unlock(&rq->lock);
 	if (p) {
+		raw_cpu_inc(nr_push_queued_rechecks);
 		explore_window(EXPLORE_PUSH_QUEUED);
 		double_rq_lock(rq, dst);
 		if (!task_freed(p, "push_one_queued") &&

@@ -355,5 +355,11 @@ DECLARE_PER_CPU_STAT(unsigned long, nr_switches);
 extern atomic_long_t smp_processor_id_warnings;
 extern atomic_long_t might_sleep_warnings;
 extern atomic_long_t sched_freed_task_uses;   /* task_freed_bug() */
+/* A task picked under a run queue's lock and looked at again after the
+ * lock was dropped, by RT push (push_rt_tasks()) and by a CPU going
+ * down (push_one_queued()): a test of those windows counts that it
+ * reached them. */
+DECLARE_PER_CPU_STAT(unsigned long, nr_push_rt_rechecks);
+DECLARE_PER_CPU_STAT(unsigned long, nr_push_queued_rechecks);
 
 #endif

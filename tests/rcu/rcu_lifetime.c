@@ -23,6 +23,17 @@ static long freed_uses(void)
 	return atomic_long_read(&sched_freed_task_uses);
 }
 
+/* A per-CPU count, summed: how often a window was reached. */
+static unsigned long sum_stat(unsigned long *stat)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(*raw_per_cpu_ptr(stat, cpu));
+	return n;
+}
+
 static struct rcu_counters counters(void)
 {
 	struct rcu_counters c;
@@ -162,24 +173,32 @@ KTEST_CPUS(rcu_lifetime, put_dead_task_wakes_a_joiner_it_no_longer_holds, 2)
 
 /* ---- push_one_queued(): a task picked, the lock dropped ---- */
 
-static int yielder_fn(void *stop)
-{
-	while (!load_int(stop))
-		yield();
-	return 0;
-}
-
 static int short_fn(void *arg)
 {
 	return 0;
 }
 
-/* A CPU goes down with short-lived detached tasks queued behind one that
- * yields: its push picks each, drops the lock, and looks again; the task
- * may have run there to its end meanwhile, its last reference gone. */
+/* FIFO on the CPU going down, until it is moved off it (or told to
+ * stop): nothing below it runs there meanwhile. */
+static int cpu_gate_fn(void *stop)
+{
+	int cpu = raw_smp_processor_id();
+
+	while (!load_int(stop) && raw_smp_processor_id() == cpu)
+		cpu_relax();
+	return 0;
+}
+
+/* A CPU goes down with short-lived detached tasks queued behind a FIFO
+ * task, free to run on CPU 0 too: its push picks each, drops the lock,
+ * and looks again; meanwhile CPU 0 may pull the task, run it to its end
+ * and drop its last reference. The window is counted: the tasks cannot
+ * run where they are queued, so those CPU 0 has not pulled by then are
+ * pushed. */
 KTEST_CPUS(rcu_lifetime, push_one_queued_looks_at_a_task_it_does_not_hold, 2)
 {
 	long uses = freed_uses();
+	unsigned long passes = sum_stat(&nr_push_queued_rechecks);
 	int cpu = last_cpu(), stop;
 	cpumask_t both;
 
@@ -187,19 +206,30 @@ KTEST_CPUS(rcu_lifetime, push_one_queued_looks_at_a_task_it_does_not_hold, 2)
 	cpumask_set_cpu(0, &both);
 	cpumask_set_cpu(cpu, &both);
 	for (int round = 0; round < ROUNDS / 4; round++) {
-		struct task_struct *y;
+		struct task_struct *brief[8], *g;
+		int n = 0;
 
-		stop = 0;
-		y = ktest_spawn_on(cpu, yielder_fn, &stop, "rcu_yielder");
-		for (int i = 0; i < 8; i++) {
-			/* Queued there, then free to go to CPU 0. */
-			struct task_struct *t = ktest_spawn(short_fn, 0,
-							    "rcu_brief", cpu,
-							    SCHED_NORMAL, 0,
-							    false);
-
-			if (!t)
+		/* Made before the gate runs: on RT=1 a spawn may wait for
+		 * the allocator's lock, held by a task the gate would keep
+		 * off its CPU. */
+		for (; n < 8; n++) {
+			brief[n] = ktest_spawn(short_fn, 0, "rcu_brief", cpu,
+					       SCHED_NORMAL, 0, false);
+			if (!brief[n])
 				break;
+		}
+		stop = 0;
+		g = ktest_spawn(cpu_gate_fn, &stop, "rcu_gate", cpu, SCHED_FIFO,
+				50, true);
+		KEXPECT_TRUE(ktest_poll_until(task_is_running(g) &&
+						      task_cpu(g) == cpu,
+					      KTEST_WAIT_MS, POLL_SLEEP));
+		set_cpus_allowed(g, &both);
+		for (int i = 0; i < n; i++) {
+			struct task_struct *t = brief[i];
+
+			/* Queued there behind the gate, then free to go to
+			 * CPU 0. */
 			get_task_struct(t);
 			kthread_detach(t);
 			wake_up_process(t);
@@ -208,9 +238,12 @@ KTEST_CPUS(rcu_lifetime, push_one_queued_looks_at_a_task_it_does_not_hold, 2)
 		}
 		KEXPECT_EQ(cpu_down(cpu), 0);
 		store_int(&stop, 1);
-		ktest_join(y);
+		ktest_join(g);
 		KEXPECT_EQ(cpu_up(cpu), 0);
 	}
+	passes = sum_stat(&nr_push_queued_rechecks) - passes;
+	ktest_log("the window reached %lu times", passes);
+	KEXPECT_GT(passes, 0ul);
 	KEXPECT_EQ(freed_uses() - uses, 0);
 }
 
@@ -246,6 +279,7 @@ static int rt_brief_fn(void *arg)
 KTEST_CPUS(rcu_lifetime, push_rt_tasks_looks_at_a_task_it_does_not_hold, 2)
 {
 	long uses = freed_uses();
+	unsigned long passes = sum_stat(&nr_push_rt_rechecks);
 	int cpu = last_cpu(), queued = 0;
 	cpumask_t both;
 
@@ -253,14 +287,15 @@ KTEST_CPUS(rcu_lifetime, push_rt_tasks_looks_at_a_task_it_does_not_hold, 2)
 	cpumask_set_cpu(0, &both);
 	cpumask_set_cpu(cpu, &both);
 	atomic_set(&rp.ended, 0);
-	/* Above the spinning gate: on RT=1 the spawns take the allocator's
-	 * sleeping lock, whose holder may be a task the gate preempted on
-	 * its CPU; priority inheritance lifts it above the gate only from
-	 * a waiter above the gate. */
-	sched_setscheduler(current, SCHED_FIFO, 60);
 	for (int round = 0; round < ROUNDS; round++) {
 		struct task_struct *g;
 
+		/* Above the spinning gate while spawning: on RT=1 the
+		 * spawns take the allocator's sleeping lock, whose holder
+		 * may be a task the gate preempted on its CPU; priority
+		 * inheritance lifts it above the gate only from a waiter
+		 * above the gate. */
+		sched_setscheduler(current, SCHED_FIFO, 60);
 		store_int(&rp.go, 0);
 		g = ktest_spawn(rt_gate_fn, 0, "rcu_gate", cpu, SCHED_FIFO, 50,
 				true);
@@ -279,12 +314,17 @@ KTEST_CPUS(rcu_lifetime, push_rt_tasks_looks_at_a_task_it_does_not_hold, 2)
 			put_task_struct(t);
 			queued++;
 		}
+		/* Below them when the gate opens: CPU 0 runs lower work, so
+		 * the push after the switch has somewhere to send one. */
+		sched_setscheduler(current, SCHED_NORMAL, 0);
 		store_int(&rp.go, 1);
 		ktest_join(g);
 		KEXPECT_TRUE(ktest_poll_until(atomic_read(&rp.ended) == queued,
 					      KTEST_WAIT_MS, POLL_SLEEP));
 	}
-	sched_setscheduler(current, SCHED_NORMAL, 0);
+	passes = sum_stat(&nr_push_rt_rechecks) - passes;
+	ktest_log("the window reached %lu times", passes);
 	KEXPECT_EQ(queued, ROUNDS * RT_BRIEF);
+	KEXPECT_GT(passes, 0ul);
 	KEXPECT_EQ(freed_uses() - uses, 0);
 }
