@@ -82,6 +82,7 @@ fi
 # in the second. The firmware writes boot entries there: snapshot=on keeps
 # those writes in a temporary overlay that goes with QEMU, so the package's
 # file stays as it is and any number of QEMUs can share it.
+#
 # On SeaBIOS the ISO (a hybrid image, bootable as a disk too) is a
 # virtio disk: SeaBIOS reads a CD-ROM a 2 KiB sector per I/O request,
 # each waiting for QEMU's I/O thread, which on a busy host waits for a
