@@ -15,16 +15,18 @@
 
 #define STORM_ROUNDS "20000"
 #define STORM_MAX 16
+/* Storms while NMIs arrive and none has landed in ring 3 yet: where an
+ * NMI lands depends on how the host runs the vCPUs, so the test waits
+ * for the event, not for a time (alone, with no NMIs, it runs one). */
+#define STORM_REPEATS 20
 
-KTEST(nmi, syscall_storm_completes)
+/* One storm: 2 processes per CPU; false if one could not start. */
+static bool storm(struct process_output *out)
 {
-	struct process_output *out = process_output_alloc();
 	char *argv[] = {"usertest", "storm", STORM_ROUNDS};
 	struct process *p[STORM_MAX];
-	int n = 2 * num_online_cpus(), started = 0, cpu;
-	unsigned long nmis = 0, in_user = 0;
+	int n = 2 * num_online_cpus(), started = 0;
 
-	KASSERT_TRUE(out);
 	if (n > STORM_MAX)
 		n = STORM_MAX;
 	for (; started < n; started++)
@@ -33,14 +35,30 @@ KTEST(nmi, syscall_storm_completes)
 	KEXPECT_EQ(started, n);
 	for (int i = 0; i < started; i++)
 		KEXPECT_EQ(process_wait(p[i]), 0);
-	KEXPECT_EQ(gs_bases_wrong(), 0);
-	for_each_online_cpu(cpu) {
-		nmis += nmi_unexpected_count(cpu, false);
-		in_user += nmi_unexpected_count(cpu, true);
+	return started == n;
+}
+
+KTEST(nmi, syscall_storm_completes)
+{
+	struct process_output *out = process_output_alloc();
+	unsigned long nmis = 0, in_user = 0;
+	int storms = 0, cpu;
+
+	KASSERT_TRUE(out);
+	while (storms < STORM_REPEATS && storm(out)) {
+		storms++;
+		KEXPECT_EQ(gs_bases_wrong(), 0);
+		nmis = in_user = 0;
+		for_each_online_cpu(cpu) {
+			nmis += nmi_unexpected_count(cpu, false);
+			in_user += nmi_unexpected_count(cpu, true);
+		}
+		if (!nmis || in_user)
+			break;
 	}
-	ktest_log("%d storms of " STORM_ROUNDS " rounds; NMIs since boot: %lu "
-		  "unexpected, %lu of them in user mode", started, nmis,
-		  in_user);
+	ktest_log("%d storms of " STORM_ROUNDS " rounds per process; NMIs "
+		  "since boot: %lu unexpected, %lu of them in user mode",
+		  storms, nmis, in_user);
 	if (strstr(out->buf, "failed"))
 		ktest_log("%s", out->buf);
 	process_output_put(out);
