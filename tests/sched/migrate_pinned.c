@@ -167,7 +167,7 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 	struct pin_watch *w = &rtp.w;
 	struct ktest_progress progress = {0};
 	int c = last_cpu();
-	long runs0;
+	uint64_t t0;
 	bool done;
 
 	rtp = (typeof(rtp)){.w.cpu = -1, .cpu_after = -1};
@@ -181,17 +181,18 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 						 load_long(&w->preempted)))
 		kick(&w->k);
 	store_int(&w->stop, 1);
-	/* Preempt it again until it is pushed away: every FIFO 50 run is a
-	 * push after the switch, and a working push moves it at the first,
-	 * so RTP_RUNS more runs, not a time, bound the wait (a kernel that
-	 * never pushes fails as fast as the host allows). A task that moved
-	 * while pinned has failed already. */
-	runs0 = load_long(&w->k.runs);
-	progress = (struct ktest_progress){0};
-	while (!load_int(&rtp.done) && !load_long(&w->moved) && w->k.task &&
-	       load_long(&w->k.runs) - runs0 < RTP_RUNS &&
-	       !ktest_stalled(&progress, load_long(&w->k.runs)))
-		kick(&w->k);
+	/* Preempt it again until it is pushed away (a push needs another
+	 * CPU running lower work when the FIFO 50 task preempts it, which
+	 * a busy host may make wait: bounded by time). A task that moved
+	 * while pinned has failed already: no need to wait. */
+	t0 = ktime_get_ns();
+	while (!load_int(&rtp.done) && !load_long(&w->moved) &&
+	       ns_since(t0) < KTEST_WAIT_MS * NS_PER_MS) {
+		if (w->k.task)
+			kick(&w->k);
+		else
+			msleep(1);
+	}
 	done = load_int(&rtp.done);
 	pin_watch_finish(w);
 	ktest_log("FIFO 20 task pinned on CPU %d: %ld iterations, preempted "
