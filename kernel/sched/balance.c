@@ -14,6 +14,7 @@
 #include "printk.h"
 
 DEFINE_PER_CPU_STAT(unsigned long, nr_push_rt_rechecks);
+DEFINE_PER_CPU_STAT(unsigned long, nr_push_rt_refused);
 
 static bool rq_idle(const struct rq *rq)
 {
@@ -227,6 +228,19 @@ void pull_tasks(struct rq *rq)
 	}
 }
 
+/* Under both locks: push still queued here, if still allowed and dest
+ * still runs lower work. */
+static void push_rt_recheck(struct rq *rq, struct task_struct *push, int dest)
+{
+	if (!task_can_move(rq, push, dest)) {
+		raw_cpu_inc(nr_push_rt_refused);
+		return;
+	}
+	if (cpu_rq(dest)->curr->prio > push->prio &&
+	    !cpu_rq(dest)->rt_throttled)
+		move_queued_task(rq, cpu_rq(dest), push);
+}
+
 /*
  * After a switch: RT tasks queued here but not running (preempted, or
  * woken behind a higher one) go to a CPU running something lower, if
@@ -263,10 +277,8 @@ void push_rt_tasks(struct rq *rq)
 		explore_window(EXPLORE_PUSH_RT);
 		double_rq_lock(rq, cpu_rq(dest));
 		if (!task_freed(push, "push_rt_tasks") &&
-		    task_cpu(push) == rq->cpu && task_can_move(rq, push, dest) &&
-		    cpu_rq(dest)->curr->prio > push->prio &&
-		    !cpu_rq(dest)->rt_throttled)
-			move_queued_task(rq, cpu_rq(dest), push);
+		    task_cpu(push) == rq->cpu)
+			push_rt_recheck(rq, push, dest);
 		double_rq_unlock(rq, cpu_rq(dest));
 	}
 	sched_rcu_read_unlock();

@@ -361,5 +361,10 @@ extern atomic_long_t sched_freed_task_uses;   /* task_freed_bug() */
  * reached them. */
 DECLARE_PER_CPU_STAT(unsigned long, nr_push_rt_rechecks);
 DECLARE_PER_CPU_STAT(unsigned long, nr_push_queued_rechecks);
+/* Pushes task_can_move() refused at the recheck: the scan saw the task
+ * movable, and under the locks it was not (it started running, or the
+ * rule says no); a test tells a push that cannot happen from one that has
+ * not happened yet. */
+DECLARE_PER_CPU_STAT(unsigned long, nr_push_rt_refused);
 
 #endif

@@ -135,6 +135,9 @@ static struct {
 } rtp;
 
 #define RTP_RUNS 200                     /* FIFO runs and preemptions */
+/* Pushes of the unpinned task that task_can_move() refused: a correct
+ * rule refuses one only in the instant it starts running again. */
+#define RTP_REFUSALS 100
 
 static int rt_holder_fn(void *arg)
 {
@@ -167,6 +170,8 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 	struct pin_watch *w = &rtp.w;
 	struct ktest_progress progress = {0};
 	int c = last_cpu();
+	unsigned long *refused = raw_per_cpu_ptr(&nr_push_rt_refused, c);
+	unsigned long refused0;
 	uint64_t t0;
 	bool done;
 
@@ -180,13 +185,17 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 	       !ktest_stalled(&progress, load_long(&w->k.runs_while) +
 						 load_long(&w->preempted)))
 		kick(&w->k);
+	refused0 = READ_ONCE(*refused);
 	store_int(&w->stop, 1);
 	/* Preempt it again until it is pushed away (a push needs another
 	 * CPU running lower work when the FIFO 50 task preempts it, which
 	 * a busy host may make wait: bounded by time). A task that moved
-	 * while pinned has failed already: no need to wait. */
+	 * while pinned has failed already, and one that push found and
+	 * task_can_move() kept here again and again will not move: no need
+	 * to wait. */
 	t0 = ktime_get_ns();
 	while (!load_int(&rtp.done) && !load_long(&w->moved) &&
+	       READ_ONCE(*refused) - refused0 < RTP_REFUSALS &&
 	       ns_since(t0) < KTEST_WAIT_MS * NS_PER_MS) {
 		if (w->k.task)
 			kick(&w->k);
@@ -198,8 +207,9 @@ KTEST_CPUS(migrate, rt_push_pull_skip_pinned_task, 2)
 	ktest_log("FIFO 20 task pinned on CPU %d: %ld iterations, preempted "
 		  "%ld times, FIFO 50 task ran %ld times meanwhile, %ld "
 		  "iterations elsewhere; after migrate_enable() it went to "
-		  "CPU %d", w->cpu, w->iters, w->preempted, w->k.runs_while,
-		  w->moved, rtp.cpu_after);
+		  "CPU %d, task_can_move() refused %lu pushes from CPU %d",
+		  w->cpu, w->iters, w->preempted, w->k.runs_while, w->moved,
+		  rtp.cpu_after, READ_ONCE(*refused) - refused0, c);
 	KEXPECT_EQ(w->moved, 0);
 	KEXPECT_GE(w->k.runs_while, RTP_RUNS);
 	KEXPECT_GE(w->preempted, RTP_RUNS);
