@@ -214,6 +214,16 @@ int process_wait(struct process *p)
 	return process_reap(p);
 }
 
+bool process_exited(struct process *p)
+{
+	bool exited;
+
+	spin_lock(&process_lock);
+	exited = p->exited;
+	spin_unlock(&process_lock);
+	return exited;
+}
+
 /* wait(pid, int *status): collect child pid's status. */
 long sys_wait(SYSCALL_ARGS)
 {

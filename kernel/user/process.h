@@ -104,6 +104,11 @@ int process_spawn(const char *path, int argc, char *const argv[],
  * return its status (uapi.h: the exit code, or WAIT_KILLED | vector). */
 int process_wait(struct process *p);
 
+/* For a process the kernel spawned and has not waited for: whether it has
+ * ended (killed, or exited), so that a wait for what it would have done
+ * can stop. */
+bool process_exited(struct process *p);
+
 /* End the calling process with status. */
 __noreturn void process_exit(int status);
 

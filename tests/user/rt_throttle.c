@@ -80,6 +80,16 @@ static bool all_cpus(bool (*fn)(int cpu))
 	return true;
 }
 
+static bool any_spinner_exited(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (!rs.p[cpu] || process_exited(rs.p[cpu]))
+			return true;
+	return false;
+}
+
 static bool asked(int cpu)
 {
 	return load_int(&rs.pg->denied[cpu]) != 1;
@@ -88,6 +98,15 @@ static bool asked(int cpu)
 static bool ready(int cpu)
 {
 	return load_int(&rs.pg->ready[cpu]);
+}
+
+/* Until every CPU's spinner has done fn, or one has ended (a kernel that
+ * killed it: it never will), or KTEST_WAIT_MS; whether all have. */
+static bool spinners_all(bool (*fn)(int cpu))
+{
+	(void)ktest_poll_until(all_cpus(fn) || any_spinner_exited(), KTEST_WAIT_MS,
+			 POLL_SLEEP);
+	return all_cpus(fn);
 }
 
 static struct rt_bandwidth_stat s0[NR_CPUS], s1[NR_CPUS];
@@ -151,15 +170,14 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 	timer_setup(&rs.backstop, rs_backstop);
 	add_timer(&rs.backstop, ktime_get_ns() + BACKSTOP_NS);
 	/* Each asked for FIFO 99 under the default limit; now grant it. */
-	KEXPECT_TRUE(ktest_poll_until(all_cpus(asked), KTEST_WAIT_MS,
-				      POLL_SLEEP));
+	KEXPECT_TRUE(spinners_all(asked));
 	for_each_online_cpu(cpu)
 		if (p[cpu])
 			KEXPECT_EQ(process_setrlimit(p[cpu], RLIMIT_RTPRIO,
 						     &rt99), 0);
 	store_int(&rs.pg->go, 1);
-	KEXPECT_TRUE(ktest_poll_until(all_cpus(ready), KTEST_WAIT_MS,
-				      POLL_SLEEP));
+	ok = spinners_all(ready);
+	KEXPECT_TRUE(ok);
 	/* From here every CPU runs a FIFO 99 spinner: this task and the
 	 * counters run only while their CPU's spinner is throttled. */
 	for_each_online_cpu(cpu) {
@@ -168,8 +186,10 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 		c0[cpu] = load_long(&rs.count[cpu]);
 		watch_ticks0[cpu] = per_cpu(cpu_ticks, cpu);
 	}
-	ktest_wait_until(all_throttled_enough() || all_watched_long_enough(),
-			 POLL_SLEEP);
+	if (ok)
+		ktest_wait_until(all_throttled_enough() ||
+					 all_watched_long_enough(),
+				 POLL_SLEEP);
 	ok = all_throttled_enough();
 	for_each_online_cpu(cpu)
 		c1[cpu] = load_long(&rs.count[cpu]);
