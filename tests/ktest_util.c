@@ -9,6 +9,8 @@
 #include "sched.h"
 #include "wait.h"
 
+struct tick_watch ktest_tick_watch;
+
 struct task_struct *ktest_spawn(int (*fn)(void *), void *arg, const char *name,
 			 int cpu, int policy, int prio, bool wake)
 {

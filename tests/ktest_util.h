@@ -100,6 +100,26 @@ static inline void poll_pause(enum poll_wait how)
 		poll_ok_;                                                     \
 	})
 
+/* Like ktest_poll_until(cond, KTEST_WAIT_MS, how), and also gives up once
+ * every CPU has taken ticks ticks: for an event a correct kernel brings
+ * about within a few ticks of each CPU (a grace period ends, its
+ * callbacks run), so that a kernel that never does (a lab's starter)
+ * fails in that much of its CPUs' own time, which a busy host stretches
+ * and never cuts short, instead of KTEST_WAIT_MS. For the test task only:
+ * one watch, ktest_tick_watch. */
+extern struct tick_watch ktest_tick_watch;
+#define ktest_poll_ticks(cond, ticks, how)                                    \
+	({                                                                    \
+		tick_watch_start(&ktest_tick_watch);                          \
+		ktest_poll_until((cond) || tick_watch_passed(&ktest_tick_watch, \
+							     ticks),          \
+				 KTEST_WAIT_MS, how) &&                       \
+			(cond);                                               \
+	})
+/* Ticks of each CPU a grace period and its callbacks get before a wait
+ * for them gives up: a correct kernel needs a few dozen. */
+#define KTEST_GP_TICKS 1000
+
 /* Wait, with no deadline, until cond holds: for a wait whose cond says
  * itself when to give up, in the kernel's own counts ("or the CPU has
  * taken N ticks"), so that a slow host only makes it longer. A kernel

@@ -205,17 +205,20 @@ static bool ktest_wait_done(const struct ktest *t)
  * stopped (a lab's starter, an RCU bug) rcu_barrier() never returns,
  * and the tests must still run and say what fails. So a helper task
  * waits in it for the runner, and the runner gives up once no grace
- * period has ended for RCU_STALL_S seconds of waiting: a count of grace
- * periods, not a bound on the wait, so a slow host only waits longer.
- * From then on the runner skips the barrier (the helper still holds
- * rcu_barrier()'s mutex).
+ * period has ended while every CPU took RCU_STALL_TICKS ticks (a grace
+ * period needs a few: each tick reports a quiescent state), or in
+ * RCU_STALL_S seconds of waiting: a count of grace periods, not a bound
+ * on the wait, so a slow host only waits longer. From then on the runner
+ * skips the barrier (the helper still holds rcu_barrier()'s mutex).
  */
+#define RCU_STALL_TICKS 2000
 #define RCU_STALL_S 10
 
 static struct {
 	struct task_struct *helper; /* made at the first barrier, never ends */
 	struct completion request, done;
 	bool stalled;               /* gave up: the helper never came back */
+	struct tick_watch since_gp; /* ticks since the last grace period */
 } barrier;
 
 static int ktest_barrier_fn(void *unused)
@@ -231,7 +234,7 @@ static int ktest_barrier_fn(void *unused)
 static void ktest_rcu_barrier(void)
 {
 	unsigned long cookie = get_state_synchronize_rcu();
-	unsigned int idle_s = 0;
+	uint64_t gp_ns = ktime_get_ns();
 
 	if (barrier.stalled)
 		return;
@@ -243,14 +246,19 @@ static void ktest_rcu_barrier(void)
 			return;
 	}
 	complete(&barrier.request);
-	while (!wait_for_completion_timeout(&barrier.done, 1000000000ul)) {
+	tick_watch_start(&barrier.since_gp);
+	while (!wait_for_completion_timeout(&barrier.done, 100000000ul)) {
 		if (poll_state_synchronize_rcu(cookie)) {
 			cookie = get_state_synchronize_rcu();
-			idle_s = 0;
-		} else if (++idle_s == RCU_STALL_S) {
-			printk("    # ktest: no RCU grace period ended in %u s of "
+			gp_ns = ktime_get_ns();
+			tick_watch_start(&barrier.since_gp);
+		} else if (tick_watch_passed(&barrier.since_gp,
+					     RCU_STALL_TICKS) ||
+			   ktime_get_ns() - gp_ns >= RCU_STALL_S * 1000000000ul) {
+			printk("    # ktest: no RCU grace period ended while "
+			       "every CPU took %u ticks, or in %u s, of "
 			       "rcu_barrier(): the tests from here run without "
-			       "it\n", RCU_STALL_S);
+			       "it\n", RCU_STALL_TICKS, RCU_STALL_S);
 			barrier.stalled = true;
 			return;
 		}

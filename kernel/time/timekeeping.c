@@ -71,6 +71,24 @@ void tick_event_before(uint64_t when)
 		program_event(when, ktime_get_ns());
 }
 
+void tick_watch_start(struct tick_watch *w)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		w->start[cpu] = per_cpu(cpu_ticks, cpu);
+}
+
+bool tick_watch_passed(const struct tick_watch *w, unsigned long n)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (per_cpu(cpu_ticks, cpu) - w->start[cpu] < n)
+			return false;
+	return true;
+}
+
 /* A tick that comes late (the vCPU was not running) is one tick, not a
  * burst of the ones missed: ticks are events, the TSC tells the time. */
 static void tick(uint64_t now)

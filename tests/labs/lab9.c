@@ -2,10 +2,10 @@
  * Lab 9's visible checks (docs/labs/lab9.md): the callback-list advance
  * on lists built by hand (Part B), then grace periods that end and
  * callbacks that run once each, after their grace period (Parts A and B
- * together). Every wait is polled and bounded by counts of kernel events
- * (grace periods, scans), so a kernel whose grace periods never end fails
- * here in seconds instead of hanging: none of these calls
- * synchronize_rcu() or rcu_barrier().
+ * together). Every wait is polled, and a wait for a grace period or a
+ * callback gives up once every CPU has taken KTEST_GP_TICKS ticks, so a
+ * kernel whose grace periods never end fails here in seconds instead of
+ * hanging: none of these calls synchronize_rcu() or rcu_barrier().
  */
 #include "ktest_util.h"
 #include "rcu_segcblist.h"
@@ -110,8 +110,8 @@ KTEST(lab9, grace_periods_end)
 	for (int i = 0; i < 20; i++) {
 		unsigned long s = start_poll_synchronize_rcu();
 
-		KASSERT_TRUE(ktest_poll_until(poll_state_synchronize_rcu(s),
-					      WAIT_MS, POLL_SLEEP));
+		KASSERT_TRUE(ktest_poll_ticks(poll_state_synchronize_rcu(s),
+					      KTEST_GP_TICKS, POLL_SLEEP));
 	}
 	KEXPECT_GE(counters().gps_completed, c0.gps_completed + 20);
 }
@@ -163,13 +163,14 @@ KTEST(lab9, callbacks_run_once_after_their_grace_period)
 		KEXPECT_EQ(smp_call_function_single(i % n, queue, &cbs[i], true),
 			   0);
 	}
-	KEXPECT_TRUE(ktest_poll_until(invoked_count() == NR_CBS, WAIT_MS,
-				      POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_ticks(invoked_count() == NR_CBS,
+				      KTEST_GP_TICKS, POLL_SLEEP));
 	for (int i = 0; i < 3; i++) {
 		unsigned long s = start_poll_synchronize_rcu();
 
-		ktest_poll_until(poll_state_synchronize_rcu(s), WAIT_MS,
-				 POLL_SLEEP);
+		if (!ktest_poll_ticks(poll_state_synchronize_rcu(s),
+				      KTEST_GP_TICKS, POLL_SLEEP))
+			break;
 	}
 	for (int i = 0; i < NR_CBS; i++) {
 		once += cbs[i].invoked == 1;
@@ -188,8 +189,8 @@ KTEST_CPUS(lab9, idle_cpus_reported_by_the_scan, 2)
 	for (int i = 0; i < 20 && counters().qs_fqs == c0.qs_fqs; i++) {
 		unsigned long s = start_poll_synchronize_rcu();
 
-		KASSERT_TRUE(ktest_poll_until(poll_state_synchronize_rcu(s),
-					      WAIT_MS, POLL_SLEEP));
+		KASSERT_TRUE(ktest_poll_ticks(poll_state_synchronize_rcu(s),
+					      KTEST_GP_TICKS, POLL_SLEEP));
 		msleep(2);
 	}
 	KEXPECT_GT(counters().qs_fqs, c0.qs_fqs);
@@ -224,11 +225,11 @@ KTEST_CPUS(lab9, reader_holds_the_grace_period, 2)
 				      POLL_SLEEP));
 	rd.cookie = start_poll_synchronize_rcu();
 	c = counters();
-	KEXPECT_TRUE(ktest_poll_until(counters().fqs >= c.fqs + 10, WAIT_MS,
-				      POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_ticks(counters().fqs >= c.fqs + 10,
+				      KTEST_GP_TICKS, POLL_SLEEP));
 	WRITE_ONCE(rd.release, 1);
 	ktest_join(t);
 	KEXPECT_FALSE(rd.gp_done_inside);
-	KEXPECT_TRUE(ktest_poll_until(poll_state_synchronize_rcu(rd.cookie),
-				      WAIT_MS, POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_ticks(poll_state_synchronize_rcu(rd.cookie),
+				      KTEST_GP_TICKS, POLL_SLEEP));
 }

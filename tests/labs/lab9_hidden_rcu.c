@@ -143,8 +143,8 @@ KTEST_CPUS(lab9_hidden, cpu_offline_during_a_grace_period, 2)
 	WRITE_ONCE(rd.release, 1);
 	ktest_join(t);
 	KEXPECT_EQ(cpu_down(cpu), 0);
-	KEXPECT_TRUE(ktest_poll_until(poll_state_synchronize_rcu(s), WAIT_MS,
-				      POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_ticks(poll_state_synchronize_rcu(s),
+				      KTEST_GP_TICKS, POLL_SLEEP));
 	KEXPECT_EQ(cpu_up(cpu), 0);
 }
 
@@ -230,8 +230,8 @@ KTEST_CPUS(lab9_hidden, no_element_freed_under_a_reader, 2)
 			if (!READ_ONCE(pool[next].live))
 				e = &pool[next];
 		if (!e) {
-			if (!ktest_poll_until(atomic_read(&ts.in_flight) < POOL - 1,
-					      WAIT_MS, POLL_SLEEP))
+			if (!ktest_poll_ticks(atomic_read(&ts.in_flight) < POOL - 1,
+					      KTEST_GP_TICKS, POLL_SLEEP))
 				break;
 			continue;
 		}
@@ -251,6 +251,6 @@ KTEST_CPUS(lab9_hidden, no_element_freed_under_a_reader, 2)
 	KEXPECT_EQ(updates, 200);
 	KEXPECT_GT(atomic_long_read(&ts.reads), 0);
 	KEXPECT_EQ(atomic_long_read(&ts.bad), 0);
-	KEXPECT_TRUE(ktest_poll_until(atomic_read(&ts.in_flight) == 0, WAIT_MS,
-				      POLL_SLEEP));
+	KEXPECT_TRUE(ktest_poll_ticks(atomic_read(&ts.in_flight) == 0,
+				      KTEST_GP_TICKS, POLL_SLEEP));
 }

@@ -110,18 +110,9 @@ static bool spinners_all(bool (*fn)(int cpu))
 }
 
 static struct rt_bandwidth_stat s0[NR_CPUS], s1[NR_CPUS];
-static unsigned long watch_ticks0[NR_CPUS];
-
-/* Whether every CPU has taken WATCH_TICKS since the watch began. */
-static bool all_watched_long_enough(void)
-{
-	int cpu;
-
-	for_each_online_cpu(cpu)
-		if (per_cpu(cpu_ticks, cpu) - watch_ticks0[cpu] < WATCH_TICKS)
-			return false;
-	return true;
-}
+/* Every CPU's ticks at the watch's start: it gives up once each has
+ * taken WATCH_TICKS. */
+static struct tick_watch watch;
 
 /* Every CPU's counts taken again: each throttled SPIN_PERIODS times? */
 static bool all_throttled_enough(void)
@@ -184,11 +175,11 @@ KTEST(user, fifo99_spinner_on_every_cpu_is_throttled)
 		sched_rt_stat(cpu, &s0[cpu]);
 		s1[cpu] = s0[cpu];
 		c0[cpu] = load_long(&rs.count[cpu]);
-		watch_ticks0[cpu] = per_cpu(cpu_ticks, cpu);
 	}
+	tick_watch_start(&watch);
 	if (ok)
 		ktest_wait_until(all_throttled_enough() ||
-					 all_watched_long_enough(),
+					 tick_watch_passed(&watch, WATCH_TICKS),
 				 POLL_SLEEP);
 	ok = all_throttled_enough();
 	for_each_online_cpu(cpu)
