@@ -15,6 +15,7 @@
 #include "kmalloc.h"
 #include "rcupdate.h"
 #include "rcutree.h"
+#include "sched/sched_internal.h"
 
 KTEST_SUITE(rcu_lifetime, .exit = hotplug_all_online);
 
@@ -326,5 +327,93 @@ KTEST_CPUS(rcu_lifetime, push_rt_tasks_looks_at_a_task_it_does_not_hold, 2)
 	ktest_log("the window reached %lu times", passes);
 	KEXPECT_EQ(queued, ROUNDS * RT_BRIEF);
 	KEXPECT_GT(passes, 0ul);
+	KEXPECT_EQ(freed_uses() - uses, 0);
+}
+
+/* ---- movable_curr(): another CPU's running task, no lock ---- */
+
+#define MC_TASKS 8
+#define MC_SPINS 20000                  /* each brief task's cpu_relax()s */
+
+static struct {
+	int stop;
+	atomic_t ended;
+	/* The looker's: its calls, and those that saw a task it could
+	 * move running (a brief task: the rest are bound or idle). */
+	long looks, running;
+} mc;
+
+static int mc_brief_fn(void *arg)
+{
+	for (int i = 0; i < MC_SPINS; i++)
+		cpu_relax();
+	atomic_inc(&mc.ended);
+	return 0;
+}
+
+/* The scan's question about one CPU, over and over, as an idle CPU asks
+ * it (interrupts off: the scheduler's readers are). */
+static int mc_looker_fn(void *arg)
+{
+	struct rq *rq = cpu_rq((int)(long)arg);
+	unsigned long test = ktest_number();
+	unsigned long flags;
+
+	while (!load_int(&mc.stop) && !ktest_ended(test)) {
+		local_irq_save(flags);
+		mc.running += movable_curr(rq, false);
+		local_irq_restore(flags);
+		mc.looks++;
+	}
+	return 0;
+}
+
+/*
+ * A CPU's scan for work reads another CPU's running task with no lock
+ * (movable_curr()): detached tasks free to move run to their end on a
+ * CPU while a task on CPU 0 asks the scan's question about it, over and
+ * over; each drops its last reference while the question may be looking
+ * at it.
+ */
+KTEST_CPUS(rcu_lifetime, movable_curr_looks_at_a_task_it_does_not_hold, 2)
+{
+	long uses = freed_uses();
+	int cpu = last_cpu(), queued = 0;
+	struct task_struct *looker;
+	cpumask_t both;
+
+	cpumask_clear(&both);
+	cpumask_set_cpu(0, &both);
+	cpumask_set_cpu(cpu, &both);
+	mc.stop = 0;
+	mc.looks = mc.running = 0;
+	atomic_set(&mc.ended, 0);
+	KASSERT_TRUE(looker = ktest_spawn_on(0, mc_looker_fn, (void *)(long)cpu,
+					     "rcu_looker"));
+	for (int round = 0; round < ROUNDS; round++) {
+		for (int i = 0; i < MC_TASKS; i++) {
+			struct task_struct *t = ktest_spawn(mc_brief_fn, 0,
+							    "rcu_mcbrief", cpu,
+							    SCHED_NORMAL, 0,
+							    false);
+
+			if (!t)
+				break;
+			get_task_struct(t);
+			kthread_detach(t);
+			wake_up_process(t);
+			set_cpus_allowed(t, &both);
+			put_task_struct(t);
+			queued++;
+		}
+		KEXPECT_TRUE(ktest_poll_until(atomic_read(&mc.ended) == queued,
+					      KTEST_WAIT_MS, POLL_SLEEP));
+	}
+	store_int(&mc.stop, 1);
+	ktest_join(looker);
+	ktest_log("%ld looks, %ld at a task it could move running", mc.looks,
+		  mc.running);
+	KEXPECT_EQ(queued, ROUNDS * MC_TASKS);
+	KEXPECT_GT(mc.looks, 0);
 	KEXPECT_EQ(freed_uses() - uses, 0);
 }
