@@ -42,12 +42,12 @@ void irqentry_exit(bool irqs_were_on)
 
 void nmi_enter(void)
 {
-	raw_cpu_add(__preempt_count, NMI_OFFSET);
+	raw_cpu_add(__preempt_count, NMI_OFFSET + HARDIRQ_OFFSET);
 }
 
 void nmi_exit(void)
 {
-	raw_cpu_sub(__preempt_count, NMI_OFFSET);
+	raw_cpu_sub(__preempt_count, NMI_OFFSET + HARDIRQ_OFFSET);
 }
 
 /* The exit work runs on the stack below f, and may schedule: a frame

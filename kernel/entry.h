@@ -13,7 +13,7 @@
 #include "compiler.h"
 #include "asm/ptrace.h"
 
-/* Before a device or IPI handler of vector runs: in_irq() is true from
+/* Before a device or IPI handler of vector runs: in_hardirq() is true from
  * here. */
 void irqentry_enter(unsigned int vector);
 

@@ -67,32 +67,6 @@ unsigned long softirq_budget_exhausted(int cpu);
 /* The CPU's softirq thread, created when it comes online. */
 DECLARE_PER_CPU(struct task_struct *, ksoftirqd);
 
-/* The softirq count, as Linux's: the preempt count's softirq byte on
- * RT=0; on PREEMPT_RT the task's own (BH sections are preemptible). */
-static inline int softirq_count(void)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		return current->softirq_disable_cnt & SOFTIRQ_MASK;
-	return preempt_count() & SOFTIRQ_MASK;
-}
-
-/* In a BH-disabled section or serving a softirq. */
-static inline bool in_softirq(void)
-{
-	return softirq_count();
-}
-
-/* Running a softirq handler. */
-static inline bool in_serving_softirq(void)
-{
-	return softirq_count() & SOFTIRQ_OFFSET;
-}
-
-/* Task context: no NMI, hard interrupt or softirq handler. */
-static inline bool in_task(void)
-{
-	return !in_interrupt() && !in_serving_softirq();
-}
 
 /* Interrupt exit (entry.c), hardirq count dropped, interrupts off: run
  * the pending softirqs (RT=0), or hand them to ksoftirqd. */

@@ -66,7 +66,7 @@ void __this_cpu_preempt_check(const char *op);
 /* Inlined, so that the calls below name the operation's site. */
 static __always_inline void this_cpu_read_hook(const void *var)
 {
-	if (!in_interrupt())
+	if (!in_hardirq())
 		lockdep_this_cpu_read(var);
 }
 

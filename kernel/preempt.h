@@ -39,23 +39,22 @@ static inline int preempt_count(void)
 	return raw_cpu_read(__preempt_count);
 }
 
-static inline bool in_irq(void)
+/* In a hard interrupt handler, or an NMI (nmi_enter() counts both, as
+ * Linux's). */
+static inline bool in_hardirq(void)
 {
 	return preempt_count() & HARDIRQ_MASK;
+}
+
+/* Linux's older name for in_hardirq(). */
+static inline bool in_irq(void)
+{
+	return in_hardirq();
 }
 
 static inline bool in_nmi(void)
 {
 	return preempt_count() & NMI_MASK;
-}
-
-/* Hard interrupt or NMI. Unlike Linux's, it does not count softirq
- * context: a softirq on PREEMPT_RT runs in a task and may sleep on a
- * spinlock_t, and the scheduler's checks ask this. in_softirq() and
- * in_serving_softirq() are in interrupt.h. */
-static inline bool in_interrupt(void)
-{
-	return preempt_count() & (HARDIRQ_MASK | NMI_MASK);
 }
 
 static inline bool need_resched(void)

@@ -99,7 +99,7 @@ void raise_softirq_irqoff(unsigned int nr)
 {
 	__raise_softirq_irqoff(nr);
 	/* In an interrupt, its exit runs them; in a BH section, its end. */
-	if (!in_interrupt() && should_wake_ksoftirqd())
+	if (!in_hardirq() && should_wake_ksoftirqd())
 		wakeup_softirqd();
 }
 
@@ -180,7 +180,7 @@ static bool ksoftirqd_running(void)
 
 void invoke_softirq(void)
 {
-	if (in_interrupt() || softirq_count() || !local_softirq_pending())
+	if (in_hardirq() || softirq_count() || !local_softirq_pending())
 		return;
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		/* Preemptible softirqs run in a task. */
@@ -226,14 +226,14 @@ static void local_bh_enable_nort(void)
 {
 	unsigned long flags;
 
-	WARN_ON(in_irq() || irqs_disabled());
+	WARN_ON(in_hardirq() || irqs_disabled());
 	barrier();
 	if (softirq_count() == SOFTIRQ_DISABLE_OFFSET)
 		bh_map_release();
 	local_irq_save(flags);
 	raw_cpu_sub(__preempt_count, SOFTIRQ_DISABLE_OFFSET);
 	lockdep_preempt_count_dropped();
-	if (!in_interrupt() && !softirq_count() && local_softirq_pending())
+	if (!in_hardirq() && !softirq_count() && local_softirq_pending())
 		handle_softirqs();
 	local_irq_restore(flags);
 	if (unlikely(need_resched()) && preemptible())
@@ -261,7 +261,7 @@ static void __local_bh_disable_rt(int cnt)
 {
 	unsigned long flags;
 
-	WARN_ON(in_irq());
+	WARN_ON(in_hardirq());
 	if (!current->softirq_disable_cnt && preemptible()) {
 		if (needs_bh_lock)
 			local_lock(&softirq_ctrl.lock);
@@ -297,7 +297,7 @@ static void __local_bh_enable_rt(int cnt)
 {
 	bool preempt_on = preemptible();
 
-	WARN_ON(in_irq() || irqs_disabled());
+	WARN_ON(in_hardirq() || irqs_disabled());
 	local_irq_disable();
 	if (current->softirq_disable_cnt == cnt && local_softirq_pending() &&
 	    cnt == SOFTIRQ_DISABLE_OFFSET) {

@@ -61,7 +61,7 @@ void record_context(void *arg)
 
 	r->cpu = raw_smp_processor_id();
 	r->irqs_off = irqs_disabled();
-	r->in_hardirq = in_irq();
+	r->in_hardirq = in_hardirq();
 	__atomic_fetch_add(&r->ran, 1, __ATOMIC_RELEASE);
 }
 

@@ -448,7 +448,7 @@ static void inject(enum explore_action action, unsigned long idx)
  * window is entered with interrupts off on purpose. */
 static bool explore_may_inject(enum explore_site site, struct task_struct *t)
 {
-	if (in_interrupt() || (irqs_disabled() && !explore_is_window(site)) ||
+	if (in_hardirq() || (irqs_disabled() && !explore_is_window(site)) ||
 	    !t || t->pid < ex.first_task_id || t->explore_depth)
 		return false;
 	if (site == EXPLORE_PREEMPT_ENABLE && preempt_count())

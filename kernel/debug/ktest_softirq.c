@@ -39,7 +39,7 @@ void ktest_in_softirq(void (*fn)(void *), void *arg)
 {
 	struct softirq_call c = {.fn = fn, .arg = arg};
 
-	if (irqs_disabled() || in_irq() || in_softirq() ||
+	if (irqs_disabled() || in_hardirq() || in_softirq() ||
 	    (IS_ENABLED(CONFIG_PREEMPT_RT) && !preemptible())) {
 		ktest_fail_msg(__FILE__, __LINE__,
 			       "ktest_in_softirq() needs interrupts and BHs on%s",

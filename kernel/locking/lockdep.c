@@ -184,7 +184,7 @@ static void print_held(const struct held_lock *h, int i, bool hardirq)
 static void print_held_locks(const struct task_struct *t)
 {
 	const struct held_locks *task = &t->lockdep.locks;
-	const struct held_locks *irq = in_irq() ?
+	const struct held_locks *irq = in_hardirq() ?
 				       raw_cpu_ptr(&hardirq_held_locks) : 0;
 	int depth = task->depth + (irq ? irq->depth : 0);
 
@@ -211,7 +211,7 @@ bool lockdep_report_begin(enum lockdep_report_kind kind, const char *title)
 	       "------------------------------------------------------\n"
 	       "%s/%d on CPU %d%s:\n",
 	       title, current->comm, current->pid, raw_smp_processor_id(),
-	       in_irq() ? " (in hardirq)" : "");
+	       in_hardirq() ? " (in hardirq)" : "");
 	return true;
 }
 
@@ -358,7 +358,7 @@ void lockdep_softirq_exit(void)
 
 struct held_locks *lockdep_context_locks(struct task_struct *t)
 {
-	if (in_irq())
+	if (in_hardirq())
 		return raw_cpu_ptr(&hardirq_held_locks);
 	if (lockdep_softirq_ctx())
 		return raw_cpu_ptr(&lockdep_softirq_held_locks);
@@ -412,7 +412,7 @@ void lockdep_assert_in_softirq_failed(unsigned long ip)
 	printk("called at %s, %s: a softirq-only section (such as "
 	       "local_lock_nested_bh()) needs BHs off\n",
 	       lockdep_sym(a, sizeof(a), ip),
-	       in_irq() ? "in hardirq context" : "not in softirq context");
+	       in_hardirq() ? "in hardirq context" : "not in softirq context");
 	lockdep_report_end();
 }
 
@@ -449,7 +449,7 @@ static void check_wait_context(struct task_struct *t, struct lockdep_map *map,
 	if ((wt != LD_WAIT_CONFIG && wt != LD_WAIT_SLEEP) ||
 	    (flags & LOCK_NO_DEPS))
 		return;
-	if (in_irq()) {
+	if (in_hardirq()) {
 		report_wait_context(map, ip, "in hardirq context", 0);
 		return;
 	}
@@ -565,7 +565,7 @@ void lockdep_hardirqs_on(unsigned long ip)
 	raw_cpu_inc(irqs_on_epoch);
 	if (preempt_count() == 0)
 		raw_cpu_inc(preemptible_epoch); /* preemptible from here */
-	if (!lockdep_on || in_interrupt())
+	if (!lockdep_on || in_hardirq())
 		return;
 	s = lockdep_context_locks(current);
 	for (int i = 0; i < s->depth; i++) {
@@ -668,7 +668,7 @@ static bool held_explain_atomic(const struct task_struct *t)
 			irqs_off_by_lock = true;
 	}
 	return count == 0 && (!irqs_disabled() || irqs_off_by_lock) &&
-	       !in_interrupt();
+	       !in_hardirq();
 }
 
 void lockdep_task_exit(void)

@@ -355,7 +355,7 @@ void lockdep_init(void);
  * Linux's. The user includes interrupt.h (in_softirq()). */
 #define lockdep_assert_in_softirq()                                           \
 	do {                                                                  \
-		if (unlikely(!in_softirq() || in_irq()))                      \
+		if (unlikely(!in_softirq() || in_hardirq()))                      \
 			lockdep_assert_in_softirq_failed(_RET_IP_);           \
 	} while (0)
 

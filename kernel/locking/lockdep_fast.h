@@ -172,13 +172,13 @@ static __always_inline bool lockdep_task_irqs_off(const struct task_struct *t,
 static inline bool lockdep_preempt_off(const struct task_struct *t,
 				       unsigned int flags, int wait_type)
 {
-	return in_irq() || lockdep_task_preempt_off(t, flags, wait_type);
+	return in_hardirq() || lockdep_task_preempt_off(t, flags, wait_type);
 }
 
 static inline bool lockdep_irqs_off(const struct task_struct *t, unsigned int flags,
 				    int wait_type)
 {
-	return in_irq() || lockdep_task_irqs_off(t, flags, wait_type);
+	return in_hardirq() || lockdep_task_irqs_off(t, flags, wait_type);
 }
 
 /* Whether a lock of wait type wt, taken with flags in task context, may

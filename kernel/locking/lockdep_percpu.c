@@ -685,7 +685,7 @@ void lockdep_percpu_pending_flush(struct task_struct *t)
 	static const struct lockset none;
 	struct percpu_access a = t->lockdep.pending;
 
-	if (!a.var || in_irq() || in_nmi() || lockdep_softirq_ctx())
+	if (!a.var || in_hardirq() || in_nmi() || lockdep_softirq_ctx())
 		return;
 	t->lockdep.pending.var = 0;
 	lockdep_percpu_key_refresh(t);
@@ -698,7 +698,7 @@ void lockdep_percpu_pending_lock(struct task_struct *t, const void *map)
 	const struct percpu_access *a = &t->lockdep.pending;
 	uintptr_t copy = (uintptr_t)a->var + __per_cpu_offset[a->cpu];
 
-	if (in_irq() || in_nmi() || lockdep_softirq_ctx())
+	if (in_hardirq() || in_nmi() || lockdep_softirq_ctx())
 		return;
 	if (a->var && (uintptr_t)map >= copy && (uintptr_t)map < copy + a->size) {
 		t->lockdep.pending.var = 0; /* the address of a lock in it */
@@ -794,7 +794,7 @@ void lockdep_percpu_access_rw(const void *var, unsigned long size, int cpu,
 	lockdep_percpu_pending_flush(t);
 	a = (struct percpu_access){
 		.var = var, .size = size, .ip = ip, .cpu = cpu,
-		.local = cpu == raw_smp_processor_id(), .hardirq = in_irq(),
+		.local = cpu == raw_smp_processor_id(), .hardirq = in_hardirq(),
 		.irqs_on = !irqs_off || !lockdep_irqs_off(t, 0, 0),
 		.migrate_only = t->migration_disabled > 0, .write = write,
 		.gen = lockdep_reset_gen};
@@ -911,7 +911,7 @@ void lockdep_this_cpu_write(const void *var)
 	struct lockdep_task *l;
 	unsigned long flags;
 
-	if (!lockdep_on || in_interrupt() || !current || lockdep_softirq_ctx())
+	if (!lockdep_on || in_hardirq() || !current || lockdep_softirq_ctx())
 		return; /* an interrupt's write is the IRQ rule's business */
 	l = &current->lockdep;
 	for (int i = 0; i < NR_THIS_CPU_READS; i++) {

@@ -58,7 +58,7 @@ static struct hb_task softirq_ctx[NR_CPUS];
  * RT=0 softirq one. */
 static struct hb_task *hb_context(void)
 {
-	if (in_irq())
+	if (in_hardirq())
 		return &irq_ctx[raw_smp_processor_id()];
 	if (lockdep_softirq_ctx())
 		return &softirq_ctx[raw_smp_processor_id()];
@@ -79,7 +79,7 @@ static unsigned long hb_lock_irqsave(void)
 static void hb_unlock_irqrestore(unsigned long flags)
 {
 	arch_spin_unlock(&hb_lock);
-	if (!in_irq() && !lockdep_softirq_ctx() && current)
+	if (!in_hardirq() && !lockdep_softirq_ctx() && current)
 		lockdep_percpu_key_refresh(current);
 	raw_local_irq_restore(flags);
 }

@@ -43,7 +43,7 @@ static bool rcu_blocking_is_illegal(void)
 		return true;
 	}
 	might_sleep();
-	return !preemptible() || in_interrupt();
+	return !preemptible() || in_hardirq();
 }
 
 void synchronize_rcu(void)

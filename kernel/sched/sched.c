@@ -375,7 +375,7 @@ static bool sleep_reported(const struct unwind_state *caller)
 	const struct task_struct *t = current;
 	struct unwind_state s = *caller;
 
-	if (in_interrupt() || !t->sleep_report_frame)
+	if (in_hardirq() || !t->sleep_report_frame)
 		return false;
 	if (t->sleep_report_frame == SLEEP_REPORTED_ALL)
 		return true;
@@ -405,7 +405,7 @@ void schedule(void)
 {
 	struct unwind_state caller;
 
-	if (unlikely(!preemptible() || in_interrupt())) {
+	if (unlikely(!preemptible() || in_hardirq())) {
 		unwind_start_caller(&caller);
 		schedule_bug(&caller);
 	}
@@ -594,7 +594,7 @@ atomic_long_t smp_processor_id_warnings, might_sleep_warnings;
 static void might_sleep_report(const struct unwind_state *f)
 {
 	lockdep_count(LOCKDEP_SLEEP_IN_ATOMIC);
-	if (!in_interrupt()) { /* else current is the interrupted task */
+	if (!in_hardirq()) { /* else current is the interrupted task */
 		current->sleep_report_frame = f->frame;
 		current->sleep_report_ret = f->ret;
 	}
@@ -615,7 +615,7 @@ __attribute__((noinline)) void __might_sleep(void)
 {
 	struct unwind_state caller;
 
-	if (unlikely(!preemptible() || in_interrupt() ||
+	if (unlikely(!preemptible() || in_hardirq() ||
 		     rcu_preempt_depth())) {
 		unwind_start_caller(&caller);
 		might_sleep_report(&caller);

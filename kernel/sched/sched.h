@@ -163,6 +163,45 @@ static inline struct task_struct *get_current(void)
 }
 #define current get_current()
 
+/* ---- the context tests that need the task (softirq_count() on
+ * PREEMPT_RT); the rest are in preempt.h ---- */
+
+/* The softirq count, as Linux's: the preempt count's softirq byte on
+ * RT=0; on PREEMPT_RT the task's own (BH sections are preemptible). */
+static inline int softirq_count(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return current->softirq_disable_cnt & SOFTIRQ_MASK;
+	return preempt_count() & SOFTIRQ_MASK;
+}
+
+/* In a BH-disabled section or serving a softirq. */
+static inline bool in_softirq(void)
+{
+	return softirq_count();
+}
+
+/* Running a softirq handler. */
+static inline bool in_serving_softirq(void)
+{
+	return softirq_count() & SOFTIRQ_OFFSET;
+}
+
+/* Any context but a task's own, as Linux's: an NMI, a hard interrupt, a
+ * softirq handler, or a BH-disabled section (softirq_count()). The
+ * scheduler asks in_hardirq() instead: a softirq on PREEMPT_RT runs in a
+ * task and may sleep on a spinlock_t. */
+static inline bool in_interrupt(void)
+{
+	return in_hardirq() || in_nmi() || softirq_count();
+}
+
+/* Task context: no NMI, hard interrupt or softirq handler. */
+static inline bool in_task(void)
+{
+	return !in_hardirq() && !in_nmi() && !in_serving_softirq();
+}
+
 /*
  * References to a task, as Linux's: a task_struct stays allocated while
  * anyone holds one, and for a grace period after the last is dropped

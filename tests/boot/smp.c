@@ -464,5 +464,5 @@ KTEST_CPUS(smp, calls_run_in_hardirq_irqs_off, 2)
 	for_each_other_online_cpu(cpu, self)
 		expect_hardirq_record(&rec[cpu], cpu);
 	KEXPECT_EQ(rec[self].ran, 0);
-	KEXPECT_FALSE(in_irq()); /* the caller is in task context */
+	KEXPECT_FALSE(in_hardirq()); /* the caller is in task context */
 }

@@ -118,7 +118,7 @@ static void try_in_hardirq(void *arg)
 {
 	struct irq_try *r = arg;
 
-	r->in_irq = in_irq();
+	r->in_irq = in_hardirq();
 	r->got = any_lock_trylock(r->lock);
 	if (r->got)
 		any_lock_release(r->lock);

@@ -73,11 +73,6 @@ static void probe_once(void (*run)(void (*)(void *), void *))
 	KEXPECT_EQ(kmalloc_bad_frees() + page_alloc_bad_frees(), bad);
 }
 
-static void in_hardirq(void (*fn)(void *), void *arg)
-{
-	ktest_in_hardirq(fn, arg);
-}
-
 static DEFINE_RAW_SPINLOCK(probe_lock);
 
 /* Task context under a raw spinlock: preemption off, cannot sleep. */
@@ -94,7 +89,7 @@ KTEST(defer_free, hardirq)
 {
 	size_t pages = drained_free_pages();
 
-	probe_once(in_hardirq);
+	probe_once(ktest_in_hardirq);
 	KEXPECT_EQ(drained_free_pages(), pages);
 }
 
@@ -113,6 +108,6 @@ KTEST(defer_free, hardirq_caches_off)
 
 	alloc_caches_set(false);
 	pages = drained_free_pages();
-	probe_once(in_hardirq);
+	probe_once(ktest_in_hardirq);
 	KEXPECT_EQ(drained_free_pages(), pages);
 }

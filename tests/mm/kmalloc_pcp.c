@@ -120,7 +120,7 @@ static void irq_probe_fn(void *arg)
 	unsigned long locks;
 
 	p->cpu = raw_smp_processor_id();
-	p->in_irq = in_irq();
+	p->in_irq = in_hardirq();
 	locks = kmalloc_lock_acquisitions_cpu(p->cpu);
 	pages = page_pcp_count(p->cpu);
 	for (int cls = 0; cls < KMALLOC_NR_CLASSES; cls++)

@@ -145,7 +145,7 @@ static void storm_irq_fn(void *arg)
 	struct irq_work_arg *a = arg;
 	struct obj o;
 
-	a->in_irq = in_irq();
+	a->in_irq = in_hardirq();
 	for (int i = 0; i < 3; i++) {
 		uint32_t size = kmalloc_class_size(i * 3);
 

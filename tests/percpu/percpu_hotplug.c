@@ -184,7 +184,7 @@ static struct {
 static void iw_func(struct irq_work *w)
 {
 	iw.ran_cpu = raw_smp_processor_id();
-	iw.ran_in_irq = in_irq();
+	iw.ran_in_irq = in_hardirq();
 	__atomic_fetch_add(&iw.ran, 1, __ATOMIC_RELEASE);
 }
 

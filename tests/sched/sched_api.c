@@ -25,7 +25,7 @@ KTEST(sched_api, names_from_sched_h)
 	wake_up_process(t);
 	msleep(1);
 	KEXPECT_EQ(kthread_join(t), 7);
-	KEXPECT_FALSE(in_irq());
+	KEXPECT_FALSE(in_hardirq());
 	KEXPECT_FALSE(in_interrupt());
 	KEXPECT_TRUE(preemptible());
 }

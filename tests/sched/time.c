@@ -214,10 +214,10 @@ KTEST(time, ktest_in_hardirq_context)
 	struct call_record r = {.cpu = -1};
 
 	KASSERT_FALSE(irqs_disabled());
-	KASSERT_FALSE(in_irq());
+	KASSERT_FALSE(in_hardirq());
 	ktest_in_hardirq(record_context, &r);
 	expect_hardirq_record(&r, raw_smp_processor_id());
-	KEXPECT_FALSE(in_irq());
+	KEXPECT_FALSE(in_hardirq());
 	KEXPECT_FALSE(irqs_disabled());
 }
 

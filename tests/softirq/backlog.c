@@ -27,7 +27,7 @@ static void receive(struct sk_buff *skb)
 {
 	int cpu = raw_smp_processor_id();
 
-	if (!in_serving_softirq() || in_irq() || (int)skb->data != cpu)
+	if (!in_serving_softirq() || in_hardirq() || (int)skb->data != cpu)
 		atomic_long_inc(&wrong_context);
 	atomic_long_inc(&received[cpu]);
 }

@@ -27,7 +27,7 @@ static void record_softirq(void)
 {
 	WRITE_ONCE(seen.cpu, raw_smp_processor_id());
 	seen.serving = in_serving_softirq() && in_softirq();
-	seen.hardirq = in_irq();
+	seen.hardirq = in_hardirq();
 	seen.in_ksoftirqd = current == __this_cpu_read(ksoftirqd);
 	seen.in_ksoftirqd_runs += seen.in_ksoftirqd;
 	if (seen.reraise > 0) {
@@ -98,7 +98,7 @@ static void serving_context(void *arg)
 
 	where[0] = raw_smp_processor_id();
 	where[1] = in_serving_softirq();
-	where[2] = in_irq();
+	where[2] = in_hardirq();
 	where[3] = in_task();
 }
 
@@ -115,6 +115,39 @@ KTEST(softirq, ktest_in_softirq_runs_here_in_softirq)
 	KEXPECT_EQ(where[1], 1);
 	KEXPECT_EQ(where[2], 0);
 	KEXPECT_EQ(where[3], 0);
+}
+
+/* in_hardirq(), in_irq(), in_interrupt(), in_task(), in_nmi(), as one
+ * context sees them (a bit each, in that order). */
+static void contexts(void *arg)
+{
+	int *bits = arg;
+
+	*bits = in_hardirq() | in_irq() << 1 | in_interrupt() << 2 |
+		in_task() << 3 | in_nmi() << 4;
+}
+
+/*
+ * The context tests say what Linux's say: a task is in_task(), and in a
+ * BH-disabled section still is, though in_interrupt() (the softirq count
+ * is part of it); a softirq handler is in_interrupt() and not in_task();
+ * a hard interrupt handler is in_hardirq() and in_irq() (its older name)
+ * too.
+ */
+KTEST(softirq, context_tests_answer_as_linux)
+{
+	int task = -1, bh = -1, softirq = -1, hardirq = -1;
+
+	contexts(&task);
+	local_bh_disable();
+	contexts(&bh);
+	local_bh_enable();
+	ktest_in_softirq(contexts, &softirq);
+	ktest_in_hardirq(contexts, &hardirq);
+	KEXPECT_EQ(task, 0x8);
+	KEXPECT_EQ(bh, 0x4 | 0x8);
+	KEXPECT_EQ(softirq, 0x4);
+	KEXPECT_EQ(hardirq, 0x1 | 0x2 | 0x4);
 }
 
 static void raise_hi(void *unused)

@@ -28,7 +28,7 @@ static void ctx_timer_fn(struct timer_list *t)
 
 	c->cpu = raw_smp_processor_id();
 	c->serving = in_serving_softirq();
-	c->hardirq = in_irq();
+	c->hardirq = in_hardirq();
 	smp_store_release(&c->entered, 1);
 	while (READ_ONCE(c->hold))
 		cpu_relax();
