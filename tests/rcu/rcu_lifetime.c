@@ -43,6 +43,36 @@ static struct rcu_counters counters(void)
 	return c;
 }
 
+/* n detached tasks running fn, woken on cpu and bound there; the caller
+ * gets a reference to each in held[] (release_detached() lets them go).
+ * How many were made. */
+static int spawn_detached(int n, int (*fn)(void *), const char *name, int cpu,
+			  int policy, int prio, struct task_struct **held)
+{
+	for (int i = 0; i < n; i++) {
+		struct task_struct *t = ktest_spawn(fn, 0, name, cpu, policy,
+						    prio, false);
+
+		if (!t)
+			return i;
+		held[i] = get_task_struct(t);
+		kthread_detach(t);
+		wake_up_process(t);
+	}
+	return n;
+}
+
+/* Free them to run on the CPUs of mask, and drop the references: from
+ * here each drops its last when it ends, and nobody holds one. */
+static void release_detached(struct task_struct **held, int n,
+			     const cpumask_t *mask)
+{
+	for (int i = 0; i < n; i++) {
+		set_cpus_allowed(held[i], mask);
+		put_task_struct(held[i]);
+	}
+}
+
 /* ---- freed after a grace period ---- */
 
 static struct {
@@ -289,7 +319,8 @@ KTEST_CPUS(rcu_lifetime, push_rt_tasks_looks_at_a_task_it_does_not_hold, 2)
 	cpumask_set_cpu(cpu, &both);
 	atomic_set(&rp.ended, 0);
 	for (int round = 0; round < ROUNDS; round++) {
-		struct task_struct *g;
+		struct task_struct *g, *brief[RT_BRIEF];
+		int n, ended;
 
 		/* Above the spinning gate while spawning: on RT=1 the
 		 * spawns take the allocator's sleeping lock, whose holder
@@ -300,25 +331,21 @@ KTEST_CPUS(rcu_lifetime, push_rt_tasks_looks_at_a_task_it_does_not_hold, 2)
 		store_int(&rp.go, 0);
 		g = ktest_spawn(rt_gate_fn, 0, "rcu_gate", cpu, SCHED_FIFO, 50,
 				true);
-		for (int i = 0; i < RT_BRIEF; i++) {
-			struct task_struct *t = ktest_spawn(rt_brief_fn, 0,
-							    "rcu_rtbrief", cpu,
-							    SCHED_FIFO, 20,
-							    false);
-
-			if (!t)
-				break;
-			get_task_struct(t);
-			kthread_detach(t);
-			wake_up_process(t);
-			set_cpus_allowed(t, &both);
-			put_task_struct(t);
-			queued++;
-		}
+		n = spawn_detached(RT_BRIEF, rt_brief_fn, "rcu_rtbrief", cpu,
+				   SCHED_FIFO, 20, brief);
 		/* Below them when the gate opens: CPU 0 runs lower work, so
-		 * the push after the switch has somewhere to send one. */
+		 * the push after the switch has somewhere to send one. They
+		 * are still bound, so CPU 0 has nothing to pull when this
+		 * task drops below them; and it spins, not sleeps, until one
+		 * has run (CPU 1 has switched to one, and pushed), since an
+		 * idle CPU 0 would pull them all while the gate exits. */
 		sched_setscheduler(current, SCHED_NORMAL, 0);
+		release_detached(brief, n, &both);
+		queued += n;
+		ended = atomic_read(&rp.ended);
 		store_int(&rp.go, 1);
+		KEXPECT_TRUE(ktest_poll_until(atomic_read(&rp.ended) > ended,
+					      KTEST_WAIT_MS, POLL_SPIN));
 		ktest_join(g);
 		KEXPECT_TRUE(ktest_poll_until(atomic_read(&rp.ended) == queued,
 					      KTEST_WAIT_MS, POLL_SLEEP));
@@ -391,21 +418,12 @@ KTEST_CPUS(rcu_lifetime, movable_curr_looks_at_a_task_it_does_not_hold, 2)
 	KASSERT_TRUE(looker = ktest_spawn_on(0, mc_looker_fn, (void *)(long)cpu,
 					     "rcu_looker"));
 	for (int round = 0; round < ROUNDS; round++) {
-		for (int i = 0; i < MC_TASKS; i++) {
-			struct task_struct *t = ktest_spawn(mc_brief_fn, 0,
-							    "rcu_mcbrief", cpu,
-							    SCHED_NORMAL, 0,
-							    false);
+		struct task_struct *brief[MC_TASKS];
+		int n = spawn_detached(MC_TASKS, mc_brief_fn, "rcu_mcbrief",
+				       cpu, SCHED_NORMAL, 0, brief);
 
-			if (!t)
-				break;
-			get_task_struct(t);
-			kthread_detach(t);
-			wake_up_process(t);
-			set_cpus_allowed(t, &both);
-			put_task_struct(t);
-			queued++;
-		}
+		release_detached(brief, n, &both);
+		queued += n;
 		KEXPECT_TRUE(ktest_poll_until(atomic_read(&mc.ended) == queued,
 					      KTEST_WAIT_MS, POLL_SLEEP));
 	}
