@@ -74,7 +74,6 @@ struct rcu_counters {
 	unsigned long boosts;          /* readers boosted (RT=1) */
 	unsigned long throttled;       /* call_rcu() callers that waited */
 	long cbs_queued;               /* callbacks not yet invoked, all CPUs */
-	long cbs_hiwater;              /* the most on one CPU since boot */
 	unsigned long cbs_invoked;     /* invoked since boot, all CPUs */
 };
 

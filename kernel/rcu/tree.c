@@ -424,8 +424,6 @@ void rcu_get_counters(struct rcu_counters *c)
 
 		c->cbs_queued += READ_ONCE(rdp->cblist.len);
 		c->cbs_invoked += READ_ONCE(rdp->n_cbs_invoked);
-		if (READ_ONCE(rdp->qlen_hiwater) > c->cbs_hiwater)
-			c->cbs_hiwater = READ_ONCE(rdp->qlen_hiwater);
 	}
 }
 

@@ -94,7 +94,6 @@ struct rcu_data {
 
 	struct rcu_segcblist cblist;
 	long qlen_last_fqs_check;      /* the length that last kicked */
-	long qlen_hiwater;             /* the longest it has been */
 	unsigned long n_cbs_invoked;
 	struct rcu_head barrier_head;  /* rcu_barrier()'s callback */
 

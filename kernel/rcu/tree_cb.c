@@ -109,8 +109,6 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	rdp = raw_cpu_ptr(&rcu_data);
 	rcu_segcblist_enqueue(&rdp->cblist, head);
 	len = rcu_segcblist_n_cbs(&rdp->cblist);
-	if (len > rdp->qlen_hiwater)
-		WRITE_ONCE(rdp->qlen_hiwater, len);
 	if (len > rdp->qlen_last_fqs_check + rcu_qhimark) {
 		rdp->qlen_last_fqs_check = len;
 		rcu_force_quiescent_state(rdp);

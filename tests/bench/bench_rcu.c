@@ -9,7 +9,8 @@
  *   - call_rcu() throughput in a flood of kfree_rcu()d objects (queued
  *     per second, and invoked per second until rcu_barrier() returns), and
  *     the flood's memory high-water mark: the most objects waiting for
- *     their grace period at once, and the most callbacks on one CPU.
+ *     their grace period at once, and the most callbacks queued at once
+ *     (both sampled during the flood, not since boot).
  */
 #include "atomic.h"
 #include "kbench.h"
@@ -182,12 +183,24 @@ static int flood_class(void)
 	return cls;
 }
 
+/* The callbacks queued on every CPU now, not yet invoked. */
+static long cbs_queued(void)
+{
+	struct rcu_counters c;
+
+	rcu_get_counters(&c);
+	return c.cbs_queued;
+}
+
 /* One run: FLOOD kfree_rcu()s as fast as kmalloc gives objects, then
- * rcu_barrier(). The objects in use are sampled every 64 calls. */
-static void flood_once(uint64_t *queued, uint64_t *done, uint64_t *peak)
+ * rcu_barrier(). The objects in use and the callbacks queued are sampled
+ * every 64 calls (peak, cbs: the most of each, above the run's start). */
+static void flood_once(uint64_t *queued, uint64_t *done, uint64_t *peak,
+		       uint64_t *cbs)
 {
 	int cls = flood_class();
 	long base = kmalloc_objects_in_use(cls), most = 0;
+	long cbs_base = cbs_queued(), cbs_most = 0;
 	uint64_t t0 = ktime_get_ns(), t1;
 
 	for (int i = 0; i < FLOOD; i++) {
@@ -196,24 +209,29 @@ static void flood_once(uint64_t *queued, uint64_t *done, uint64_t *peak)
 		if (!o)
 			break;
 		kfree_rcu(o, rcu);
-		if (i % 64 == 0 && kmalloc_objects_in_use(cls) - base > most)
+		if (i % 64)
+			continue;
+		if (kmalloc_objects_in_use(cls) - base > most)
 			most = kmalloc_objects_in_use(cls) - base;
+		if (cbs_queued() - cbs_base > cbs_most)
+			cbs_most = cbs_queued() - cbs_base;
 	}
 	t1 = ktime_get_ns();
 	rcu_barrier();
 	*queued = FLOOD * 100ull * 1000000 / ((t1 - t0) / 1000 + 1);
 	*done = FLOOD * 100ull * 1000000 / ((ktime_get_ns() - t0) / 1000 + 1);
 	*peak = (uint64_t)most * 100;
+	*cbs = (uint64_t)cbs_most * 100;
 }
 
 KBENCH(rcu_flood)
 {
-	uint64_t queued[RUNS], done[RUNS], peak[RUNS], kib[RUNS];
+	uint64_t queued[RUNS], done[RUNS], peak[RUNS], kib[RUNS], cbs[RUNS];
 	struct rcu_counters c0, c1;
 
 	rcu_get_counters(&c0);
 	for (int i = 0; i < RUNS; i++) {
-		flood_once(&queued[i], &done[i], &peak[i]);
+		flood_once(&queued[i], &done[i], &peak[i], &cbs[i]);
 		kib[i] = peak[i] * sizeof(struct flood_obj) / 1024;
 	}
 	rcu_get_counters(&c1);
@@ -225,8 +243,8 @@ KBENCH(rcu_flood)
 			   RUNS, "objs");
 	kbench_report_runs("rcu_flood", "memory waiting, most", 1, kib, RUNS,
 			   "KiB");
-	kbench_report("rcu_flood", "callbacks on one CPU, most", 1,
-		      (uint64_t)c1.cbs_hiwater * 100, "cbs");
+	kbench_report_runs("rcu_flood", "callbacks waiting, most", 1, cbs,
+			   RUNS, "cbs");
 	kbench_report("rcu_flood", "call_rcu() waits (throttled)", 1,
 		      (uint64_t)(c1.throttled - c0.throttled) * 100, "calls");
 	kbench_report("rcu_flood", "grace periods", 1,
