@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The host side of `make rtlat`: the realtime latency experiment of
 # docs/realtime.md. For RT=0 and RT=1 it builds a kernel (LOCKDEP=0) in
-# $O/rt$RT-ld0, boots it with kbench=rtlat on $CPUS CPUs and keeps:
+# $O/rt$RT-ld0, boots it with kbench=rtlat on $CPUS CPUs, and the RT=1
+# kernel once more without the BH lock (softirq.bh_lock=0; run "rt1-nobh"),
+# and keeps for each run R (rt0, rt1, rt1-nobh):
 #
-#   $O/bench/rtlat-rt$RT.log   the serial log
-#   $O/bench/rtlat-rt$RT.txt   the cyclictest-format output (status lines,
-#                              --histogram buckets and summaries)
-#   $O/bench/rtlat-rt$RT.json  one JSON object per run (RTLAT lines)
+#   $O/bench/rtlat-$R.log   the serial log
+#   $O/bench/rtlat-$R.txt   the cyclictest-format output (status lines,
+#                           --histogram buckets and summaries)
+#   $O/bench/rtlat-$R.json  one JSON object per run (RTLAT lines)
 #
 # then scripts/rtlat-report prints the table of ratios (max thread latency
 # over the section length L, against the design's prediction) and writes
@@ -41,28 +43,35 @@ else
 fi
 mkdir -p "$O/bench"
 status=0
-for rt in 0 1; do
+# One boot: run name, RT, extra boot options.
+boot() {
+	local run=$1 rt=$2 extra=$3 dir log rc
 	dir=$(make -s --no-print-directory O="$O" RT="$rt" LOCKDEP=0 builddir)
-	log=$O/bench/rtlat-rt$rt.log
-	echo "[rtlat rt$rt] building..."
+	log=$O/bench/rtlat-$run.log
+	echo "[rtlat $run] building..."
 	if ! make -s -j"$JOBS" O="$O" RT="$rt" LOCKDEP=0 elf; then
-		echo "[rtlat rt$rt] build failed" >&2
+		echo "[rtlat $run] build failed" >&2
 		exit 2
 	fi
-	bash scripts/build/mkiso.sh "$dir/kernel.elf" "$cmdline" "$dir/rtlat.iso" || exit 2
-	echo "[rtlat rt$rt] running on $CPUS CPUs..."
+	bash scripts/build/mkiso.sh "$dir/kernel.elf" "$cmdline$extra" \
+		"$dir/rtlat-$run.iso" || exit 2
+	echo "[rtlat $run] running on $CPUS CPUs..."
 	QEMU_ICOUNT=$ICOUNT timeout -k 5 "$TIMEOUT" bash scripts/qemu.sh \
-		"$dir/rtlat.iso" "$CPUS" </dev/null >"$log" 2>&1
+		"$dir/rtlat-$run.iso" "$CPUS" </dev/null >"$log" 2>&1
 	rc=$?
 	tr -d '\r' <"$log" | sed -n '/^== bench rtlat/,/^== bench done/p' |
-		grep -v '^RTLAT \|^== ' >"$O/bench/rtlat-rt$rt.txt"
-	tr -d '\r' <"$log" | sed -n 's/^RTLAT //p' >"$O/bench/rtlat-rt$rt.json"
+		grep -v '^RTLAT \|^== ' >"$O/bench/rtlat-$run.txt"
+	tr -d '\r' <"$log" | sed -n 's/^RTLAT //p' >"$O/bench/rtlat-$run.json"
 	if [ "$rc" -ne 33 ] || grep -q ERROR "$log"; then
-		echo "[rtlat rt$rt] FAILED (QEMU exit $rc); last lines of $log:" >&2
+		echo "[rtlat $run] FAILED (QEMU exit $rc); last lines of $log:" >&2
 		tail -n 30 "$log" >&2
 		status=1
 	fi
-	echo "[rtlat rt$rt] $(wc -l <"$O/bench/rtlat-rt$rt.json") runs in $O/bench/rtlat-rt$rt.json"
-done
+	echo "[rtlat $run] $(wc -l <"$O/bench/rtlat-$run.json") runs in $O/bench/rtlat-$run.json"
+}
+
+boot rt0 0 ""
+boot rt1 1 ""
+boot rt1-nobh 1 " softirq.bh_lock=0"
 python3 scripts/rtlat-report "$O/bench" || status=1
 exit $status

@@ -7,6 +7,7 @@
  * up later than a whole period skips the periods it missed (overruns).
  */
 #include "debug/rtlat.h"
+#include "bottom_half.h"
 #include "locking/local_lock.h"
 #include "mm/kmalloc.h"
 #include "percpu.h"
@@ -22,6 +23,12 @@ struct rtlat_pcp {
 	unsigned long locked;        /* under lock */
 };
 static DEFINE_PER_CPU(struct rtlat_pcp, rtlat_pcp) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
+/* Softirq-context data, each under its own nested-BH lock: the BH
+ * load's, and the measuring task's (RTLAT_BH). */
+static DEFINE_PER_CPU(struct rtlat_pcp, rtlat_bh_load) = {
+	.lock = INIT_LOCAL_LOCK(lock)};
+static DEFINE_PER_CPU(struct rtlat_pcp, rtlat_bh_own) = {
 	.lock = INIT_LOCAL_LOCK(lock)};
 static DEFINE_PER_CPU(unsigned long, rtlat_preempt_count);
 static DEFINE_PER_CPU(unsigned long, rtlat_pinned);
@@ -50,7 +57,7 @@ static struct {
 
 static const char *const protect_names[RTLAT_NR_PROTECT] = {
 	"preempt_disable", "local_lock", "migrate_disable", "kmalloc_this_cpu",
-	"kmalloc_all_cpus", "idle",
+	"kmalloc_all_cpus", "idle", "local_bh_disable",
 };
 
 const char *rtlat_protect_name(enum rtlat_protect p)
@@ -97,6 +104,20 @@ static void busy_ns(uint64_t ns)
 		cpu_relax();
 }
 
+/* A BH section over this CPU's copy of d, under d's nested-BH lock, for
+ * ns: BHs off keeps this CPU's softirqs out (on PREEMPT_RT through the BH
+ * lock, while there is one), the nested-BH lock other BH sections of the
+ * CPU once it is gone. */
+static void bh_section(struct rtlat_pcp *d, uint64_t ns)
+{
+	local_bh_disable();
+	local_lock_nested_bh(&d->lock);
+	this_cpu_ptr(d)->locked++;
+	busy_ns(ns);
+	local_unlock_nested_bh(&d->lock);
+	local_bh_enable();
+}
+
 /* One section of cfg->section_ns over this CPU's data, as protected. */
 static void section(const struct rtlat_config *cfg)
 {
@@ -122,6 +143,9 @@ static void section(const struct rtlat_config *cfg)
 		this_cpu_inc(rtlat_pinned);
 		busy_ns(cfg->section_ns);
 		migrate_enable();
+		break;
+	case RTLAT_BH:
+		bh_section(&rtlat_bh_load, cfg->section_ns);
 		break;
 	default:
 		break;
@@ -208,6 +232,10 @@ static int measurer(void *arg)
 			schedule();
 		}
 		set_current_state(TASK_RUNNING);
+		if (cfg->protect == RTLAT_BH) {
+			bh_section(&rtlat_bh_own, 0);
+			rl.res->own_bh++;
+		}
 		now = ktime_get_ns();
 		series_add(&rl.res->thread, late_by(now, next));
 		next += cfg->period_ns;
@@ -285,21 +313,23 @@ static void print_hist(const struct rtlat_result *res)
 
 void rtlat_print(const struct rtlat_config *cfg, const struct rtlat_result *res)
 {
-	const int rt = RTLAT_RT;
+	const int rt = RTLAT_RT, bh_lock = rt && softirq_needs_bh_lock();
 
-	printk("# rtlat: protect=%s rt=%d L=%luus cpu=%d load on %d CPU(s) "
-	       "(T:0 thread latency, T:1 IRQ latency of the same wake-ups)\n",
-	       rtlat_protect_name(cfg->protect), rt, cfg->section_ns / 1000,
-	       cfg->cpu, res->load_cpus);
+	printk("# rtlat: protect=%s rt=%d bh_lock=%d L=%luus cpu=%d load on %d "
+	       "CPU(s) (T:0 thread latency, T:1 IRQ latency of the same "
+	       "wake-ups)\n", rtlat_protect_name(cfg->protect), rt, bh_lock,
+	       cfg->section_ns / 1000, cfg->cpu, res->load_cpus);
 	print_status(0, res->pid, cfg, &res->thread);
 	print_status(1, res->pid, cfg, &res->irq);
 	print_hist(res);
-	printk("RTLAT {\"protect\": \"%s\", \"rt\": %d, \"cpu\": %d, "
+	printk("RTLAT {\"protect\": \"%s\", \"rt\": %d, \"bh_lock\": %d, "
+	       "\"cpu\": %d, "
 	       "\"period_ns\": %lu, \"section_ns\": %lu, \"loops\": %lu, "
 	       "\"overruns\": %lu, \"sections\": %lu, \"load_cpus\": %d, "
 	       "\"thread\": {\"min\": %lu, \"avg\": %lu, \"max\": %lu}, "
 	       "\"irq\": {\"min\": %lu, \"avg\": %lu, \"max\": %lu}}\n",
-	       rtlat_protect_name(cfg->protect), rt, cfg->cpu, cfg->period_ns,
+	       rtlat_protect_name(cfg->protect), rt, bh_lock, cfg->cpu,
+	       cfg->period_ns,
 	       cfg->section_ns, res->thread.count, res->overruns, res->sections,
 	       res->load_cpus,
 	       res->thread.min, avg_ns(&res->thread), res->thread.max,

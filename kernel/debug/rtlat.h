@@ -17,7 +17,13 @@
  * storms on the measured CPU, alone or with storms on every other online
  * CPU too, whose only per-CPU sections are the allocator's own (its
  * sheaves' local_lock, and the shared slabs' raw lock for a refill or a
- * flush, contended when other CPUs allocate). See docs/realtime.md.
+ * flush, contended when other CPUs allocate). The BH load is softirq-
+ * context data: sections of section_ns inside local_bh_disable(), under
+ * the data's own local_lock_nested_bh(), while the measuring task, woken,
+ * enters a BH section of its own over other data (as a forced-threaded
+ * interrupt handler does) before its latency is taken: on PREEMPT_RT
+ * with the BH lock (softirq.bh_lock=1) it waits for the preempted
+ * section's holder; without it, for nothing. See docs/realtime.md.
  */
 #ifndef RTLAT_H
 #define RTLAT_H
@@ -32,6 +38,7 @@ enum rtlat_protect {
 	RTLAT_KMALLOC_LOCAL,   /* kmalloc/kfree storms on this CPU only */
 	RTLAT_KMALLOC_ALL,     /* kmalloc/kfree storms on every CPU */
 	RTLAT_IDLE,            /* no background task: the floor */
+	RTLAT_BH,              /* BH sections, and one in the measuring task */
 	RTLAT_NR_PROTECT
 };
 
@@ -63,6 +70,8 @@ struct rtlat_result {
 	unsigned long overruns;       /* periods missed entirely */
 	unsigned long sections;       /* background sections (kmalloc load:
 				       * bursts, all CPUs) completed */
+	unsigned long own_bh;         /* RTLAT_BH: the measuring task's own
+				       * BH sections, one per wake-up */
 	struct rtlat_series thread, irq;
 };
 

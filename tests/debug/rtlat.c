@@ -1,7 +1,8 @@
 /*
  * The in-kernel cyclictest (kernel/debug/rtlat.c) works: the measuring task
  * wakes once per period for the number of loops asked, both latency
- * series count every wake-up, their histograms hold every sample, and the
+ * series count every wake-up, their histograms hold every sample, the
+ * measuring task's own BH section ran at each (the BH load), and the
  * background load ran (the kmalloc load on every CPU, freeing all it
  * allocated). No latency figure is asserted: those depend on the
  * host (make rtlat measures them, in a deterministic mode).
@@ -48,6 +49,7 @@ static void run(enum rtlat_protect protect)
 		KEXPECT_GT(res.sections, 0);
 	else
 		KEXPECT_EQ(res.sections, 0);
+	KEXPECT_EQ(res.own_bh, protect == RTLAT_BH ? LOOPS : 0);
 	rtlat_print(&cfg, &res);
 }
 
@@ -69,6 +71,12 @@ KTEST(rtlat, local_lock_load_counts_every_wakeup)
 KTEST(rtlat, migrate_disable_load_counts_every_wakeup)
 {
 	run(RTLAT_MIGRATE_DISABLE);
+}
+
+/* BH sections as the load, and one in the measuring task per wake-up. */
+KTEST(rtlat, bh_load_counts_every_wakeup)
+{
+	run(RTLAT_BH);
 }
 
 /* The kmalloc loads run on their CPUs and free what they allocate: the
