@@ -67,7 +67,6 @@ unsigned long softirq_budget_exhausted(int cpu);
 /* The CPU's softirq thread, created when it comes online. */
 DECLARE_PER_CPU(struct task_struct *, ksoftirqd);
 
-
 /* Interrupt exit (entry.c), hardirq count dropped, interrupts off: run
  * the pending softirqs (RT=0), or hand them to ksoftirqd. */
 void invoke_softirq(void);

@@ -180,7 +180,7 @@ static bool ksoftirqd_running(void)
 
 void invoke_softirq(void)
 {
-	if (in_hardirq() || softirq_count() || !local_softirq_pending())
+	if (in_interrupt() || !local_softirq_pending())
 		return;
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		/* Preemptible softirqs run in a task. */
@@ -233,7 +233,7 @@ static void local_bh_enable_nort(void)
 	local_irq_save(flags);
 	raw_cpu_sub(__preempt_count, SOFTIRQ_DISABLE_OFFSET);
 	lockdep_preempt_count_dropped();
-	if (!in_hardirq() && !softirq_count() && local_softirq_pending())
+	if (!in_interrupt() && local_softirq_pending())
 		handle_softirqs();
 	local_irq_restore(flags);
 	if (unlikely(need_resched()) && preemptible())
