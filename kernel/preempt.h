@@ -3,7 +3,8 @@
  * preempt_disable() nesting, the next byte softirqs (SOFTIRQ_OFFSET while
  * one is served, SOFTIRQ_DISABLE_OFFSET per local_bh_disable(); RT=0
  * only: on PREEMPT_RT a BH section is preemptible and its count is the
- * task's, interrupt.h), then the hardirq nesting. Zero means the running
+ * task's, read by softirq_count() in sched/sched.h), then the hardirq
+ * nesting. Zero means the running
  * code may be preempted.
  */
 #ifndef PREEMPT_H

@@ -207,9 +207,12 @@ static bool ktest_wait_done(const struct ktest *t)
  * waits in it for the runner, and the runner gives up once no grace
  * period has ended while every CPU took RCU_STALL_TICKS ticks (a grace
  * period needs a few: each tick reports a quiescent state), or in
- * RCU_STALL_S seconds of waiting: a count of grace periods, not a bound
- * on the wait, so a slow host only waits longer. From then on the runner
- * skips the barrier (the helper still holds rcu_barrier()'s mutex).
+ * RCU_STALL_S seconds of waiting. The count restarts at every grace
+ * period that ends, so a long barrier that makes progress is waited for
+ * whole; the ticks are the CPUs' own time, which a slow host stretches;
+ * the seconds, the host's, are for a CPU that takes no tick at all, and
+ * no correct grace period comes near them. From then on the runner skips
+ * the barrier (the helper still holds rcu_barrier()'s mutex).
  */
 #define RCU_STALL_TICKS 2000
 #define RCU_STALL_S 10

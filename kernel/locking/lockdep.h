@@ -352,10 +352,10 @@ void lockdep_init(void);
  * taken. Only that: no dependency and no IRQ usage is recorded. */
 #define might_lock(l) lock_might_acquire(&(l)->dep_map, _THIS_IP_)
 /* In softirq context: BHs off or serving, not in a hard interrupt, as
- * Linux's. The user includes interrupt.h (in_softirq()). */
+ * Linux's. The user includes sched/sched.h (in_softirq()). */
 #define lockdep_assert_in_softirq()                                           \
 	do {                                                                  \
-		if (unlikely(!in_softirq() || in_hardirq()))                      \
+		if (unlikely(!in_softirq() || in_hardirq()))                  \
 			lockdep_assert_in_softirq_failed(_RET_IP_);           \
 	} while (0)
 

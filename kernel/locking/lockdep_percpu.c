@@ -685,7 +685,7 @@ void lockdep_percpu_pending_flush(struct task_struct *t)
 	static const struct lockset none;
 	struct percpu_access a = t->lockdep.pending;
 
-	if (!a.var || in_hardirq() || in_nmi() || lockdep_softirq_ctx())
+	if (!a.var || in_hardirq() || lockdep_softirq_ctx())
 		return;
 	t->lockdep.pending.var = 0;
 	lockdep_percpu_key_refresh(t);
@@ -698,7 +698,7 @@ void lockdep_percpu_pending_lock(struct task_struct *t, const void *map)
 	const struct percpu_access *a = &t->lockdep.pending;
 	uintptr_t copy = (uintptr_t)a->var + __per_cpu_offset[a->cpu];
 
-	if (in_hardirq() || in_nmi() || lockdep_softirq_ctx())
+	if (in_hardirq() || lockdep_softirq_ctx())
 		return;
 	if (a->var && (uintptr_t)map >= copy && (uintptr_t)map < copy + a->size) {
 		t->lockdep.pending.var = 0; /* the address of a lock in it */

@@ -193,13 +193,13 @@ static inline bool in_serving_softirq(void)
  * task and may sleep on a spinlock_t. */
 static inline bool in_interrupt(void)
 {
-	return in_hardirq() || in_nmi() || softirq_count();
+	return in_hardirq() || softirq_count(); /* an NMI is a hardirq too */
 }
 
 /* Task context: no NMI, hard interrupt or softirq handler. */
 static inline bool in_task(void)
 {
-	return !in_hardirq() && !in_nmi() && !in_serving_softirq();
+	return !in_hardirq() && !in_serving_softirq();
 }
 
 /*
@@ -400,10 +400,11 @@ extern atomic_long_t sched_freed_task_uses;   /* task_freed_bug() */
  * reached them. */
 DECLARE_PER_CPU_STAT(unsigned long, nr_push_rt_rechecks);
 DECLARE_PER_CPU_STAT(unsigned long, nr_push_queued_rechecks);
-/* Pushes task_can_move() refused at the recheck: the scan saw the task
- * movable, and under the locks it was not (it started running, or the
- * rule says no); a test tells a push that cannot happen from one that has
- * not happened yet. */
+/* Pushes from this CPU that task_can_move() refused at the recheck: the
+ * scan saw the task movable, and under both locks the rule said no. A
+ * correct rule says so only if the task's affinity or the destination's
+ * state changed in between; a test tells a push that cannot happen from
+ * one that has not happened yet. */
 DECLARE_PER_CPU_STAT(unsigned long, nr_push_rt_refused);
 
 #endif

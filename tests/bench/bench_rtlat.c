@@ -18,10 +18,12 @@
 #include "rtlat.h"
 #include "smp.h"
 
-/* Prime, so no L divides it: the 100 wake-ups land at 100 phases of the
- * background's sections, 37 us apart, and the maximum comes within a few
- * percent of L. (With 3000 us the phase was the same at every wake-up,
- * give or take the wake-up path's own length.) */
+/* Prime, so no L divides it: each wake-up meets the background's
+ * sections 37 us later in their phase than the one before (1037 us, two
+ * interleaved sequences 74 us apart, for L = 2000), so the 100 wake-ups
+ * sample every phase and the maximum comes within a few percent of L.
+ * (With 3000 us, which 250, 500 and 1000 divide, the phase was the same
+ * at every wake-up, give or take the wake-up path's own length.) */
 #define PERIOD_US 3037
 #define LOOPS 100
 #define PRIO 99

@@ -135,8 +135,10 @@ static struct {
 } rtp;
 
 #define RTP_RUNS 200                     /* FIFO runs and preemptions */
-/* Pushes of the unpinned task that task_can_move() refused: a correct
- * rule refuses one only in the instant it starts running again. */
+/* Pushes from the holder's CPU that task_can_move() refused (the counter
+ * is the CPU's): a correct rule refuses one only when the task's affinity
+ * or the destination changed between the scan and the recheck, which
+ * nothing here does. */
 #define RTP_REFUSALS 100
 
 static int rt_holder_fn(void *arg)
