@@ -7,7 +7,10 @@
 # with any other QEMU it says why it skipped and passes, unless
 # X2APIC_REQUIRED=1 (CI), when a skip is a failure.
 #
-# Boots: x2APIC on 2 and 4 CPUs with the smp, percpu and sched suites;
+# Boots: x2APIC on 2 CPUs with the smp and percpu suites, and on 4 with
+# the sched suite too (its cross-CPU wake-ups are IPIs through the x2APIC;
+# on 2 CPUs as well it only lengthened this test, which make test's
+# boots wait for, by no path the 4-CPU boot does not take);
 # the same image with x2APIC hidden from the CPU (-cpu max,-x2apic), which
 # must run in xAPIC mode; and -smp 288 on q35 (i440fx stops at 255) with
 # the boot suite, where all 288 CPUs must come online.
@@ -82,7 +85,7 @@ case_() {
 }
 
 suites='smp.*,percpu.*,sched.*'
-case_ x2apic_2cpus pc 2 max "$suites" 600 \
+case_ x2apic_2cpus pc 2 max 'smp.*,percpu.*' 600 \
 	"APIC: x2APIC mode" "smpboot: 2 of 2 CPUs online"
 case_ x2apic_4cpus pc 4 max "$suites" 900 \
 	"APIC: x2APIC mode" "smpboot: 4 of 4 CPUs online"
