@@ -95,6 +95,8 @@ with tempfile.TemporaryDirectory() as root:
                       ("100 10 ktest FOO=1 KTEST=a\n", "'FOO=1' is not one of"),
                       ("100 10 boot x\n", "unknown kind"),
                       ("100 x ktest KTEST=a\n", "bad timeout"),
+                      ("100 10 ktest BOOT='ktest=x' KTEST=a\n", "is not boot options"),
+                      ("100 10 ktest BOOT='a;b' KTEST=a\n", "is not boot options"),
                       ("50 10 host a.sh\n50 10 host a.sh\n", "named twice")]:
         with open(os.path.join(root, "tests/labs/lab1.grade"), "w") as f:
             f.write("# comment\n" + spec)
@@ -106,9 +108,18 @@ with tempfile.TemporaryDirectory() as root:
     with open(os.path.join(root, "tests/labs/lab1.grade"), "w") as f:
         f.write("60 10 ktest CPUS=2 RT=0 KTEST='a.*'  # 3 s\n40 10 host t.sh hidden\n")
     checks = grade.parse_spec(1)
-    expect(checks[0].boot_key() == ("2", "0", "1") and checks[1].hidden,
+    expect(checks[0].boot_key() == ("2", "0", "1", "") and checks[1].hidden,
            "a valid spec parses")
     expect(not checks[1].present(), "a hidden check without its script is not run")
+    # Boot options: a boot of their own, named in the check.
+    with open(os.path.join(root, "tests/labs/lab1.grade"), "w") as f:
+        f.write("50 10 ktest CPUS=2 KTEST='a.*'\n"
+                "50 10 ktest CPUS=2 BOOT='softirq.bh_lock=0' KTEST='a.*'\n")
+    plain, opt = grade.parse_spec(1)
+    expect(opt.boot_key() == ("2", "1", "1", "softirq.bh_lock=0") and
+           opt.boot_key() != plain.boot_key() and
+           opt.name == "a.* (CPUS=2 RT=1 softirq.bh_lock=0)",
+           f"boot options: {opt.boot_key()} {opt.name!r}")
 
 # The score: visible and hidden apart, a total only when both ran.
 vis = grade.Check(1, 1, 70, 10, "ktest", ["CPUS=2", "KTEST=a.*"], False)
