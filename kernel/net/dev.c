@@ -3,12 +3,11 @@
  * net/core/dev.c. Each CPU has two queues, as Linux's softnet_data:
  * input_pkt_queue, filled by netif_rx() with interrupts off (a hard
  * interrupt may fill it), and process_queue, which only NET_RX takes
- * from, under process_queue_bh_lock with local_lock_nested_bh(): free on
- * RT=0, where the softirqs of a CPU run one at a time, and on PREEMPT_RT
- * the lock that keeps two preemptible softirqs of this CPU apart once
- * the BH lock is dropped (softirq.bh_lock=0). The two are two per-CPU
- * variables here, one per protection, so that the per-CPU checker can
- * tell them apart (it checks a variable as a whole).
+ * from, in softirq context. How process_queue stays one CPU's softirq's
+ * alone on PREEMPT_RT once the BH lock is dropped (softirq.bh_lock=0) is
+ * lab 10's (docs/labs/lab10.md). The two are two per-CPU variables here,
+ * one per protection, so that the per-CPU checker can tell them apart
+ * (it checks a variable as a whole).
  */
 #include "net/netdevice.h"
 #include "interrupt.h"
@@ -24,9 +23,11 @@ struct softnet_input {
 	unsigned long dropped;
 };
 
-/* process_queue_bh_lock. */
+/* Softirq context of its CPU. */
 struct softnet_data {
+	/* LAB10 BEGIN */
 	local_lock_t process_queue_bh_lock;
+	/* LAB10 END */
 	struct sk_buff_head process_queue;
 	unsigned long processed, time_squeeze;
 };
@@ -72,7 +73,10 @@ static void skb_queue_splice_tail_init(struct sk_buff_head *from,
 
 static DEFINE_PER_CPU(struct softnet_input, softnet_input);
 static DEFINE_PER_CPU(struct softnet_data, softnet_data) = {
-	.process_queue_bh_lock = INIT_LOCAL_LOCK(process_queue_bh_lock)};
+	/* LAB10 BEGIN */
+	.process_queue_bh_lock = INIT_LOCAL_LOCK(process_queue_bh_lock),
+	/* LAB10 END */
+};
 
 int netif_rx(struct sk_buff *skb)
 {
@@ -104,13 +108,14 @@ static void backlog_splice(struct softnet_data *sd)
 	local_irq_enable();
 }
 
-/* Linux's process_backlog(): up to budget buffers, each received with
- * the lock dropped (a receiver may queue more). Returns how many. */
+/* Linux's process_backlog(): up to budget buffers, each handed to its
+ * receiver, which may queue more. Returns how many. */
 static int process_backlog(int budget)
 {
 	struct softnet_data *sd;
 	int work = 0;
 
+	/* LAB10 BEGIN */
 	local_lock_nested_bh(&softnet_data.process_queue_bh_lock);
 	sd = this_cpu_ptr(&softnet_data);
 	if (!sd->process_queue.head)
@@ -127,11 +132,13 @@ static int process_backlog(int budget)
 			backlog_splice(sd);
 	}
 	local_unlock_nested_bh(&softnet_data.process_queue_bh_lock);
+	/* LAB10 STUB: @process_backlog the process queue with BHs off alone */
+	/* LAB10 END */
 	return work;
 }
 
-/* Whether this CPU's backlog has buffers left; process_queue_bh_lock
- * held. */
+/* Whether this CPU's backlog has buffers left; the process queue is the
+ * caller's. */
 static bool backlog_busy(struct softnet_data *sd)
 {
 	bool busy = sd->process_queue.head;
@@ -150,6 +157,7 @@ static void net_rx_action(void)
 
 	if (process_backlog(NETDEV_BUDGET) < NETDEV_BUDGET)
 		return;
+	/* LAB10 BEGIN */
 	local_lock_nested_bh(&softnet_data.process_queue_bh_lock);
 	sd = this_cpu_ptr(&softnet_data);
 	if (!backlog_busy(sd)) {
@@ -158,6 +166,8 @@ static void net_rx_action(void)
 	}
 	sd->time_squeeze++;
 	local_unlock_nested_bh(&softnet_data.process_queue_bh_lock);
+	/* LAB10 STUB: @net_rx_squeeze the squeeze counted with BHs off alone */
+	/* LAB10 END */
 	raise_softirq(NET_RX_SOFTIRQ);
 }
 

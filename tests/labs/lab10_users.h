@@ -44,9 +44,10 @@ struct lab10_event {
 bool lab10_event_log(int kind, long data);
 
 /* From a task with BHs on: hands each of this CPU's logged events to
- * fn(), oldest first, each to one drain only, until the log is empty;
- * fn() may log events (which this drain hands on too). Returns the
- * events handed on. */
+ * fn(), each to one drain only, until the log is empty; a drain takes
+ * the oldest event left each time (two drains of a CPU share the events
+ * out). fn() runs with BHs off, as in softirq context, and may log
+ * events, which this drain hands on too. Returns the events handed on. */
 long lab10_events_drain(void (*fn)(const struct lab10_event *ev, void *arg),
 			void *arg);
 
