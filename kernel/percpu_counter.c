@@ -72,6 +72,7 @@ static void add_count(struct percpu_counter *c, int64_t amount)
 static __attribute__((noinline)) void fold_this_cpu(struct percpu_counter *c,
 						    int64_t amount)
 {
+	/* LAB11 BEGIN */
 	unsigned long flags;
 	int32_t delta;
 
@@ -80,6 +81,8 @@ static __attribute__((noinline)) void fold_this_cpu(struct percpu_counter *c,
 	add_count(c, delta + amount);
 	__this_cpu_sub(*c->counters, delta);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
+	/* LAB11 STUB: @fold_this_cpu the lock taken with interrupts left on */
+	/* LAB11 END */
 }
 
 /*

@@ -48,6 +48,7 @@ EXPECTED_ABSENT=(
 	'tests/host/labN_hidden_*.sh' # the grader's hidden host checks
 	'tests/labs/labN_hidden_*.c'  # left out of a starter
 	tests/labs/labN.starter       # left out of a starter
+	docs/labs/lab11-answers.md    # a student of lab 11 writes it
 )
 
 # The repository's files: in a git work tree, the ones git has and the
