@@ -109,7 +109,8 @@ static void backlog_splice(struct softnet_data *sd)
 }
 
 /* Linux's process_backlog(): up to budget buffers, each handed to its
- * receiver, which may queue more. Returns how many. */
+ * receiver, which may queue more and takes its own data's locks. Returns
+ * how many. */
 static int process_backlog(int budget)
 {
 	struct softnet_data *sd;

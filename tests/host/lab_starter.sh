@@ -74,6 +74,11 @@ for lab in $(sed -n 's/^lab \([0-9]*\):.*/\1/p' <<<"$labs"); do
 	left=$(grep -rlE "LAB$lab (BEGIN|END|STUB)" "$tmp/lab$lab" --include='*.[chS]' \
 		--include='*.asm' --include=Makefile)
 	[[ -z $left ]] || fail "lab $lab starter still has its markers in: $left"
+	# %unmarked: not even the line that sends the student to the handout.
+	if grep -qx '%unmarked' "tests/labs/lab$lab.starter" 2>/dev/null &&
+		grep -rqE "LAB$lab: " "$tmp/lab$lab" --include='*.[chS]'; then
+		fail "lab $lab is %unmarked, but its starter marks where its regions were"
+	fi
 	hidden=$(cd "$tmp/lab$lab" && ls tests/labs/lab*_hidden_* tests/host/lab*_hidden_* 2>/dev/null)
 	[[ -z $hidden ]] || fail "lab $lab starter has hidden tests: $hidden"
 	# The build's path check passes there too: a starter that names what

@@ -5,7 +5,8 @@
 # matrix (BH lock on, the default) does not boot: there BHs off no longer
 # keep a softirq out, and the checker must report data they alone
 # protect (precision and recall 100% with the labels of that mode); and
-# lab 10's softirq users, whose point is that mode. On an RT=0 kernel the option changes nothing and the same tests pass.
+# lab 10's softirq users, whose point is that mode. On an RT=0 kernel
+# the option changes nothing and the same tests pass.
 #
 # usage: KERNEL=ELF O=BUILD_ROOT tests/host/softirq_bh_lock.sh
 set -uo pipefail
@@ -13,7 +14,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 
 dir=$O/host-softirq
 mkdir -p "$dir" || exit 1
-bash scripts/build/mkiso.sh "$KERNEL" 'ktest=softirq.*,percpu_corpus.softirq_family,lab10*, softirq.bh_lock=0' \
+tests='softirq.*,percpu_corpus.softirq_family,lab10*'
+bash scripts/build/mkiso.sh "$KERNEL" "ktest=$tests, softirq.bh_lock=0" \
 	"$dir/nobh.iso" || exit 1
 timeout -k 5 300 bash scripts/qemu.sh "$dir/nobh.iso" 2 </dev/null \
 	>"$dir/nobh.log" 2>&1

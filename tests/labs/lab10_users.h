@@ -26,8 +26,11 @@ typedef void lab10_export_fn(int flow, unsigned long packets,
 
 /* From a task with BHs on: hands this CPU's count of each flow to
  * export(), flow 0 first, and resets the counts, so that every buffer
- * received is handed on once, by one collection. Returns the packets
- * handed on. export() must not receive buffers or collect. */
+ * received is handed on once, by one collection. export() is called
+ * inside the collection, with this CPU's flows kept from every other
+ * user (as a device's statistics are read out while they cannot move);
+ * it must not receive buffers or collect. Returns the packets handed
+ * on. */
 unsigned long lab10_flows_collect(lab10_export_fn *export, void *arg);
 
 /* An event of this CPU's event log. */

@@ -3,7 +3,7 @@
  * symptoms touched, exercised further than the visible tests, so that a
  * fix must keep it working (deleting the code that had the bug fails
  * here): a counter with interrupt adds on every CPU at once; per-CPU
- * memory through every kind of refused free, from tasks on two CPUs;
+ * memory through every kind of refused free, from two tasks at once;
  * deferred frees of objects and pages from interrupts of every CPU,
  * every one made once (the objects counted back, no page freed twice).
  */
@@ -90,9 +90,12 @@ static int misuse(void *arg)
 	return bad;
 }
 
-/* Tasks on two CPUs misuse free_percpu() between good allocations and
- * frees: each misuse refused and counted, every good free made, and the
- * region as it was. */
+/* Two tasks (on two CPUs when there are two) misuse free_percpu()
+ * between good allocations and frees, 40 misuses each, and the region
+ * is as it was. Each is refused and counted, as a double free or a
+ * foreign one; which of the two can depend on the other task (a unit
+ * freed by one may be inside the other's new allocation by the time of
+ * the second free), so their sum is what is checked. */
 KTEST(lab11_hidden, percpu_free_misuse_keeps_memory)
 {
 	struct percpu_alloc_info before, after;
@@ -107,8 +110,8 @@ KTEST(lab11_hidden, percpu_free_misuse_keeps_memory)
 	percpu_alloc_info(&after);
 	KEXPECT_EQ(after.used, before.used);
 	KEXPECT_EQ(after.nr_allocs, before.nr_allocs);
-	KEXPECT_EQ(after.double_frees, before.double_frees + 20);
-	KEXPECT_EQ(after.foreign_frees, before.foreign_frees + 60);
+	KEXPECT_EQ(after.double_frees + after.foreign_frees,
+		   before.double_frees + before.foreign_frees + 80);
 }
 
 /* ---- deferred frees of objects and pages, on every CPU ---- */
