@@ -44,7 +44,7 @@ static DEFINE_PER_CPU(struct per_cpu_pages, pcp_pages) = {
 /* This CPU's list; the caller holds the local lock. Formed unchecked on
  * the hot path and checked at each refill and flush, as kmalloc's sheaves
  * are (kmalloc_pcp.c says why). */
-static struct per_cpu_pages *this_pcp(void)
+static inline struct per_cpu_pages *this_pcp(void)
 {
 	return raw_cpu_ptr(&pcp_pages);
 }
@@ -52,6 +52,7 @@ static struct per_cpu_pages *this_pcp(void)
 /* Off until page_pcp_init() (after the per-CPU areas exist). */
 bool page_pcp_on;
 
+/* LAB8 BEGIN */
 /* The list is empty: up to PCP_BATCH pages from the bitmap. */
 static void pcp_refill(struct per_cpu_pages *pcp)
 {
@@ -60,6 +61,7 @@ static void pcp_refill(struct per_cpu_pages *pcp)
 	pcp->count = pages_take_locked(pcp->pages, PCP_BATCH);
 	page_unlock_irqrestore(flags);
 }
+/* LAB8 END */
 
 /* The n oldest pages (the bottom of the stack, the coldest) back to the
  * bitmap, and out of the array before page_lock is dropped, so that a
@@ -67,6 +69,7 @@ static void pcp_refill(struct per_cpu_pages *pcp)
  * free. They were checked on their way in: a failure is a bug here. */
 static void pcp_flush(struct per_cpu_pages *pcp, unsigned int n)
 {
+	/* LAB8 BEGIN */
 	unsigned long flags = page_lock_irqsave();
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -79,12 +82,15 @@ static void pcp_flush(struct per_cpu_pages *pcp, unsigned int n)
 	memmove(pcp->pages, pcp->pages + n, (pcp->count - n) * sizeof(void *));
 	pcp->count -= n;
 	page_unlock_irqrestore(flags);
+	/* LAB8 STUB: (void)pcp, (void)n; */
+	/* LAB8 END */
 }
 
 void *page_pcp_alloc(void)
 {
-	struct per_cpu_pages *pcp;
 	void *page = 0;
+	/* LAB8 BEGIN */
+	struct per_cpu_pages *pcp;
 
 	local_lock(&pcp_pages.lock);
 	pcp = this_pcp();
@@ -95,9 +101,12 @@ void *page_pcp_alloc(void)
 		*pcp_poison_word(page) = 0;
 	}
 	local_unlock(&pcp_pages.lock);
+	/* LAB8 STUB: @page_alloc_shared one page from the bitmap */
+	/* LAB8 END */
 	return page;
 }
 
+/* LAB8 BEGIN */
 /* p carries the poison: a double free, or data that looks like one. */
 static const char *pcp_check_suspect(void *p)
 {
@@ -107,14 +116,17 @@ static const char *pcp_check_suspect(void *p)
 	page_unlock_irqrestore(flags);
 	return err;
 }
+/* LAB8 END */
 
 const char *page_pcp_free(void *p)
 {
-	struct per_cpu_pages *pcp;
 	const char *err = page_free_precheck(p);
 
 	if (err)
 		return err;
+	/* LAB8 BEGIN */
+	struct per_cpu_pages *pcp;
+
 	local_lock(&pcp_pages.lock);
 	pcp = this_pcp();
 	if (unlikely(*pcp_poison_word(p) == PCP_PAGE_POISON))
@@ -129,6 +141,8 @@ const char *page_pcp_free(void *p)
 		smp_store_release(&pcp->count, pcp->count + 1);
 	}
 	local_unlock(&pcp_pages.lock);
+	/* LAB8 STUB: @page_free_shared the page back to the bitmap */
+	/* LAB8 END */
 	return err;
 }
 

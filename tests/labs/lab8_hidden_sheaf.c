@@ -11,6 +11,8 @@
  *    flush sends back the oldest, from the bottom.
  *  - A free joins the freeing CPU's sheaf, wherever the object came from,
  *    and a flush there sends it home to its slab: nothing lost.
+ *  - The page lists keep the same rules: a stack, and a page freed on
+ *    another CPU joins that CPU's list without page_lock.
  */
 #include "mm/alloc_test.h"
 
@@ -109,4 +111,25 @@ KTEST_CPUS(lab8_hidden, free_joins_freeing_cpu, 2)
 	KEXPECT_EQ(kmalloc_cached_objects(0, CLS), here);
 	hop_to(0);
 	KEXPECT_EQ(drained_free_pages(), pages);
+}
+
+KTEST_CPUS(lab8_hidden, page_list_stack_and_freeing_cpu, 2)
+{
+	int other = last_cpu();
+	unsigned long locks;
+	void *a, *b, *p;
+
+	mm_drain_all();
+	KASSERT_TRUE(a = page_alloc()); /* a refill: the list holds more */
+	KASSERT_TRUE(b = page_alloc());
+	page_free(a);
+	page_free(b);
+	p = page_alloc();
+	KEXPECT_TRUE(p == b);
+	KASSERT_TRUE(hop_to(other));
+	locks = page_alloc_lock_acquisitions_cpu(other);
+	page_free(p);
+	KEXPECT_EQ(page_pcp_count(other), 1);
+	KEXPECT_EQ(page_alloc_lock_acquisitions_cpu(other) - locks, 0);
+	hop_to(0);
 }
