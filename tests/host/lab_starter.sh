@@ -36,6 +36,14 @@ sed -n "/${L}3 BEGIN/,/${L}3 END/p" kernel/sched/migrate.c | grep -v "${L}3" |
 	awk 'length > 30' | head -n 1 >"$leak/notes.md"
 [[ -s $leak/notes.md ]] || fail "no solution line of lab 3 to plant"
 python3 "$gen" --leaks 3 "$leak" >/dev/null && fail "--leaks missed a planted solution line"
+# ...and a solution statement quoted inside a document's sentence,
+# wrapped over two lines.
+printf 'Refill it: call\n`pcp->count =\npages_take_locked(pcp->pages, PCP_BATCH);` and go.\n' \
+	>"$leak/notes.md"
+grep -qF 'pcp->count = pages_take_locked(pcp->pages, PCP_BATCH);' kernel/mm/page_pcp.c ||
+	fail "the statement planted for --leaks is no longer lab 8's"
+out=$(python3 "$gen" --leaks 8 "$leak") && fail "--leaks missed a statement quoted in prose"
+grep -qF 'notes.md: quotes pcp->count' <<<"$out" || fail "--leaks: unclear report: $out"
 rm -rf "$leak"
 
 # expect_error FIXTURE TEXT [LAB]: the generator exits 1 and says TEXT.
