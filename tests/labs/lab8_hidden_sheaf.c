@@ -13,7 +13,10 @@
  *    and a flush there sends it home to its slab: nothing lost.
  *  - The page lists keep the same rules: a stack, and a page freed on
  *    another CPU joins that CPU's list without page_lock.
+ *  - A CPU that goes offline with full caches gives everything back
+ *    (its hotplug DEAD step flushes them): no object or page is lost.
  */
+#include "cpuhotplug.h"
 #include "mm/alloc_test.h"
 
 #define CLS 5 /* kmalloc-512: little else allocates it meanwhile */
@@ -132,4 +135,31 @@ KTEST_CPUS(lab8_hidden, page_list_stack_and_freeing_cpu, 2)
 	KEXPECT_EQ(page_pcp_count(other), 1);
 	KEXPECT_EQ(page_alloc_lock_acquisitions_cpu(other) - locks, 0);
 	hop_to(0);
+}
+
+KTEST_CPUS(lab8_hidden, offline_cpu_gives_its_caches_back, 2)
+{
+	static void *objs[C], *pages[PCP_BATCH];
+	int other = last_cpu();
+	long in_use = kmalloc_objects_in_use(CLS);
+	size_t free_pages = drained_free_pages();
+
+	KASSERT_TRUE(hop_to(other));
+	for (int i = 0; i < C; i++)
+		KASSERT_TRUE(objs[i] = kmalloc(SIZE));
+	for (int i = 0; i < PCP_BATCH; i++)
+		KASSERT_TRUE(pages[i] = page_alloc());
+	for (int i = 0; i < C; i++)
+		kfree(objs[i]);
+	for (int i = 0; i < PCP_BATCH; i++)
+		page_free(pages[i]);
+	KEXPECT_GT(kmalloc_cached_objects(other, CLS), 0);
+	KEXPECT_GT(page_pcp_count(other), 0);
+	hop_to(0);
+	KASSERT_EQ(cpu_down(other), 0);
+	KEXPECT_EQ(kmalloc_cached_objects(other, CLS), 0);
+	KEXPECT_EQ(page_pcp_count(other), 0);
+	KEXPECT_EQ(kmalloc_objects_in_use(CLS), in_use);
+	KEXPECT_EQ(cpu_up(other), 0);
+	KEXPECT_EQ(drained_free_pages(), free_pages);
 }
