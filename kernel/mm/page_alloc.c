@@ -168,14 +168,18 @@ int pages_take_locked(void **pages, int n)
 	return got;
 }
 
+void *pages_alloc_shared(size_t n)
+{
+	uint64_t pa = alloc_run_phys(n);
+
+	return pa ? phys_to_virt(pa) : 0;
+}
+
 static void *pages_alloc_once(size_t n)
 {
-	uint64_t pa;
-
 	if (n == 1 && page_pcp_usable())
 		return page_pcp_alloc();
-	pa = alloc_run_phys(n);
-	return pa ? phys_to_virt(pa) : 0;
+	return pages_alloc_shared(n);
 }
 
 /*
@@ -300,11 +304,19 @@ static bool in_direct_map(uintptr_t va)
 	       va < DIRECT_MAP_BASE + PAGE_ALLOC_MAX_PHYS;
 }
 
+const char *pages_free_shared(void *p, size_t n)
+{
+	unsigned long flags = page_lock_irqsave();
+	const char *err = free_run_locked((uintptr_t)p - DIRECT_MAP_BASE, n);
+
+	page_unlock_irqrestore(flags);
+	return err;
+}
+
 void pages_free(void *p, size_t n)
 {
 	uintptr_t va = (uintptr_t)p;
 	const char *err = "not a direct-map address";
-	unsigned long flags;
 
 	defer_free_poll();
 	if (!mm_lock_allowed()) { /* RT=1, cannot sleep: later */
@@ -316,9 +328,7 @@ void pages_free(void *p, size_t n)
 	if (in_direct_map(va) && n == 1 && page_pcp_usable()) {
 		err = page_pcp_free(p);
 	} else if (in_direct_map(va)) {
-		flags = page_lock_irqsave();
-		err = free_run_locked(va - DIRECT_MAP_BASE, n);
-		page_unlock_irqrestore(flags);
+		err = pages_free_shared(p, n);
 	}
 	if (err)
 		page_report_bad_free(p, n, err);

@@ -36,6 +36,11 @@ int pages_take_locked(void **pages, int n);
 const char *free_run_locked(uint64_t pa, size_t n);
 /* Under page_lock: the same checks without the free. */
 const char *check_run_locked(uint64_t pa, size_t n);
+/* The bitmap path, page_lock taken inside: a run of n pages, or NULL;
+ * the run at p (a direct-map address) freed, or why it is a bad free. */
+void *pages_alloc_shared(size_t n);
+const char *pages_free_shared(void *p, size_t n);
+
 /* Without the lock: the checks a single page passes before it may go on
  * a per-CPU list (p is a direct-map address). */
 const char *page_free_precheck(void *p);

@@ -88,9 +88,9 @@ static void pcp_flush(struct per_cpu_pages *pcp, unsigned int n)
 
 void *page_pcp_alloc(void)
 {
-	void *page = 0;
 	/* LAB8 BEGIN */
 	struct per_cpu_pages *pcp;
+	void *page = 0;
 
 	local_lock(&pcp_pages.lock);
 	pcp = this_pcp();
@@ -101,9 +101,9 @@ void *page_pcp_alloc(void)
 		*pcp_poison_word(page) = 0;
 	}
 	local_unlock(&pcp_pages.lock);
-	/* LAB8 STUB: @page_alloc_shared one page from the bitmap */
-	/* LAB8 END */
 	return page;
+	/* LAB8 STUB: return pages_alloc_shared(1); */
+	/* LAB8 END */
 }
 
 /* LAB8 BEGIN */
@@ -120,13 +120,12 @@ static const char *pcp_check_suspect(void *p)
 
 const char *page_pcp_free(void *p)
 {
+	/* LAB8 BEGIN */
 	const char *err = page_free_precheck(p);
+	struct per_cpu_pages *pcp;
 
 	if (err)
 		return err;
-	/* LAB8 BEGIN */
-	struct per_cpu_pages *pcp;
-
 	local_lock(&pcp_pages.lock);
 	pcp = this_pcp();
 	if (unlikely(*pcp_poison_word(p) == PCP_PAGE_POISON))
@@ -141,9 +140,9 @@ const char *page_pcp_free(void *p)
 		smp_store_release(&pcp->count, pcp->count + 1);
 	}
 	local_unlock(&pcp_pages.lock);
-	/* LAB8 STUB: @page_free_shared the page back to the bitmap */
-	/* LAB8 END */
 	return err;
+	/* LAB8 STUB: return pages_free_shared(p, 1); */
+	/* LAB8 END */
 }
 
 /*
