@@ -356,9 +356,18 @@ static inline void migrate_enable(void)
 	if (trace_migrate_enabled())
 		trace_migrate_span(TRACE_MIGRATE_ENABLE);
 	/* LAB3 BEGIN */
-	/* "Count now zero and a move pending" as one comparison, so one
-	 * branch (the count is never negative, pending is 0 or 1). */
-	if (unlikely(READ_ONCE(t->migration_pending) > --t->migration_disabled))
+	/* The count is stored before pending is read: set_cpus_allowed()
+	 * writes pending, then asks this CPU to reschedule. If the request
+	 * lands before the store, the read after it sees pending; if after,
+	 * the switch sees the count at zero and moves the task. Read first,
+	 * a request landing between the two would find the count still held
+	 * and leave the stale "nothing pending" to stand. "Count now zero
+	 * and a move pending" is one comparison, so one branch (the count
+	 * is never negative, pending is 0 or 1). */
+	int count = --t->migration_disabled;
+
+	barrier();
+	if (unlikely(READ_ONCE(t->migration_pending) > count))
 		migrate_enable_slow();
 	/* LAB3 STUB: t->migration_disabled--; */
 	/* LAB3 END */
