@@ -2,9 +2,10 @@
 # Lab 1's two instruction-level checks on the kernel the grader built:
 # every this_cpu_* operation is one %gs: instruction
 # (scripts/build/check-percpu-ops.sh, on the object built beside KERNEL),
-# and percpu_enter() really points this CPU's GS base at its area: it
-# writes MSR_GS_BASE (0xc0000101) and MSR_KERNEL_GS_BASE (0xc0000102) with
-# wrmsr, which is the student's arch_set_percpu_base() (Part B), inlined.
+# and percpu_enter() really sets this CPU's GS bases: each of the two
+# MSRs that swapgs exchanges is written by a wrmsr in it, which is the
+# student's arch_set_percpu_base() (Part B), inlined. Only that each is
+# written is checked here; the boot tests check the values.
 # The starter passes the first and fails the second.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

@@ -169,9 +169,10 @@ extern void __bad_percpu_size(void)
 		pco_old__;                                                    \
 	})
 
-/* Point this CPU's GS at its per-CPU offset. KERNEL_GS_BASE holds the
- * user's GS base (0) while the kernel runs: swapgs on entry from and exit
- * to ring 3 exchanges the two (entry.asm, docs/usermode.md). */
+/* Make this CPU's %gs: accesses land in its per-CPU area, off bytes from
+ * the template, and leave both of its GS bases as the kernel keeps them
+ * while it runs: swapgs on entry from and exit to ring 3 exchanges the
+ * two (entry.asm, docs/usermode.md). */
 static inline void arch_set_percpu_base(unsigned long off)
 {
 	/* LAB1 BEGIN */
