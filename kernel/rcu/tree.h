@@ -132,8 +132,8 @@ DECLARE_PER_CPU_UNCHECKED(struct rcu_data, rcu_data);
 /* A quiescent state passed on this CPU: only a flag, reported by the
  * next tick. Interrupts off. */
 void rcu_qs(void);
-/* Clear cpu's bit of qsmask: it passed a quiescent state (lock held).
- * True when that was the last thing the grace period waited for. */
+/* cpu has passed a quiescent state (rcu_state.lock held): returns whether
+ * the grace period in progress now waits for nothing. */
 bool rcu_report_qs_cpu(int cpu);
 /* Whether the grace period in progress waits for nothing more. */
 bool rcu_gp_done(void);

@@ -39,11 +39,10 @@ void move_queued_task(struct rq *src, struct rq *dst, struct task_struct *p)
 
 /* Must p, running on rq's CPU, leave it? When its affinity excludes the
  * CPU, or the CPU is leaving (balance_push), unless p is pinned, or a
- * per-CPU thread staying until it parks. Called with rq locked as p
- * switches out, or by p itself from migrate_enable_slow() under its
- * pi_lock with interrupts off: there balance_push is read without the
- * run queue lock, and a move that read misses is made when p next
- * switches out, which checks again with the lock held. */
+ * per-CPU thread staying until it parks. __schedule() calls it with rq
+ * locked as p switches out. Any other caller must make its answer hold
+ * against set_cpus_allowed() changing p's mask on another CPU and
+ * against this CPU's deactivation (sched/hotplug.c) starting meanwhile. */
 bool must_move_off(struct rq *rq, struct task_struct *p)
 {
 	if (p->migration_disabled || p == rq->idle)
@@ -128,8 +127,8 @@ int set_cpus_allowed(struct task_struct *p, const cpumask_t *mask)
 		move_now(p, dest);
 	arch_spin_unlock(&p->pi_lock);
 	local_irq_restore(flags);
-	/* A task that changes its own affinity leaves at once, as if
-	 * preempted: its state, if it set one, is kept. */
+	/* A task that moved its own affinity off its CPU leaves before this
+	 * returns; pinned, or not preemptible, it leaves later. */
 	if (p == current && p->migration_pending && !p->migration_disabled &&
 	    preemptible())
 		preempt_schedule();

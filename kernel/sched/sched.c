@@ -330,8 +330,8 @@ static void __schedule(bool preempt)
 	arch_spin_lock(&rq->lock);
 	raw_cpu_write(need_resched_flag, false);
 	if (prev != rq->idle && prev->on_rq) {
-		/* A pinned task on a CPU that is leaving: its outermost
-		 * migrate_enable() must come back here (migrate.c). */
+		/* A pinned task on a CPU that is leaving: its move waits
+		 * for its outermost migrate_enable() (migrate.c). */
 		if (__builtin_expect(rq->balance_push, 0) &&
 		    prev->migration_disabled)
 			prev->migration_pending = true;
@@ -343,10 +343,10 @@ static void __schedule(bool preempt)
 				rq->nr_pinned_asleep++;
 			}
 		} else if (must_move_off(rq, prev)) {
-			/* Re-queued elsewhere once off (finish_task_switch),
-			 * as preempted: a task caught between setting its
-			 * state and calling schedule() keeps that state, and
-			 * sleeps where it arrives. */
+			/* Not a sleep (that is the branch above): queued
+			 * again once off this CPU, on one it may run on, in
+			 * the state it has (finish_task_switch(),
+			 * migrate_switched_out()). */
 			dequeue_task(rq, prev);
 			prev->migrating = true;
 		}

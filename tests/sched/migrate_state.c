@@ -1,21 +1,21 @@
 /*
  * A pending affinity change carried out by migrate_enable() (or by the
- * preempt_enable() that ends a spinning lock's section) moves the task
- * as a preemption: the state the task had set is kept. The pattern is
- * the one every wait loop has, with the lock's unlock in the middle:
+ * preempt_enable() that ends a spinning lock's section) runs inside
+ * whatever its caller was doing, and on RT=1 that may be the unlock in
+ * the middle of a wait loop:
  *
  *	set_current_state(TASK_UNINTERRUPTIBLE);
  *	spin_unlock(&l);     <- on RT=1 this is where migrate_enable() runs
  *	schedule();
  *
- * A move through schedule() at the unlock would take the state as the
- * task's own wish to sleep: it would sleep inside the unlock, the lock
- * still held, and no wakeup would come. Here a task on the last CPU
- * takes a lock of each kind (plainly, and inside a migrate_disable()
- * section, so that the sleeping locks are pinned too), moves its own
- * affinity to CPU 0, sets TASK_UNINTERRUPTIBLE and unlocks: the unlock
- * returns, the task is on CPU 0 still in its state, then sleeps in its
- * schedule() until the test wakes it.
+ * The failure this guards against: the task sleeps inside the unlock,
+ * the lock still held, and no wakeup comes; or it comes out of the
+ * unlock without the state it set. Here a task on the last CPU takes a
+ * lock of each kind (plainly, and inside a migrate_disable() section, so
+ * that the sleeping locks are pinned too), moves its own affinity to
+ * CPU 0, sets TASK_UNINTERRUPTIBLE and unlocks. Expected: the unlock
+ * returns, the task is on CPU 0 still in TASK_UNINTERRUPTIBLE, then it
+ * sleeps in its own schedule() until the test wakes it.
  */
 #include "ktest.h"
 #include "ktest_util.h"
