@@ -1,14 +1,16 @@
 /*
  * Lab 7's per-CPU users (docs/labs/lab7.md, and docs/locks.md,
- * "Converting a get_cpu_var() user to local_lock"): three pieces of code
- * written the classic way, with get_cpu_var() or get_cpu() around their
- * use of this CPU's data, and converted here to local_lock, as the RT
- * developers converted Linux one user at a time. Each structure already
- * carries its local_lock_t. In the lab's starter tree the regions hold
- * the get_cpu_var() versions instead, between `LAB7: your code here`
- * lines, to be replaced: correct without PREEMPT_RT, wrong with it,
- * where the sections take a sleeping lock with preemption off and keep
- * every more urgent task on the CPU waiting.
+ * "local_lock_t" and "Converting a get_cpu_var() user to local_lock"):
+ * three pieces of code written the classic way, with get_cpu_var() or
+ * get_cpu() around their use of this CPU's data. That is correct without
+ * PREEMPT_RT and wrong with it: every section keeps the more urgent tasks
+ * of its CPU waiting, and two of them take a spinlock_t, a sleeping lock
+ * there, with preemption off. Each structure carries a local_lock_t for
+ * its data, initialised in its definition, and the lab converts the
+ * three users to it, as the RT developers converted Linux one user at a
+ * time. What each user must guarantee, on RT=0 and on RT=1, is the
+ * handout's contract; tests/labs/lab7.c checks it. In the lab's starter
+ * tree the places marked `LAB7: your code here` hold the classic code.
  */
 #include <stdbool.h>
 
