@@ -256,17 +256,32 @@ minimal=$(IFS=,; echo "${L[*]}")
 # The list is replayed as explore_only=LIST, a longer command line than
 # the boot that failed: the kernel parses more before the test starts, so
 # a hard interrupt lands at another instruction. A failure that hangs on
-# an interrupt's timing can pass so; boot the replay's form once unless
-# it is the form that failed. If it passes, the find is the seed's whole
-# run, replayed with no list at all (EXPLORE_ONLY=all).
-if ((SHRINK)) && ((${#L[@]})) && [[ ${TRIED[${minimal}]:-} != fail* ]] &&
-	! fails "${L[*]}" && ! ((CAPPED)); then
-	echo "explore: the list alone passes: the failure hangs on an interrupt's timing, which the command line's length moves; the find is the seed's whole run"
+# an interrupt's timing can pass so. Unshrunk, the find is the seed's own
+# boot (EXPLORE_ONLY=all: no list, as the search booted it); shrunk, the
+# list is booted once in its replay's form unless that form failed (one
+# boot past SHRINK_BOOTS if need be), and if it passes the find is the
+# seed's whole run.
+shrunk=${#L[@]}
+if ((!SHRINK)) && ((shrunk)); then
 	minimal=all
-	cp "$work/seed$seed.log" "$work/minimal.log"
+elif ((shrunk)) && [[ ${TRIED[$minimal]:-} != fail* ]]; then
+	capped=$CAPPED
+	SHRINK_BOOTS=$((BOOTS - seed_boots + 1))
+	fails "${L[*]}"
+	CAPPED=$capped
+	case ${TRIED[$minimal]:-} in
+	fail*) ;;
+	pass)
+		echo "explore: the list alone passes: the failure hangs on an interrupt's timing, which the command line's length moves; the find is the seed's whole run"
+		minimal=all
+		shrunk=$(injected_list "$work/seed$seed.log" | tr ',' ' ' | wc -w)
+		cp "$work/seed$seed.log" "$work/minimal.log"
+		;;
+	*) echo "explore: the list's replay form ended in '${TRIED[$minimal]:-}', not a failure: replay it with care" ;;
+	esac
 fi
 ((CAPPED)) && echo "explore: shrinking stopped at SHRINK_BOOTS=$SHRINK_BOOTS: the list may not be minimal"
-echo "explore: $KTEST: seed $seed fails with ${#L[@]} injected decision(s): ${minimal:-none} ($BOOTS boots in all)"
+echo "explore: $KTEST: seed $seed fails with $shrunk injected decision(s): ${minimal:-none} ($BOOTS boots in all)"
 clean_log "$work/minimal.log" | sed -n 's/^    # explore:   /explore:   /p'
 clean_log "$work/minimal.log" | grep '^    # .*expected' | sed 's/^    # /explore: /'
 replay_mode=""

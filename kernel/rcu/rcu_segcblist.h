@@ -91,9 +91,9 @@ static inline bool rcu_segcblist_new_cbs(const struct rcu_segcblist *rsclp)
 	return !rcu_segcblist_segempty(rsclp, RCU_NEXT_TAIL);
 }
 
-/* seq is the grace period that has just ended: every callback whose
- * grace period is over is ready to invoke, and the list keeps its
- * invariants (docs/rcu.md, section 4). */
+/* seq is the grace-period counter now (rcu_state.gp_seq): every callback
+ * whose grace period has ended by seq is ready to invoke, and the list
+ * keeps its invariants (docs/rcu.md, section 4). */
 void rcu_segcblist_advance(struct rcu_segcblist *rsclp, unsigned long seq);
 /* Give the callbacks that arrived since the last call the grace period
  * seq, the first whose end covers them: merged into the oldest waiting

@@ -132,8 +132,10 @@ DECLARE_PER_CPU_UNCHECKED(struct rcu_data, rcu_data);
 /* A quiescent state passed on this CPU: only a flag, reported by the
  * next tick. Interrupts off. */
 void rcu_qs(void);
-/* cpu has passed a quiescent state (rcu_state.lock held): returns whether
- * the grace period in progress now waits for nothing. */
+/* cpu has passed a quiescent state (rcu_state.lock held): true exactly
+ * when this report leaves the grace period in progress waiting for
+ * nothing; a report for a CPU it does not wait for changes nothing and
+ * returns false. */
 bool rcu_report_qs_cpu(int cpu);
 /* Whether the grace period in progress waits for nothing more. */
 bool rcu_gp_done(void);

@@ -361,9 +361,12 @@ static inline void migrate_enable(void)
 	 * lands before the store, the read after it sees pending; if after,
 	 * the switch sees the count at zero and moves the task. Read first,
 	 * a request landing between the two would find the count still held
-	 * and leave the stale "nothing pending" to stand. "Count now zero
-	 * and a move pending" is one comparison, so one branch (the count
-	 * is never negative, pending is 0 or 1). */
+	 * and leave the stale "nothing pending" to stand. (No request is
+	 * sent when one is already outstanding; then the exit of the next
+	 * interrupt, the tick at the latest, finds the count at zero and
+	 * makes the move.) "Count now zero and a move pending" is one
+	 * comparison, so one branch (the count is never negative, pending
+	 * is 0 or 1). */
 	int count = --t->migration_disabled;
 
 	barrier();

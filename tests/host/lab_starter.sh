@@ -45,19 +45,21 @@ grep -qF 'pcp->count = pages_take_locked(pcp->pages, PCP_BATCH);' kernel/mm/page
 out=$(python3 "$gen" --leaks 8 "$leak") && fail "--leaks missed a statement quoted in prose"
 grep -qF 'notes.md: quotes pcp->count' <<<"$out" || fail "--leaks: unclear report: $out"
 # ...and a `code` quote of part of a solution line (an expression of a
-# condition), but not a call its handout gives on purpose (%given). (The
-# expression is spelt in two pieces: a source that kept it whole would
-# be one the starter keeps, and no leak.)
-e='ULONG_CMP_LT(seq, rsclp''->gp_seq[i])'
-printf 'Break when `%s` holds.\n' "$e" >"$leak/notes.md"
-grep -qF "$e" kernel/rcu/rcu_segcblist.c ||
+# condition), wrapped over two lines as a handout's may be, but not a
+# call its handout gives on purpose (%given). (Each is spelt in pieces
+# here: a source that held it whole would be one the starter keeps, and
+# no leak.)
+e1='ULONG_CMP_LT(seq,' e2='rsclp''->gp_seq[i])'
+printf 'Break when `%s\n%s` holds, `not this`.\n' "$e1" "$e2" >"$leak/notes.md"
+grep -qF "$e1 $e2" kernel/rcu/rcu_segcblist.c ||
 	fail "the expression planted for --leaks is no longer lab 9's"
 out=$(python3 "$gen" --leaks 9 "$leak") && fail "--leaks missed part of a line quoted"
 grep -qF 'notes.md: quotes part of a line: ULONG_CMP_LT(seq' <<<"$out" ||
 	fail "--leaks: unclear report: $out"
-grep -qx '%given notify_cpu_starting(cpu)' tests/labs/lab2.starter ||
+c='arch_cpu_init''_ap(cpu)'
+grep -qxF "%given $c" tests/labs/lab2.starter ||
 	fail "the call planted as given is no longer in lab 2's %given lines"
-printf 'Call `notify_cpu_starting(cpu)` somewhere.\n' >"$leak/notes.md"
+printf 'Call `%s` somewhere.\n' "$c" >"$leak/notes.md"
 out=$(python3 "$gen" --leaks 2 "$leak") || fail "--leaks: a %given call reported: $out"
 rm -rf "$leak"
 
