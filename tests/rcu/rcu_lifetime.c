@@ -209,13 +209,18 @@ static int short_fn(void *arg)
 	return 0;
 }
 
-/* FIFO on the CPU going down, until it is moved off it (or told to
- * stop): nothing below it runs there meanwhile. */
-static int cpu_gate_fn(void *stop)
-{
-	int cpu = raw_smp_processor_id();
+/* The gate: FIFO on the CPU going down (cpu), until it is moved off it
+ * or told to stop; nothing below it runs there meanwhile. running says
+ * it has begun: until then it may still be queued, not on the CPU, and
+ * a task that is only queued may be moved before it ever runs. */
+static struct {
+	int cpu, stop, running;
+} gate;
 
-	while (!load_int(stop) && raw_smp_processor_id() == cpu)
+static int cpu_gate_fn(void *arg)
+{
+	store_int(&gate.running, 1);
+	while (!load_int(&gate.stop) && raw_smp_processor_id() == gate.cpu)
 		cpu_relax();
 	return 0;
 }
@@ -230,7 +235,7 @@ KTEST_CPUS(rcu_lifetime, push_one_queued_looks_at_a_task_it_does_not_hold, 2)
 {
 	long uses = freed_uses();
 	unsigned long passes = sum_stat(&nr_push_queued_rechecks);
-	int cpu = last_cpu(), stop;
+	int cpu = last_cpu();
 	cpumask_t both;
 
 	cpumask_clear(&both);
@@ -249,11 +254,11 @@ KTEST_CPUS(rcu_lifetime, push_one_queued_looks_at_a_task_it_does_not_hold, 2)
 			if (!brief[n])
 				break;
 		}
-		stop = 0;
-		g = ktest_spawn(cpu_gate_fn, &stop, "rcu_gate", cpu, SCHED_FIFO,
-				50, true);
-		KEXPECT_TRUE(ktest_poll_until(task_is_running(g) &&
-						      task_cpu(g) == cpu,
+		gate = (typeof(gate)){.cpu = cpu};
+		g = ktest_spawn(cpu_gate_fn, 0, "rcu_gate", cpu, SCHED_FIFO, 50,
+				true);
+		/* Begun, so on cpu (bound there until the line below). */
+		KEXPECT_TRUE(ktest_poll_until(load_int(&gate.running),
 					      KTEST_WAIT_MS, POLL_SLEEP));
 		set_cpus_allowed(g, &both);
 		for (int i = 0; i < n; i++) {
@@ -268,7 +273,7 @@ KTEST_CPUS(rcu_lifetime, push_one_queued_looks_at_a_task_it_does_not_hold, 2)
 			put_task_struct(t);
 		}
 		KEXPECT_EQ(cpu_down(cpu), 0);
-		store_int(&stop, 1);
+		store_int(&gate.stop, 1);
 		ktest_join(g);
 		KEXPECT_EQ(cpu_up(cpu), 0);
 	}
