@@ -276,9 +276,14 @@ include-graph:
 # made on tests/percpu/percpu_ops.c compiled without the validator: with
 # LOCKDEP=1 each op also tells the checker about itself (percpu.h).
 $(B)/percpu_ops.nolockdep.o: tests/percpu/percpu_ops.c $(B)/config
-	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -MMD -MP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
+	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
 $(B)/percpu-ops.ok: $(B)/percpu_ops.nolockdep.o scripts/build/check-percpu-ops.sh
 	$(Q)bash scripts/build/check-percpu-ops.sh $(OBJDUMP) $< && touch $@
+
+# Each remade when a header it includes changes (its .d, below): the
+# check is of the code the student's last edit left, migrate_enable() in
+# kernel/sched/sched.h for one.
+-include $(B)/percpu_ops.nolockdep.d $(B)/migrate_ops.nolockdep.d
 
 # Build-time proof that migrate_disable()/migrate_enable() are, on their
 # fast path, a counter update and one branch: no call, no locked
@@ -286,7 +291,7 @@ $(B)/percpu-ops.ok: $(B)/percpu_ops.nolockdep.o scripts/build/check-percpu-ops.s
 # Made without the validator, the compiler's hooks and the explorer's
 # (EXPLORE=1 adds a hook to migrate_enable() on purpose).
 $(B)/migrate_ops.nolockdep.o: tests/sched/migrate_ops.c $(B)/config
-	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -DCONFIG_LOCKDEP_TSAN -DCONFIG_EXPLORE -DCONFIG_EXPLORE_BUGS -MMD -MP,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
+	$(Q)$(CC) $(filter-out -DCONFIG_LOCKDEP -DCONFIG_LOCKDEP_TSAN -DCONFIG_EXPLORE -DCONFIG_EXPLORE_BUGS,$(CFLAGS)) $(TEST_INCLUDES) -c $< -o $@
 $(B)/migrate-ops.ok: $(B)/migrate_ops.nolockdep.o scripts/build/check-migrate-ops.sh
 	$(Q)bash scripts/build/check-migrate-ops.sh $(OBJDUMP) $< && touch $@
 
