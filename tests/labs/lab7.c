@@ -1,5 +1,5 @@
 /*
- * Lab 7's tests (docs/labs/lab7.md): the three per-CPU users of
+ * Lab 7's tests (docs/labs/lab7.md): the four per-CPU users of
  * tests/labs/lab7_users.c give the right results with no validator report
  * (a test outside the lockdep suites fails on any), and the checksum's
  * long section lets a more urgent task on its CPU run in the middle of
@@ -30,6 +30,11 @@ KTEST(lab7, rx_stats_converted)
 KTEST(lab7, objcache_converted)
 {
 	KEXPECT_EQ(lab7_objcache_run(), 0);
+}
+
+KTEST(lab7, irqstat_converted)
+{
+	KEXPECT_EQ(lab7_irqstat_run(), 0);
 }
 
 static struct {
