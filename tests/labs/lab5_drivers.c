@@ -37,7 +37,6 @@ static DEFINE_SPINLOCK(dev_table_lock);
 static int dev_count;                 /* under dev_table_lock */
 static long dev_total_rx;             /* under dev_table_lock */
 
-/* The lock order: dev_table_lock, then a device's lock. */
 static void dev_register(struct lab5_dev *d)
 {
 	spin_lock(&dev_table_lock);
@@ -58,7 +57,7 @@ static void dev_receive(struct lab5_dev *d, long n)
 	dev_total_rx += n;
 	spin_unlock(&d->lock);
 	spin_unlock(&dev_table_lock);
-	/* LAB5 STUB: @dev_receive device lock, then table lock: inverted */
+	/* LAB5 STUB: @dev_receive the driver as its users reported it */
 	/* LAB5 END */
 }
 
