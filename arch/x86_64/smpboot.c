@@ -63,6 +63,14 @@ static uint64_t stack_tops[NR_CPUS];
 /* Kicked CPUs not yet seen alive or given up on: the trampoline stays
  * mapped while there is one. */
 static int trampoline_users;
+/* A CPU has been given up on: it may still start, later, and run the
+ * trampoline (a slow CPU; or QEMU, which keeps a STARTUP that reached a
+ * CPU not waiting for one pending until our INIT, and then obeys it).
+ * It finds no stack there and stops in tr_lost, in the trampoline's
+ * page: so from then on the page stays mapped. Unmapped, the late riser
+ * faults with paging just on and no IDT, and the triple fault takes the
+ * whole machine down. */
+static bool trampoline_kept;
 /* TSC when the last AP set its alive flag: where a silent CPU's bound
  * starts if that is after its kick. Written by the APs, read by the CPU
  * that polls (arch_poll_cpu_alive). */
@@ -123,6 +131,8 @@ static void trampoline_install(void (*entry)(int cpu))
 /* Other CPUs ran the trampoline too: flush it from every TLB. */
 static void trampoline_remove(void)
 {
+	if (trampoline_kept)
+		return;
 	paging_unmap_page(trampoline_phys);
 	flush_tlb_kernel_range(trampoline_phys, trampoline_phys + PAGE_SIZE);
 }
@@ -280,6 +290,7 @@ int arch_poll_cpu_alive(int cpu, uint64_t timeout_us)
 	/* Back to wait-for-SIPI, so a late riser cannot run on the stack we
 	 * are about to free. */
 	apic_send_init(apic_ids[cpu]);
+	trampoline_kept = true;
 	kick_done(cpu);
 	printk("smpboot: CPU %d (APIC id %u) did not come online within %lu "
 	       "ms; left offline\n", cpu, apic_ids[cpu], timeout_us / 1000);
