@@ -128,6 +128,11 @@ static void trampoline_install(void (*entry)(int cpu))
 	*tramp_slot(tr_nr_cpus) = NR_CPUS;
 }
 
+bool arch_trampoline_kept(void)
+{
+	return READ_ONCE(trampoline_kept);
+}
+
 /* Other CPUs ran the trampoline too: flush it from every TLB. */
 static void trampoline_remove(void)
 {

@@ -314,6 +314,7 @@ KTEST(smp, boot_absent_cpu_fails_cleanly)
 	expect_absent_boot_fails(cpu, online);
 	kstack_drain();
 	KEXPECT_EQ(page_free_count(), free_before);
+	KEXPECT_TRUE(arch_trampoline_kept());
 	KEXPECT_TRUE(paging_lookup(trampoline_phys) & PTE_P);
 	expect_round_trip_to_each_cpu();
 }

@@ -70,6 +70,10 @@ void arch_kick_cpus(int *cpus, int n, void (*entry)(int cpu));
  * waiting, the caller decides how to wait between looks.
  */
 int arch_poll_cpu_alive(int cpu, uint64_t timeout_us);
+/* Whether a CPU has been given up on since boot: from then on the
+ * trampoline's page stays mapped 1:1, for a late riser to stop in it
+ * (smpboot.c); until then it is mapped only while CPUs start. */
+bool arch_trampoline_kept(void);
 
 /*
  * Start CPU cpu alone with hardware id hw_id (arch_kick_cpus) and wait
